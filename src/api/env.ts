@@ -1,0 +1,34 @@
+// The Hono environment every route shares, and the dependencies createApp hands to route modules.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Clock } from "../clock.js";
+import type { Config } from "../config.js";
+import type { LedgerDb } from "../store/db.js";
+
+/** Set by the bearer-auth middleware on every /v1 request. */
+export type AppVariables = {
+  /** The team whose rows this request may see. */
+  teamId: string;
+  /** True for the admin token (which also acts as a token of the team `default`). */
+  isAdmin: boolean;
+  tokenId: string;
+};
+
+/** The Hono Env of the app. */
+export type AppEnv = { Variables: AppVariables };
+
+/** The app type route modules register on. */
+export type LedgerApp = OpenAPIHono<AppEnv>;
+
+/** Something that records server faults (the stack stays in the log, never in a response). */
+export type Logger = { error(message: string, err?: unknown): void };
+
+/** What route modules receive: the database, the settings, the clock and the log. */
+export type AppDeps = {
+  store: LedgerDb;
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+};
+
+/** The signature of every route module's `register<Name>Routes`. */
+export type RegisterRoutes = (app: LedgerApp, deps: AppDeps) => void;

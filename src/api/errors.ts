@@ -1,0 +1,76 @@
+// One error envelope for every 4xx and 5xx, and the one table that maps error codes to HTTP statuses.
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { VIOLATION_CODES } from "../quantity/errors.js";
+
+/** The body of every error answer. */
+export type ErrorBody = { error: { code: string; message: string; details?: unknown } };
+
+/** An error a route throws on purpose: its code decides the status through ERROR_STATUS. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+/** HTTP status of each non-domain error code (API.md, "Conventions"); domain violation codes are 422. */
+export const ERROR_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  internal: 500,
+  upstream_error: 502,
+  SQLITE_CONSTRAINT_UNIQUE: 409,
+  SQLITE_CONSTRAINT_PRIMARYKEY: 409,
+};
+
+/** The code a bare HTTP status stands for, for errors thrown by Hono itself (e.g. malformed JSON). */
+const CODE_OF_STATUS: Readonly<Partial<Record<number, string>>> = {
+  400: "invalid_request",
+  401: "unauthenticated",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  // Hono answers 415 for a body that is not JSON; the contract calls that a malformed request.
+  415: "invalid_request",
+  413: "payload_too_large",
+};
+
+const DOMAIN_CODES: ReadonlySet<string> = new Set(VIOLATION_CODES);
+
+/** Builds the envelope; `details` is left out when undefined. */
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}
+
+/** The status and envelope for anything thrown; `internal` (500, no stack) when it is not a known fault. */
+export function toErrorResponse(err: unknown): { status: ContentfulStatusCode; body: ErrorBody; internal: boolean } {
+  if (err instanceof HTTPException) {
+    const code = CODE_OF_STATUS[err.status] ?? (err.status >= 500 ? "internal" : "invalid_request");
+    const status = err.status === 415 ? 400 : err.status;
+    const message = err.status === 415 ? "the request body must be JSON: send Content-Type: application/json" : err.message;
+    return { status, body: errorBody(code, message || code), internal: status >= 500 };
+  }
+  const e = err as { code?: unknown; message?: unknown; details?: unknown; field?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  if (code !== undefined && DOMAIN_CODES.has(code)) {
+    const details = e?.details ?? (typeof e?.field === "string" ? { field: e.field } : undefined);
+    return { status: 422, body: errorBody(code, String(e?.message ?? code), details), internal: false };
+  }
+  const status = code === undefined ? undefined : ERROR_STATUS[code];
+  if (status !== undefined && status < 500) {
+    const publicCode = code!.startsWith("SQLITE_") ? "conflict" : code!;
+    const message = code!.startsWith("SQLITE_") ? "the row conflicts with one that exists" : String(e?.message ?? code);
+    return { status, body: errorBody(publicCode, message, e?.details), internal: false };
+  }
+  if (status === 502) return { status, body: errorBody(code!, String(e?.message ?? code), e?.details), internal: false };
+  return { status: 500, body: errorBody("internal", "internal error"), internal: true };
+}

@@ -1,0 +1,79 @@
+// The service's settings: the only module that reads process.env, parsed once with zod.
+import { z } from "zod";
+
+/** An unset variable and an empty one mean the same: take the default. */
+const unsetIfEmpty = (v: unknown): unknown => (v === "" ? undefined : v);
+
+const baseUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://example.org" })
+  .transform((u) => u.replace(/\/+$/, ""));
+const wholeNumber = (min: number, max: number, what: string) =>
+  z.coerce.number({ error: `must be ${what}` }).int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`);
+
+/** Variables whose value must never be echoed back in an error. */
+const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN"]);
+
+const EnvSchema = z.object({
+  PORT: z.preprocess(unsetIfEmpty, wholeNumber(0, 65535, "a whole number from 0 to 65535").default(8787)),
+  HOST: z.preprocess(unsetIfEmpty, z.string().min(1, "must not be empty").default("127.0.0.1")),
+  AGENT_LEDGER_DB: z.preprocess(unsetIfEmpty, z.string().min(1, "must not be empty").default("./data/ledger.db")),
+  AGENT_LEDGER_ADMIN_TOKEN: z.preprocess(
+    unsetIfEmpty,
+    z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces").optional(),
+  ),
+  AGENT_LEDGER_USGS_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://waterservices.usgs.gov")),
+  AGENT_LEDGER_EA_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://environment.data.gov.uk/flood-monitoring")),
+  AGENT_LEDGER_BODY_LIMIT: z.preprocess(unsetIfEmpty, wholeNumber(1, Number.MAX_SAFE_INTEGER, "a positive whole number of bytes").default(1024 * 1024)),
+  AGENT_LEDGER_PACK_CACHE_SECONDS: z.preprocess(unsetIfEmpty, wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60)),
+});
+
+/** The parsed settings the app, the CLI and the packs use. */
+export type Config = {
+  port: number;
+  host: string;
+  /** SQLite file, or ":memory:". */
+  dbFile: string;
+  /** Bootstrap admin token; when absent one is generated on first start and printed once. */
+  adminToken: string | undefined;
+  usgsUrl: string;
+  eaUrl: string;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+  /** How long a retrieval pack may reuse an upstream answer, in seconds. */
+  packCacheSeconds: number;
+};
+
+/** A setting in the environment is malformed; `field` names the variable. */
+export class ConfigError extends Error {
+  readonly code = "config_error";
+  constructor(readonly field: string, message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Parses the environment (process.env by default) into a Config, failing on the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? "environment");
+    const received = SECRET_FIELDS.has(field) ? "a value that is not shown" : JSON.stringify(env[field]);
+    throw new ConfigError(field, `${field} ${issue?.message ?? "is invalid"} (received ${received})`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dbFile: e.AGENT_LEDGER_DB,
+    adminToken: e.AGENT_LEDGER_ADMIN_TOKEN,
+    usgsUrl: e.AGENT_LEDGER_USGS_URL,
+    eaUrl: e.AGENT_LEDGER_EA_URL,
+    bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,
+    packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,
+  };
+}
+
+/** The defaults alone, ignoring the environment: what tests and embedders start from. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), ...overrides };
+}

@@ -1,0 +1,68 @@
+// The ClaimHistory port: what the gates ask of the persistent ledger and of earlier runs. The store implements it.
+
+/** A claim in the team ledger whose current status is `demoted`. */
+export interface DemotedClaim {
+  id: string;
+  text: string;
+  /** Normalised with `normaliseKey`, or null. */
+  key: string | null;
+  value: unknown;
+  reason: string | null;
+  demoted_by: string | null;
+  /** A regular expression (RE2 syntax) searched in every published text; null when none was given. */
+  watch: string | null;
+}
+
+/** A claim in the team ledger whose current status is `live`. */
+export interface LedgerClaim {
+  id: string;
+  text: string;
+  /** Normalised with `normaliseKey`. */
+  key: string;
+  value: unknown;
+}
+
+/** One keyed claim of an earlier stored run of the same task. */
+export interface PriorRunClaim {
+  run_id: string;
+  /** Normalised with `normaliseKey`. */
+  key: string;
+  value: unknown;
+  text: string;
+  /** ISO 8601 UTC time the run was recorded. */
+  created_at: string;
+  /** The claim's own id in that run, when the store keeps it; lets `supersedes` retire one earlier claim. */
+  claim_id?: string | null;
+}
+
+/**
+ * What the gates read from history, scoped to one team by whoever builds the port. Synchronous, because
+ * better-sqlite3 is, and shaped so that each method is one indexed query:
+ * - `demotedClaims`: latest claim_events row per claim with status `demoted` (claim_events_team_status_idx);
+ * - `liveClaims`: claims with `key IN (...)` and latest status `live` (claims_team_key_idx);
+ * - `priorRunClaims`: run_claims with `(team, task, key IN (...))` (run_claims_team_task_key_idx), excluding the
+ *   evaluation being decided, which the store records only after the decision.
+ * Keys are passed normalised (`normaliseKey`); the store must store them normalised too.
+ */
+export interface ClaimHistory {
+  /** Every demoted claim of the team. */
+  demotedClaims(): DemotedClaim[];
+  /** Live claims of the team whose key is one of `keys`. */
+  liveClaims(keys: readonly string[]): LedgerClaim[];
+  /** Keyed claims of earlier runs of `task` whose key is one of `keys`, oldest first. */
+  priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[];
+}
+
+/** A history with nothing in it: for in-process use without a store, and for a task that has no id. */
+export const EMPTY_HISTORY: ClaimHistory = {
+  demotedClaims: () => [],
+  liveClaims: () => [],
+  priorRunClaims: () => [],
+};
+
+/** Everything the gates read from history for one evaluation, fetched once up front. */
+export interface HistorySnapshot {
+  demoted: DemotedClaim[];
+  live: LedgerClaim[];
+  prior: PriorRunClaim[];
+}

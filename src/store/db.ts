@@ -1,0 +1,77 @@
+// Opens the SQLite database, applies the drizzle migrations with foreign keys off, then turns them on.
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import type { RunResult } from "better-sqlite3";
+import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import * as schema from "./schema.js";
+
+/** The drizzle handle every repository takes: the database or a transaction on it. */
+export type Db = BaseSQLiteDatabase<"sync", RunResult, typeof schema>;
+
+/** An open database: drizzle for queries, the raw handle for pragmas and prepared hot paths. */
+export type LedgerDb = {
+  db: BetterSQLite3Database<typeof schema>;
+  sqlite: Database.Database;
+  /** The file opened, or ":memory:". */
+  file: string;
+  /** Migrations this open applied (0 when the schema was already current). */
+  applied: number;
+  close(): void;
+};
+
+/** Raised when the schema cannot be brought up to date or its foreign keys are inconsistent. */
+export class MigrationError extends Error {
+  readonly code = "migration_failed";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "MigrationError";
+  }
+}
+
+/** The migrations folder shipped beside src/, found from this file so any working directory works. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations", import.meta.url));
+
+const isMemory = (file: string): boolean => file === ":memory:" || file === "";
+
+/** Opens (creating when absent) and migrates the database at `file`; ":memory:" gives a private one. */
+export function openDb(file: string = ":memory:"): LedgerDb {
+  if (!isMemory(file)) mkdirSync(dirname(resolve(file)), { recursive: true });
+  const sqlite = new Database(file);
+  try {
+    sqlite.pragma("journal_mode = WAL"); // stays "memory" for :memory:
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("synchronous = NORMAL");
+    // drizzle runs all pending migrations in one transaction, where PRAGMA foreign_keys is a no-op:
+    // with keys on, a table rebuild (DROP TABLE) would cascade-delete child rows. So off, migrate, check, on.
+    sqlite.pragma("foreign_keys = OFF");
+    const db = drizzle(sqlite, { schema });
+    const before = countMigrations(sqlite);
+    try {
+      migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+    } catch (cause) {
+      throw new MigrationError(`could not migrate ${file}: ${(cause as Error).message}`, { cause });
+    }
+    const bad = sqlite.pragma("foreign_key_check") as unknown[];
+    if (bad.length > 0) {
+      throw new MigrationError(`foreign_key_check found ${bad.length} inconsistent row(s) in ${file} after migrating`);
+    }
+    sqlite.pragma("foreign_keys = ON");
+    const applied = countMigrations(sqlite) - before;
+    return { db, sqlite, file, applied, close: () => sqlite.close() };
+  } catch (e) {
+    sqlite.close();
+    throw e;
+  }
+}
+
+function countMigrations(sqlite: Database.Database): number {
+  const exists = sqlite
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .get();
+  if (!exists) return 0;
+  return (sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+}
