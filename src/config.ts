@@ -51,13 +51,24 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment (process.env by default) into a Config, failing on the first bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+/** The variable names the service reads. */
+export type EnvName = keyof z.input<typeof EnvSchema>;
+
+/**
+ * Parses the environment (process.env by default) into a Config, failing on the first bad variable.
+ * `overrides` (e.g. CLI flags) win over the environment; undefined entries are ignored.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<Record<EnvName, string | undefined>> = {},
+): Config {
+  const merged: Record<string, string | undefined> = { ...env };
+  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v;
+  const parsed = EnvSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = String(issue?.path[0] ?? "environment");
-    const received = SECRET_FIELDS.has(field) ? "a value that is not shown" : JSON.stringify(env[field]);
+    const received = SECRET_FIELDS.has(field) ? "a value that is not shown" : JSON.stringify(merged[field]);
     throw new ConfigError(field, `${field} ${issue?.message ?? "is invalid"} (received ${received})`);
   }
   const e = parsed.data;

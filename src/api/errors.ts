@@ -44,6 +44,12 @@ const CODE_OF_STATUS: Readonly<Partial<Record<number, string>>> = {
   413: "payload_too_large",
 };
 
+/** Plain replacements for Hono's own messages. */
+const HTTP_MESSAGES: Readonly<Record<string, string>> = {
+  "415": "the request body must be JSON: send Content-Type: application/json",
+  "Malformed JSON in request body": "malformed JSON in the request body: send one JSON document",
+};
+
 const DOMAIN_CODES: ReadonlySet<string> = new Set(VIOLATION_CODES);
 
 /** Builds the envelope; `details` is left out when undefined. */
@@ -56,7 +62,7 @@ export function toErrorResponse(err: unknown): { status: ContentfulStatusCode; b
   if (err instanceof HTTPException) {
     const code = CODE_OF_STATUS[err.status] ?? (err.status >= 500 ? "internal" : "invalid_request");
     const status = err.status === 415 ? 400 : err.status;
-    const message = err.status === 415 ? "the request body must be JSON: send Content-Type: application/json" : err.message;
+    const message = HTTP_MESSAGES[err.status === 415 ? "415" : err.message] ?? err.message;
     return { status, body: errorBody(code, message || code), internal: status >= 500 };
   }
   const e = err as { code?: unknown; message?: unknown; details?: unknown; field?: unknown } | null;

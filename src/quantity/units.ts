@@ -180,6 +180,12 @@ function dimensionOf(dimensions: number[]): string {
   return parts.length ? parts.join(" ") : "dimensionless";
 }
 
+/** The dimension as stored and matched: points on a degree scale are kept apart from kelvin and intervals. */
+export function dimensionKey(unit: string): string {
+  const p = parseUnit(unit);
+  return p.temperature === "absolute" ? `${p.dimension} absolute` : p.dimension;
+}
+
 /** True when the text parses as a unit. */
 export function isUnit(text: string): boolean {
   try {

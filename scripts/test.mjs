@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm test`: type-check, run vitest, then print the plain "N passed, N failed" line CI reads.
+// Extra arguments go to vitest (`npm test -- test/store`). The exit code is vitest's, or tsc's when
+// only the type-check failed; vitest still runs after a type error so the count line is always printed.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
+const report = fileURLToPath(new URL("../.vitest.json", import.meta.url));
+const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: "inherit" }).status ?? 1;
+
+const tscCode = run(bin("tsc"), ["--noEmit", "-p", "."]);
+if (tscCode !== 0) console.log("type-check failed (tsc --noEmit -p .)");
+
+rmSync(report, { force: true });
+const vitestCode = run(bin("vitest"), [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+]);
+
+let passed = 0;
+let failed = 0;
+if (existsSync(report)) {
+  const r = JSON.parse(readFileSync(report, "utf8"));
+  passed = r.numPassedTests ?? 0;
+  failed = r.numFailedTests ?? 0;
+  // A file that fails to load has no test results: count it as a failure, or the line would hide it.
+  for (const file of r.testResults ?? []) {
+    if (file.status === "failed" && !(file.assertionResults ?? []).some((a) => a.status === "failed")) failed += 1;
+  }
+} else if (vitestCode !== 0) {
+  failed = 1;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exitCode = vitestCode !== 0 ? vitestCode : tscCode;

@@ -1,0 +1,143 @@
+// The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ZodError } from "zod";
+import { systemClock, type Clock } from "../clock.js";
+import { defaultConfig, type Config } from "../config.js";
+import type { LedgerDb } from "../store/db.js";
+import { authenticate } from "../store/teams.js";
+import { VERSION } from "../version.js";
+import { renderDocsPage, type DocInput } from "./docs.js";
+import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
+import { errorBody, toErrorResponse } from "./errors.js";
+import { jsonResponse } from "./http.js";
+import { registerAdminRoutes } from "./routes/admin.js";
+
+/** Every route module, in registration order. Add a module here and nowhere else. */
+const ROUTE_MODULES: readonly RegisterRoutes[] = [registerAdminRoutes];
+
+/** What createApp needs; only the database is required. */
+export type CreateAppOptions = {
+  db: LedgerDb;
+  config?: Config;
+  clock?: Clock;
+  logger?: Logger;
+};
+
+const consoleLogger: Logger = { error: (message, err) => console.error(message, err) };
+
+const TARGET_NAMES: Readonly<Record<string, string>> = {
+  json: "request body",
+  query: "query parameters",
+  param: "path parameters",
+  header: "headers",
+  form: "form body",
+  cookie: "cookies",
+};
+
+/** zod issues as the envelope's `details`: one `{path, message}` per failing field. */
+function issueDetails(error: ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+}
+
+function validationFailure(target: string, error: ZodError) {
+  const details = issueDetails(error);
+  const summary = details.map((d) => `${d.path || "(root)"}: ${d.message}`).join("; ");
+  return errorBody("invalid_request", `invalid ${TARGET_NAMES[target] ?? target}: ${summary}`, details);
+}
+
+/** Answers 401 unless the request carries a live bearer token; records the team for the routes. */
+function bearerAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    const match = header === undefined ? null : /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
+    if (!match) {
+      c.header("WWW-Authenticate", 'Bearer realm="agent-ledger"');
+      const message = header === undefined
+        ? "missing bearer token: send Authorization: Bearer <token>"
+        : "malformed Authorization header: send Authorization: Bearer <token>";
+      return c.json(errorBody("unauthenticated", message), 401);
+    }
+    const principal = authenticate(deps.store.db, match[1]!);
+    if (!principal) {
+      c.header("WWW-Authenticate", 'Bearer realm="agent-ledger", error="invalid_token"');
+      return c.json(errorBody("unauthenticated", "the bearer token is unknown or revoked"), 401);
+    }
+    c.set("teamId", principal.teamId);
+    c.set("isAdmin", principal.isAdmin);
+    c.set("tokenId", principal.tokenId);
+    await next();
+  };
+}
+
+const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!c.get("isAdmin")) {
+    return c.json(errorBody("forbidden", "this route needs the admin token; the token sent is a team token"), 403);
+  }
+  await next();
+};
+
+const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/healthz",
+  summary: "Liveness: answers once the database is migrated",
+  tags: ["service"],
+  security: [],
+  responses: { 200: jsonResponse(HealthSchema, "the service is up") },
+});
+
+/** Builds the HTTP app around an open, migrated database. */
+export function createApp(options: CreateAppOptions): LedgerApp {
+  const deps: AppDeps = {
+    store: options.db,
+    config: options.config ?? defaultConfig(),
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? consoleLogger,
+  };
+  const app: LedgerApp = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return c.json(validationFailure(result.target, result.error), 400);
+    },
+  });
+
+  app.onError((err, c) => {
+    const { status, body, internal } = toErrorResponse(err);
+    if (internal) deps.logger.error(`${c.req.method} ${c.req.path} failed`, err);
+    return c.json(body, status);
+  });
+  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: deps.config.bodyLimit,
+      onError: (c) =>
+        c.json(errorBody("payload_too_large", `the request body is over the limit of ${deps.config.bodyLimit} bytes`), 413),
+    }),
+  );
+
+  app.openapi(healthRoute, (c) => c.json({ status: "ok" as const, version: VERSION }, 200));
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.use("/v1/*", bearerAuth(deps));
+  app.use("/v1/admin/*", adminOnly);
+  for (const register of ROUTE_MODULES) register(app, deps);
+
+  let doc: DocInput | undefined;
+  const document = (): DocInput =>
+    (doc ??= app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "agent-ledger",
+        version: VERSION,
+        description: "Unit, datum and provenance guard for agent tool calls, with a claim ledger and release gates.",
+      },
+      security: [{ bearer: [] }],
+    }) as DocInput);
+  app.get("/openapi.json", (c) => c.json(document()));
+  app.get("/docs", (c) => c.html(renderDocsPage(document())));
+  return app;
+}

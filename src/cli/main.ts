@@ -1,0 +1,55 @@
+// The agent-ledger command line. Each command is a module imported only when it runs, so --version
+// and --help load commander alone (no mathjs, no database).
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError } from "commander";
+import { VERSION } from "../version.js";
+
+/** What every src/cli/<name>.ts exports: adds its options, arguments and action to `cmd`. */
+export type CommandModule = { configure(cmd: Command): void };
+
+type CommandSpec = { name: string; summary: string; load: () => Promise<CommandModule> };
+
+/** Every command, in help order. Add a command with one line here and a src/cli/<name>.ts module. */
+const COMMANDS: readonly CommandSpec[] = [
+  { name: "serve", summary: "migrate, seed and serve the HTTP API (PORT, HOST, AGENT_LEDGER_DB)", load: () => import("./serve.js") },
+  { name: "migrate", summary: "create or upgrade the database schema, then exit", load: () => import("./migrate.js") },
+  { name: "seed", summary: "add the default team and the examples (idempotent)", load: () => import("./seed.js") },
+  { name: "admin", summary: "administration: rotate-token", load: () => import("./admin.js") },
+];
+
+/** The command named on the command line (`help <name>` counts), or undefined. */
+function requestedCommand(args: readonly string[]): string | undefined {
+  const words = args.filter((a) => !a.startsWith("-"));
+  return words[0] === "help" ? words[1] : words[0];
+}
+
+/** Runs the CLI on `argv` (process.argv form) and resolves to the exit code. */
+export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  const program = new Command("agent-ledger")
+    .description("Unit, datum and provenance guard for agent tool calls, with a claim ledger and release gates.")
+    .version(VERSION, "-V, --version", "print the version")
+    .exitOverride();
+  const wanted = requestedCommand(argv.slice(2));
+  for (const spec of COMMANDS) {
+    const cmd = program.command(spec.name).description(spec.summary).exitOverride();
+    if (spec.name === wanted) (await spec.load()).configure(cmd);
+  }
+  try {
+    await program.parseAsync([...argv]);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    const err = e as { message?: string; code?: string; exitCode?: number };
+    process.stderr.write(`agent-ledger: ${err.message ?? String(e)}\n`);
+    if (err.code === "config_error") return 2;
+    return typeof err.exitCode === "number" ? err.exitCode : 1;
+  }
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && realpathSync(entry) === fileURLToPath(import.meta.url)) {
+  main().then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,74 @@
+// `agent-ledger serve`: migrate, seed, make sure an admin token exists, and serve until SIGTERM/SIGINT.
+import { serve, type ServerType } from "@hono/node-server";
+import type { Command } from "commander";
+import { createApp } from "../api/app.js";
+import type { Config } from "../config.js";
+import type { LedgerDb } from "../store/db.js";
+import { seedDatabase } from "../store/seed.js";
+import { ensureAdminToken } from "../store/teams.js";
+import { VERSION } from "../version.js";
+import { cliConfig, openConfiguredDb, say } from "./shared.js";
+
+/** A running server. */
+export type RunningServer = { url: string; close(): Promise<void> };
+
+/** Starts the service on config.host:config.port over an already open database. */
+export function startServer(config: Config, store: LedgerDb): Promise<RunningServer> {
+  const app = createApp({ db: store, config });
+  return new Promise((resolve, reject) => {
+    let server: ServerType | undefined = undefined;
+    const onError = (e: Error) => reject(new Error(`cannot listen on ${config.host}:${config.port}: ${e.message}`));
+    server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+      server!.off("error", onError);
+      const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host}:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server!.close(() => done());
+            if ("closeIdleConnections" in server!) server!.closeIdleConnections();
+          }),
+      });
+    });
+    server.once("error", onError);
+  });
+}
+
+async function run(flags: { db?: string; port?: string; host?: string }): Promise<void> {
+  const config = cliConfig(flags);
+  const store = openConfiguredDb(config);
+  try {
+    if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${config.dbFile}`);
+    seedDatabase(store.db);
+    const { token } = ensureAdminToken(store.db, config.adminToken);
+    const server = await startServer(config, store);
+    say(`agent-ledger ${VERSION} listening on ${server.url} (database ${config.dbFile})`);
+    if (token) {
+      say(`admin token (shown once, keep it; also a token of team "default"): ${token}`);
+      say("set AGENT_LEDGER_ADMIN_TOKEN to choose your own, or run `agent-ledger admin rotate-token` to replace it");
+    }
+    const stop = (signal: string) => {
+      say(`${signal}: closing`);
+      const force = setTimeout(() => process.exit(1), 5000);
+      force.unref();
+      void server.close().then(() => {
+        store.close();
+        process.exit(0);
+      });
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}
+
+/** Adds `serve` and its flags. */
+export function configure(cmd: Command): void {
+  cmd
+    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--port <port>", "TCP port (default PORT or 8787)")
+    .option("--host <address>", "bind address (default HOST or 127.0.0.1)")
+    .action((flags: { db?: string; port?: string; host?: string }) => run(flags));
+}

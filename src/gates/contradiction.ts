@@ -1,0 +1,104 @@
+// Gate 9, contradiction: one key holds one value in this result and agrees with the live ledger; no demoted claim reappears.
+import type { Claim, Finding, Result } from "./contracts.js";
+import { finding, finish, Tally, type GateOutcome } from "./outcome-kit.js";
+import type { DemotedClaim, LedgerClaim } from "./ports.js";
+import type { Settings } from "./settings.js";
+import { distinctValues, normaliseKey, normaliseValueText, valueText, type ValueMatcher } from "./values.js";
+import { compileWatch, watchMatches, type WatchCache } from "./watch.js";
+
+/** The ledger entries the contradiction gate reads. */
+export interface LedgerSnapshot {
+  demoted: readonly DemotedClaim[];
+  live: readonly LedgerClaim[];
+}
+
+/** Every id a result's claims name in `supersedes`. */
+export function supersededSet(result: Result): Set<string> {
+  return new Set(result.claims.flatMap((c) => (c.supersedes === undefined || c.supersedes === null ? [] : Array.isArray(c.supersedes) ? c.supersedes : [c.supersedes])));
+}
+
+/** The text a result publishes: output, deliverables, and each claim's text and value, one per line. */
+export function publishedText(result: Result): string {
+  return [
+    result.output,
+    ...Object.values(result.deliverables),
+    ...result.claims.flatMap((c) => [c.text, valueText(c.value)]),
+  ].join("\n");
+}
+
+/** The keyed claims a result stands behind: those with a key and a value whose id is not superseded in the same result. */
+export function keyedClaims(result: Result, superseded: ReadonlySet<string> = supersededSet(result)): (Claim & { key: string })[] {
+  return result.claims.flatMap((c) =>
+    c.key !== undefined && c.value !== undefined && c.value !== null && !(c.id !== undefined && superseded.has(c.id)) ? [{ ...c, key: normaliseKey(c.key) }] : []);
+}
+
+const show = (v: unknown): string => JSON.stringify(valueText(v));
+
+function keyChecks(t: Tally, claims: (Claim & { key: string })[], live: readonly LedgerClaim[], superseded: ReadonlySet<string>, same: ValueMatcher): void {
+  const byKey = new Map<string, (Claim & { key: string })[]>();
+  for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  for (const [key, group] of byKey) {
+    const failures: Finding[] = [];
+    const classes = distinctValues(group, (c) => c.value, same);
+    if (classes.length > 1) {
+      const listed = classes.map((cls) => `${show(cls[0]?.value)} (${cls.map((c) => c.id ?? "unnamed").join(", ")})`).join(" and ");
+      failures.push(finding("CONFLICTING_VALUES", `The key "${key}" holds conflicting values in this result: ${listed}. Keep one value, or name the replaced claim in supersedes.`));
+    }
+    for (const entry of live) {
+      if (entry.key !== key || superseded.has(entry.id)) continue;
+      const clash = group.find((c) => !same(c.value, entry.value));
+      if (clash) {
+        failures.push(finding("LEDGER_CONFLICT",
+          `The key "${key}" is ${show(clash.value)} here but ${show(entry.value)} in live ledger claim ${entry.id} ("${entry.text}"); correct the value, or name ${entry.id} in supersedes if this replaces it.`,
+          { claim_id: clash.id }));
+      }
+    }
+    t.check(failures.length === 0, failures);
+  }
+}
+
+/** How a demoted entry reappears in a result, or null when it does not. */
+function reappearance(entry: DemotedClaim, published: string, normPublished: string, claims: (Claim & { key: string })[], same: ValueMatcher, cache: WatchCache | undefined, notes: Finding[]): string | null {
+  let usableWatch = false;
+  if (entry.watch !== null && entry.watch !== "") {
+    const w = compileWatch(entry.watch, cache);
+    if (w.ok) {
+      usableWatch = true;
+      if (watchMatches(w, published)) return `matches the watch pattern ${JSON.stringify(entry.watch)}`;
+    } else {
+      notes.push(finding("LEDGER_BAD_WATCH", `The watch pattern of demoted claim ${entry.id} is not used: ${w.reason}.`, { severity: "info" }));
+    }
+  }
+  if (entry.key !== null && entry.value !== undefined && entry.value !== null) {
+    const hit = claims.find((c) => c.key === entry.key && same(c.value, entry.value));
+    if (hit) return `states the demoted value ${show(entry.value)} for the key "${entry.key}"${hit.id ? ` (claim ${hit.id})` : ""}`;
+    return null;
+  }
+  if (!usableWatch && entry.text.trim() !== "" && normPublished.includes(` ${normaliseValueText(entry.text)} `)) return "repeats the demoted text";
+  return null;
+}
+
+/** Gate 9: one check per key, and one check that no demoted ledger claim reappears without being superseded. */
+export function contradictionGate(result: Result, settings: Settings, ledger: LedgerSnapshot, same: ValueMatcher, cache?: WatchCache): GateOutcome {
+  const t = new Tally();
+  const superseded = supersededSet(result);
+  const claims = keyedClaims(result, superseded);
+  keyChecks(t, claims, ledger.live, superseded, same);
+  if (ledger.demoted.length > 0) {
+    const published = publishedText(result);
+    const normPublished = ` ${normaliseValueText(published)} `;
+    const failures: Finding[] = [];
+    for (const entry of ledger.demoted) {
+      const how = reappearance(entry, published, normPublished, claims, same, cache, failures);
+      if (how === null) continue;
+      const about = `demoted claim ${entry.id} ("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
+      failures.push(superseded.has(entry.id)
+        ? finding("LEDGER_SUPERSEDED", `The result repeats ${about}; it ${how}. Allowed: a claim names ${entry.id} in supersedes.`, { severity: "info" })
+        : finding("LEDGER_DEMOTED_REAPPEARS", `The result repeats ${about}; it ${how}. Remove it, or name ${entry.id} in supersedes on the claim that replaces it.`));
+    }
+    const errors = failures.filter((f) => f.severity === "error");
+    t.check(errors.length === 0, errors);
+    failures.filter((f) => f.severity !== "error").forEach((f) => t.note(f));
+  }
+  return finish(t, settings.global.warning_penalty);
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
+
+describe("loadConfig", () => {
+  it("uses the documented defaults for an empty environment", () => {
+    expect(loadConfig({})).toEqual({
+      port: 8787,
+      host: "127.0.0.1",
+      dbFile: "./data/ledger.db",
+      adminToken: undefined,
+      usgsUrl: "https://waterservices.usgs.gov",
+      eaUrl: "https://environment.data.gov.uk/flood-monitoring",
+      bodyLimit: 1048576,
+      packCacheSeconds: 60,
+    });
+  });
+
+  it("reads every variable, treats empty as unset, strips a trailing slash and lets overrides win", () => {
+    const c = loadConfig(
+      { PORT: "9000", HOST: "", AGENT_LEDGER_DB: "/tmp/x.db", AGENT_LEDGER_USGS_URL: "http://127.0.0.1:9/", AGENT_LEDGER_BODY_LIMIT: "2048" },
+      { PORT: "9001", HOST: undefined },
+    );
+    expect(c).toMatchObject({ port: 9001, host: "127.0.0.1", dbFile: "/tmp/x.db", usgsUrl: "http://127.0.0.1:9", bodyLimit: 2048 });
+  });
+
+  it("fails naming the bad variable and the value received", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow('PORT must be a whole number from 0 to 65535 (received "eighty")');
+    try {
+      loadConfig({ AGENT_LEDGER_EA_URL: "ftp://mirror" });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).field).toBe("AGENT_LEDGER_EA_URL");
+    }
+  });
+
+  it("never echoes a rejected admin token", () => {
+    expect(() => loadConfig({ AGENT_LEDGER_ADMIN_TOKEN: "tooshort" })).toThrow(
+      "AGENT_LEDGER_ADMIN_TOKEN must be at least 16 characters (received a value that is not shown)",
+    );
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MIGRATIONS_DIR, openDb } from "../../src/store/db.js";
+
+const SCHEMA_TABLES = [
+  "audit_items", "audits", "calls", "claim_events", "claims", "crossings", "datums", "run_claims", "runs",
+  "session_labels", "sessions", "station_offsets", "teams", "tokens", "tools",
+];
+
+const tableNames = (db: ReturnType<typeof openDb>): string[] =>
+  (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
+    .map((r) => r.name);
+
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "ledger-db-"));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe("openDb", () => {
+  it("migrates a fresh in-memory database from zero to every schema table", () => {
+    const store = openDb(":memory:");
+    const migrationFiles = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".sql"));
+    expect(store.applied).toBe(migrationFiles.length);
+    expect(tableNames(store)).toEqual(["__drizzle_migrations", ...SCHEMA_TABLES]);
+    store.close();
+  });
+
+  it("sets WAL, busy_timeout 5000, synchronous NORMAL and foreign_keys on for a file database", () => {
+    const file = join(tempDir(), "nested", "dir", "ledger.db");
+    const store = openDb(file);
+    expect(store.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(store.sqlite.pragma("busy_timeout", { simple: true })).toBe(5000);
+    expect(store.sqlite.pragma("synchronous", { simple: true })).toBe(1);
+    expect(store.sqlite.pragma("foreign_keys", { simple: true })).toBe(1);
+    store.close();
+  });
+
+  it("creates the parent directory of a file database", () => {
+    const dir = tempDir();
+    const store = openDb(join(dir, "a", "b", "x.db"));
+    store.close();
+    expect(readdirSync(join(dir, "a", "b"))).toContain("x.db");
+  });
+
+  it("applies nothing on the second open and keeps the rows", () => {
+    const file = join(tempDir(), "ledger.db");
+    const first = openDb(file);
+    first.sqlite.prepare("INSERT INTO teams (id, name) VALUES ('t1', 'kept')").run();
+    first.close();
+    const second = openDb(file);
+    expect(second.applied).toBe(0);
+    expect(second.sqlite.prepare("SELECT name FROM teams WHERE id = 't1'").get()).toEqual({ name: "kept" });
+    second.close();
+  });
+
+  it("enforces foreign keys after migrating", () => {
+    const store = openDb(":memory:");
+    expect(() => store.sqlite.prepare("INSERT INTO tokens (id, team_id, hash) VALUES ('k', 'no-such-team', 'h')").run())
+      .toThrow(/FOREIGN KEY constraint failed/);
+    store.close();
+  });
+});
