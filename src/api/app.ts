@@ -13,9 +13,19 @@ import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.j
 import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
 import { registerAdminRoutes } from "./routes/admin.js";
+import { registerDatumRoutes } from "./routes/datums.js";
+import { registerQuantityRoutes } from "./routes/quantities.js";
+import { registerSessionRoutes } from "./routes/sessions.js";
+import { registerToolRoutes } from "./routes/tools.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
-const ROUTE_MODULES: readonly RegisterRoutes[] = [registerAdminRoutes];
+const ROUTE_MODULES: readonly RegisterRoutes[] = [
+  registerAdminRoutes,
+  registerQuantityRoutes,
+  registerDatumRoutes,
+  registerToolRoutes,
+  registerSessionRoutes,
+];
 
 /** What createApp needs; only the database is required. */
 export type CreateAppOptions = {

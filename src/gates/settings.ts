@@ -39,15 +39,15 @@ export const SettingsSchema = z.strictObject(
   },
 );
 
-/** A partial settings object, as in a thresholds.toml or an evaluation request: every key optional, none unknown. */
-export const PartialSettingsSchema = z.strictObject(
-  Object.fromEntries(SECTION_NAMES.map((s) => [s, z.strictObject(SECTIONS[s]).partial().optional()])) as {
-    [S in SectionName]: z.ZodOptional<z.ZodObject<{ [K in keyof (typeof SECTIONS)[S]]: z.ZodOptional<(typeof SECTIONS)[S][K]> }, z.core.$strict>>;
-  },
-);
-
 export type Settings = z.infer<typeof SettingsSchema>;
-export type PartialSettings = z.infer<typeof PartialSettingsSchema>;
+/** Settings with every section and key optional. */
+export type PartialSettings = { [S in keyof Settings]?: Partial<Settings[S]> };
+
+/** A partial settings object, as in a thresholds.toml or an evaluation request: every key optional, none unknown. */
+export const PartialSettingsSchema: z.ZodType<PartialSettings> = z.strictObject(
+  Object.fromEntries(SECTION_NAMES.map((s) => [s, z.strictObject(SECTIONS[s]).partial().optional()])),
+) as unknown as z.ZodType<PartialSettings>;
+
 
 /** The shipped defaults (the spec's thresholds.toml); thresholds.default.toml holds the same values with comments. */
 export const DEFAULT_SETTINGS: Settings = {

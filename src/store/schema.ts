@@ -132,6 +132,8 @@ export const crossings = sqliteTable("crossings", {
   violation: text("violation"),
   createdAt: text("created_at").notNull().default(now),
 }, (t) => [
+  // first outputs of a session in ledger order (the rowid rides along in every SQLite index)
+  index("crossings_session_dir_idx").on(t.sessionId, t.direction),
   // carry-over: outputs of one session with a magnitude near v
   index("crossings_session_dir_value_idx").on(t.sessionId, t.direction, t.value),
   // sourced inputs: outputs of one session of a dimension, near v in SI

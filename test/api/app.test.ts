@@ -69,9 +69,9 @@ describe("auth", () => {
   });
 
   it("answers 401 for a revoked token", async () => {
-    const { call, teamToken, store } = createTestApp();
+    const { call, teamToken, db } = createTestApp();
     const token = teamToken("alpha");
-    const id = (store.sqlite.prepare("SELECT id FROM tokens WHERE name = 'test alpha'").get() as { id: string }).id;
+    const id = (db.sqlite.prepare("SELECT id FROM tokens WHERE name = 'test alpha'").get() as { id: string }).id;
     expect((await call("DELETE", `/v1/admin/tokens/${id}`)).status).toBe(204);
     expect((await call("GET", "/v1/anything", { token })).status).toBe(401);
   });

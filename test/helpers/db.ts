@@ -18,7 +18,8 @@ export type CallResult = { status: number; body: unknown; headers: Headers };
 /** What createTestApp gives a route test. */
 export type TestApp = {
   app: LedgerApp;
-  store: LedgerDb;
+  /** The open database the app uses (`db.db` is drizzle, `db.sqlite` the raw handle). */
+  db: LedgerDb;
   /** The admin token (also a token of team `default`). */
   adminToken: string;
   /** Id of the team `default`. */
@@ -82,5 +83,5 @@ export function createTestApp(options: { config?: Partial<Config>; clock?: Clock
     }
     return { status: res.status, body, headers: res.headers };
   };
-  return { app, store, adminToken, defaultTeamId, teamToken, teamId, authHeaders, call };
+  return { app, db: store, adminToken, defaultTeamId, teamToken, teamId, authHeaders, call };
 }

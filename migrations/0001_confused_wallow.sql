@@ -1,0 +1,1 @@
+CREATE INDEX `crossings_session_dir_idx` ON `crossings` (`session_id`,`direction`);

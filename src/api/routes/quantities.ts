@@ -1,0 +1,77 @@
+// POST /v1/convert and POST /v1/compute: direct operations on quantities, refused with 422 and a domain code.
+import { createRoute, z } from "@hono/zod-openapi";
+import { Quantity } from "../../quantity/quantity.js";
+import type { DatumRegistry } from "../../quantity/datums.js";
+import { ledgerFor } from "../../store/ledger.js";
+import type { AppDeps, LedgerApp } from "../env.js";
+import { errorResponses, jsonBody, jsonResponse } from "../http.js";
+import { QuantityOrStringSchema, QuantitySchema } from "../schemas.js";
+
+const ConvertSchema = z
+  .strictObject({
+    quantity: QuantityOrStringSchema,
+    to: z.strictObject({ unit: z.string().min(1).max(200).optional(), datum: z.string().min(1).max(128).optional() }).default({}),
+  })
+  .openapi("ConvertRequest");
+
+const OPS = ["add", "sub", "mul", "div", "lt", "gt", "eq"] as const;
+const Operand = z.union([QuantitySchema, z.number()]);
+const ComputeSchema = z.strictObject({ op: z.enum(OPS), a: Operand, b: Operand }).openapi("ComputeRequest");
+
+const convertRoute = createRoute({
+  method: "post",
+  path: "/v1/convert",
+  summary: "Convert a quantity into another unit and/or onto another datum along a registered offset",
+  tags: ["quantities"],
+  request: { body: jsonBody(ConvertSchema) },
+  responses: { 200: jsonResponse(z.object({ quantity: QuantitySchema }), "the converted quantity"), ...errorResponses(400, 401, 413, 422) },
+});
+
+const computeRoute = createRoute({
+  method: "post",
+  path: "/v1/compute",
+  summary: "Add, subtract, multiply, divide or compare two quantities under the unit and datum algebra",
+  tags: ["quantities"],
+  request: { body: jsonBody(ComputeSchema) },
+  responses: {
+    200: jsonResponse(z.union([z.object({ quantity: QuantitySchema }), z.object({ result: z.boolean() })]), "the quantity, or the comparison"),
+    ...errorResponses(400, 401, 413, 422),
+  },
+});
+
+/** Reads a quantity, its string form, or a plain number (dimensionless), checking datum and quality against the team. */
+export function readQuantity(input: z.infer<typeof QuantityOrStringSchema> | number, datums: DatumRegistry): Quantity {
+  if (typeof input === "number") return new Quantity(input, "");
+  if (typeof input === "string") return Quantity.parse(input);
+  return Quantity.fromJSON(input, { datums });
+}
+
+/** Registers POST /v1/convert and POST /v1/compute. */
+export function registerQuantityRoutes(app: LedgerApp, deps: AppDeps): void {
+  const ledger = ledgerFor(deps.store, deps.clock);
+
+  app.openapi(convertRoute, (c) => {
+    const body = c.req.valid("json");
+    const datums = ledger.datums(c.get("teamId"));
+    let q = readQuantity(body.quantity, datums);
+    if (body.to.unit) q = q.to(body.to.unit);
+    if (body.to.datum) q = q.toDatum(body.to.datum, datums);
+    return c.json({ quantity: q.toJSON() }, 200);
+  });
+
+  app.openapi(computeRoute, (c) => {
+    const { op, a, b } = c.req.valid("json");
+    const datums = ledger.datums(c.get("teamId"));
+    const qa = readQuantity(a, datums);
+    const qb = readQuantity(b, datums);
+    switch (op) {
+      case "add": return c.json({ quantity: qa.add(qb).toJSON() }, 200);
+      case "sub": return c.json({ quantity: qa.sub(qb).toJSON() }, 200);
+      case "mul": return c.json({ quantity: qa.mul(qb).toJSON() }, 200);
+      case "div": return c.json({ quantity: qa.div(qb).toJSON() }, 200);
+      case "lt": return c.json({ result: qa.compare(qb) < 0 }, 200);
+      case "gt": return c.json({ result: qa.compare(qb) > 0 }, 200);
+      case "eq": return c.json({ result: qa.equals(qb) }, 200);
+    }
+  });
+}

@@ -1,0 +1,25 @@
+// zod schemas shared by several route modules: quantities and violations as the API carries them.
+import { z } from "@hono/zod-openapi";
+
+/** A magnitude: a finite number, or a series in which null marks a gap. */
+export const MagnitudeSchema = z.union([z.number(), z.array(z.number().nullable()).max(100_000)]);
+
+/** A quantity as it travels: any other key is refused, so a misspelt "datum " never passes silently. */
+export const QuantitySchema = z
+  .strictObject({
+    value: MagnitudeSchema,
+    unit: z.string().max(200),
+    datum: z.string().max(128).optional(),
+    crs: z.string().max(128).optional(),
+    quality: z.string().max(64).optional(),
+    source: z.string().max(512).optional(),
+  })
+  .openapi("Quantity");
+
+/** A quantity or a quantity string such as "1250 cfs". */
+export const QuantityOrStringSchema = z.union([QuantitySchema, z.string().min(1).max(256)]);
+
+/** One refused or flagged value. */
+export const ViolationSchema = z
+  .object({ code: z.string(), param: z.string().nullable(), message: z.string(), repair: z.string() })
+  .openapi("Violation");

@@ -1,0 +1,92 @@
+// The guarded-call service: the pure verdict run against stored declarations and history, its writes one transaction.
+import type { Clock } from "../clock.js";
+import type { ToolDeclaration } from "../guard/declaration.js";
+import { enforcementReport, type EnforcementReport } from "../guard/report.js";
+import { checkCall, checkResult, type Violation } from "../guard/verdict.js";
+import type { DatumRegistry } from "../quantity/datums.js";
+import type { LedgerDb } from "./db.js";
+import { ConflictError } from "./errors.js";
+import { RegistryCache } from "./registry.js";
+import { SessionStore } from "./sessions.js";
+import { ToolStore } from "./tools.js";
+
+/** The answer to a call (API.md, `POST /v1/sessions/{id}/calls`). */
+export type CallAnswer = {
+  call_id: string; seq: number; ok: boolean; guarded: boolean; would_block: boolean; tool_version: number | null;
+  args: Record<string, unknown>; violations: Violation[];
+};
+
+/** The answer to a result (API.md, `POST .../calls/{call_id}/result`). */
+export type ResultAnswer = { ok: boolean; would_block: boolean; result: unknown; violations: Violation[] };
+
+/** One engine over one database: declarations, datum registries and sessions. */
+export class Ledger {
+  readonly tools: ToolStore;
+  readonly registry: RegistryCache;
+  readonly sessions: SessionStore;
+
+  constructor(readonly store: LedgerDb, readonly clock: Clock) {
+    this.tools = new ToolStore(store.sqlite);
+    this.registry = new RegistryCache(store.db, store.sqlite);
+    this.sessions = new SessionStore(store.sqlite);
+  }
+
+  /** The team's datum registry. */
+  datums(teamId: string): DatumRegistry {
+    return this.registry.forTeam(teamId);
+  }
+
+  /** The compiled declaration of a tool's latest version (or of `version`), or null for an undeclared tool. */
+  declaration(teamId: string, name: string, version?: number | null): ToolDeclaration | null {
+    const row = version ? this.tools.version(teamId, name, version) : this.tools.latest(teamId, name);
+    return row ? this.tools.compiledOf(teamId, row, this.datums(teamId)) : null;
+  }
+
+  /** Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings. */
+  call(teamId: string, sessionId: string, tool: string, args: Record<string, unknown>): CallAnswer {
+    return this.sessions.transaction(() => {
+      const session = this.sessions.get(teamId, sessionId);
+      const datums = this.datums(teamId);
+      const decl = this.declaration(teamId, tool);
+      const verdict = checkCall(decl, tool, args, { datums, enforcement: session.enforcement, history: this.sessions.history(sessionId), context: session.context });
+      const { id, seq } = this.sessions.insertCall(teamId, sessionId, {
+        tool, toolVersion: decl?.version ?? null, guarded: verdict.guarded, argsRaw: args, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock,
+      }, verdict.crossings, this.clock.now());
+      return { call_id: id, seq, ok: verdict.ok, guarded: verdict.guarded, would_block: verdict.wouldBlock, tool_version: decl?.version ?? null, args: verdict.args, violations: verdict.violations };
+    });
+  }
+
+  /** Labels and stores a call's result against the declaration version the call was checked with; a second result is a 409. */
+  result(teamId: string, sessionId: string, callId: string, result: unknown): ResultAnswer {
+    return this.sessions.transaction(() => {
+      const session = this.sessions.get(teamId, sessionId);
+      const call = this.sessions.getCall(teamId, sessionId, callId);
+      if (call.resultRaw !== null || call.resultAt !== null) throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
+      const decl = call.guarded ? this.declaration(teamId, call.tool, call.toolVersion) : null;
+      const verdict = checkResult(decl, result, { datums: this.datums(teamId), enforcement: session.enforcement, history: this.sessions.history(sessionId), context: session.context });
+      this.sessions.insertResult(teamId, call, { raw: result, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock }, verdict.crossings, this.clock.now());
+      return { ok: verdict.ok, would_block: verdict.wouldBlock, result: verdict.result, violations: verdict.violations };
+    });
+  }
+
+  /** The enforcement report of a session. */
+  report(teamId: string, sessionId: string): EnforcementReport {
+    const session = this.sessions.get(teamId, sessionId);
+    const violations = this.sessions.calls(teamId, sessionId).flatMap((c) =>
+      [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({ callId: c.id, tool: c.tool, param: v.param, code: v.code, message: v.message })),
+    );
+    return enforcementReport(session.callCount, violations, session.enforcement);
+  }
+}
+
+const ledgers = new WeakMap<LedgerDb, Ledger>();
+
+/** The one Ledger of a database in this process (its caches are shared by every route). */
+export function ledgerFor(store: LedgerDb, clock: Clock): Ledger {
+  let l = ledgers.get(store);
+  if (!l) {
+    l = new Ledger(store, clock);
+    ledgers.set(store, l);
+  }
+  return l;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { compileWatch, MAX_WATCH_LENGTH, WatchCache, watchMatches } from "../../src/gates/watch.js";
+
+describe("watch patterns", () => {
+  it("matches (a+)+$ against forty a's and a ! without backtracking: no match", () => {
+    const w = compileWatch("(a+)+$", new WatchCache());
+    expect(w.ok).toBe(true);
+    expect(watchMatches(w, `${"a".repeat(40)}!`)).toBe(false);
+    expect(watchMatches(w, "a".repeat(40))).toBe(true);
+  });
+
+  it("searches unanchored and honours an inline (?i)", () => {
+    expect(watchMatches(compileWatch("2\\.08x"), "June: Thompson beats greedy by 2.08x.")).toBe(true);
+    expect(watchMatches(compileWatch("2\\.08x"), "June: 2.08 x")).toBe(false);
+    expect(watchMatches(compileWatch("(?i)thompson beats"), "THOMPSON BEATS greedy")).toBe(true);
+  });
+
+  it("refuses a backreference and says why", () => {
+    const w = compileWatch("(a)\\1", new WatchCache());
+    expect(w).toEqual({ ok: false, reason: 'RE2 cannot compile "(a)\\\\1": backreferences (\\1) are not supported (invalid escape sequence: \\1); rewrite it without backreferences or lookaround' });
+  });
+
+  it.each(["a(?=b)", "a(?!b)", "(?<=a)b", "(?<!a)b"])("refuses the lookaround %s", (p) => {
+    const w = compileWatch(p, new WatchCache());
+    expect(w.ok).toBe(false);
+    expect(w.ok ? "" : w.reason).toContain("lookaround ((?=, (?!, (?<=, (?<!) is not supported");
+  });
+
+  it("refuses an empty or oversized pattern and a syntax error", () => {
+    const c = new WatchCache();
+    expect(compileWatch("", c)).toEqual({ ok: false, reason: "the watch pattern is empty; send a regular expression or leave watch out" });
+    expect(compileWatch("a".repeat(MAX_WATCH_LENGTH + 1), c).ok).toBe(false);
+    expect(compileWatch("[", c)).toEqual({ ok: false, reason: 'RE2 cannot compile "[": missing ]: [; rewrite it without backreferences or lookaround' });
+  });
+
+  it("compiles a pattern once and keeps the cache within its bound", () => {
+    const c = new WatchCache(3);
+    const first = compileWatch("x+", c);
+    expect(compileWatch("x+", c)).toBe(first);
+    for (const p of ["a", "b", "c"]) compileWatch(p, c);
+    expect(c.size).toBe(3);
+    expect(compileWatch("x+", c)).not.toBe(first);
+  });
+
+  it("evicts the least recently used pattern, not the most recently read one", () => {
+    const c = new WatchCache(2);
+    const a = compileWatch("a", c);
+    compileWatch("b", c);
+    compileWatch("a", c);
+    compileWatch("c", c);
+    expect(compileWatch("a", c)).toBe(a);
+  });
+});
