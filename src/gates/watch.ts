@@ -67,6 +67,80 @@ export function compileWatch(pattern: string, cache: WatchCache = shared): Compi
   return cache.get(pattern);
 }
 
+/** Which of many patterns occur in a text, and why the others were refused. */
+export interface WatchScan {
+  /** Indices (into the patterns given) of the patterns that occur in the text. */
+  matched: Set<number>;
+  /** Index → reason, for the patterns RE2 refused; they match nothing. */
+  refused: Map<number, string>;
+}
+
+interface CompiledSet { set: RE2.Set; indices: number[] }
+
+/** Compiled RE2.Sets keyed by their patterns: a ledger's watches are compiled into one automaton once. */
+export class WatchSetCache {
+  private readonly sets = new Map<string, CompiledSet | null>();
+  constructor(readonly limit = 8) {}
+
+  /** The compiled set for these valid patterns, or null when RE2 cannot build it (then patterns are tried one by one). */
+  get(patterns: readonly RE2[], indices: number[]): CompiledSet | null {
+    const key = patterns.map((p) => p.source).join("\u0000");
+    if (this.sets.has(key)) return this.sets.get(key) ?? null;
+    let built: CompiledSet | null;
+    try {
+      built = { set: new RE2.Set(patterns), indices };
+    } catch {
+      built = null;
+    }
+    if (this.sets.size >= this.limit) {
+      const oldest = this.sets.keys().next();
+      if (!oldest.done) this.sets.delete(oldest.value);
+    }
+    this.sets.set(key, built);
+    return built;
+  }
+}
+
+const sharedSets = new WatchSetCache();
+
+/**
+ * Searches a text for many watch patterns in one pass (an RE2.Set: linear in the text, whatever the number of
+ * patterns). Falls back to one search per pattern if RE2 cannot build or run the set (it reports out of memory).
+ */
+export function scanWatches(patterns: readonly string[], text: string, cache: WatchCache = shared, sets: WatchSetCache = sharedSets): WatchScan {
+  const refused = new Map<number, string>();
+  const valid: RE2[] = [];
+  const indices: number[] = [];
+  patterns.forEach((p, i) => {
+    const w = compileWatch(p, cache);
+    if (w.ok) {
+      valid.push(w.re);
+      indices.push(i);
+    } else {
+      refused.set(i, w.reason);
+    }
+  });
+  const matched = new Set<number>();
+  if (valid.length === 0) return { matched, refused };
+  const compiled = sets.get(valid, indices);
+  try {
+    if (compiled) {
+      for (const k of compiled.set.match(text)) {
+        const original = compiled.indices[k];
+        if (original !== undefined) matched.add(original);
+      }
+      return { matched, refused };
+    }
+  } catch {
+    // RE2.Set gives up (out of memory) on some huge sets: answer the slow, still linear, way.
+  }
+  valid.forEach((re, k) => {
+    const original = indices[k];
+    if (original !== undefined && re.test(text)) matched.add(original);
+  });
+  return { matched, refused };
+}
+
 /** True when a compiled watch occurs anywhere in the text (unanchored search). */
 export function watchMatches(watch: CompiledWatch, text: string): boolean {
   return watch.ok && watch.re.test(text);

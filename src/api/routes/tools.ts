@@ -15,7 +15,7 @@ const NameParam = z.object({ name: z.string().regex(TOOL_NAME, "tool names match
 
 const putRoute = createRoute({
   method: "put", path: "/v1/tools/{name}", summary: "Declare a tool; a changed declaration becomes a new version", tags: ["tools"],
-  request: { params: NameParam, body: jsonBody(ToolDeclarationSchema.openapi("ToolDeclaration")) },
+  request: { params: NameParam, body: jsonBody(ToolDeclarationSchema) },
   responses: { 200: jsonResponse(ToolSchema, "unchanged: the current version"), 201: jsonResponse(ToolSchema, "a new version"), ...errorResponses(400, 401, 413) },
 });
 const listRoute = createRoute({
