@@ -113,19 +113,19 @@ export function splitEvaluationInput(input: unknown): RawEvaluationInput {
     task: undefined, runs: [], settings: undefined,
     findings: [{ code: "CONTRACT_INVALID_RESULT", message, severity: "error" }],
   });
-  if (!isObject(input)) return bad(`The input must be a JSON object (a result, {task, result} or {task, runs}); received ${describe(input)}.`);
+  if (!isObject(input)) return bad(`The input must be a JSON object (a result, {task, result} or {task, runs}); received ${describeValue(input)}.`);
   if (!("result" in input) && !("runs" in input)) return { task: undefined, runs: [input], settings: undefined, findings: [] };
   const unknown = Object.keys(input).filter((k) => !ENVELOPE_KEYS.has(k));
   if (unknown.length > 0) return bad(`The envelope has unknown field(s) ${unknown.map((k) => `\`${k}\``).join(", ")}; allowed are task, result, runs and settings.`);
   if ("result" in input && "runs" in input) return bad("The envelope has both `result` and `runs`; send exactly one of them.");
   const settings = input.settings;
   if ("result" in input) return { task: input.task, runs: [input.result], settings, findings: [] };
-  if (!Array.isArray(input.runs) || input.runs.length === 0) return bad(`\`runs\` must be a non-empty array of results; received ${describe(input.runs)}.`);
+  if (!Array.isArray(input.runs) || input.runs.length === 0) return bad(`\`runs\` must be a non-empty array of results; received ${describeValue(input.runs)}.`);
   return { task: input.task, runs: input.runs, settings, findings: [] };
 }
 
 /** Names a received JSON value for a message. */
-export function describe(v: unknown): string {
+export function describeValue(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   if (typeof v === "string") return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
@@ -143,7 +143,7 @@ export class ContractError extends Error {
   }
 }
 
-/** Parses any of the three input shapes into a typed task and runs; throws ContractError listing every violation. */
+/** Parses any of the three input shapes into a typed task and runs (types and fields only; the contract gate adds ids, references and required keys); throws ContractError listing every violation. */
 export function normaliseEvaluationInput(input: unknown): { task: Task; runs: Result[] } {
   const raw = splitEvaluationInput(input);
   const task = TaskSchema.safeParse(raw.task ?? {});

@@ -4,7 +4,7 @@ import { finding, finish, Tally, type GateOutcome } from "./outcome-kit.js";
 import type { DemotedClaim, LedgerClaim } from "./ports.js";
 import type { Settings } from "./settings.js";
 import { distinctValues, normaliseKey, normaliseValueText, valueText, type ValueMatcher } from "./values.js";
-import { compileWatch, watchMatches, type WatchCache } from "./watch.js";
+import { scanWatches, type WatchCache } from "./watch.js";
 
 /** The ledger entries the contradiction gate reads. */
 export interface LedgerSnapshot {
@@ -58,24 +58,40 @@ function keyChecks(t: Tally, claims: (Claim & { key: string })[], live: readonly
 }
 
 /** How a demoted entry reappears in a result, or null when it does not. */
-function reappearance(entry: DemotedClaim, published: string, normPublished: string, claims: (Claim & { key: string })[], same: ValueMatcher, cache: WatchCache | undefined, notes: Finding[]): string | null {
-  let usableWatch = false;
-  if (entry.watch !== null && entry.watch !== "") {
-    const w = compileWatch(entry.watch, cache);
-    if (w.ok) {
-      usableWatch = true;
-      if (watchMatches(w, published)) return `matches the watch pattern ${JSON.stringify(entry.watch)}`;
-    } else {
-      notes.push(finding("LEDGER_BAD_WATCH", `The watch pattern of demoted claim ${entry.id} is not used: ${w.reason}.`, { severity: "info" }));
-    }
-  }
+function reappearance(entry: DemotedClaim, watch: "matched" | "clear" | "none", normPublished: string, byKey: Map<string, (Claim & { key: string })[]>, same: ValueMatcher): string | null {
+  if (watch === "matched") return `matches the watch pattern ${JSON.stringify(entry.watch)}`;
   if (entry.key !== null && entry.value !== undefined && entry.value !== null) {
-    const hit = claims.find((c) => c.key === entry.key && same(c.value, entry.value));
-    if (hit) return `states the demoted value ${show(entry.value)} for the key "${entry.key}"${hit.id ? ` (claim ${hit.id})` : ""}`;
-    return null;
+    const hit = (byKey.get(entry.key) ?? []).find((c) => same(c.value, entry.value));
+    return hit ? `states the demoted value ${show(entry.value)} for the key "${entry.key}"${hit.id ? ` (claim ${hit.id})` : ""}` : null;
   }
-  if (!usableWatch && entry.text.trim() !== "" && normPublished.includes(` ${normaliseValueText(entry.text)} `)) return "repeats the demoted text";
+  if (watch === "none" && entry.text.trim() !== "" && normPublished.includes(` ${normaliseValueText(entry.text)} `)) return "repeats the demoted text";
   return null;
+}
+
+function demotedCheck(t: Tally, result: Result, demoted: readonly DemotedClaim[], claims: (Claim & { key: string })[], superseded: ReadonlySet<string>, same: ValueMatcher, cache: WatchCache | undefined): void {
+  const published = publishedText(result);
+  const normPublished = ` ${normaliseValueText(published)} `;
+  const withWatch = demoted.flatMap((d, i) => (d.watch !== null && d.watch !== "" ? [i] : []));
+  const scan = scanWatches(withWatch.map((i) => demoted[i]?.watch ?? ""), published, cache);
+  const watchState = new Map<number, "matched" | "clear">(withWatch.flatMap((i, k) => (scan.refused.has(k) ? [] : [[i, scan.matched.has(k) ? "matched" : "clear"] as const])));
+  const byKey = new Map<string, (Claim & { key: string })[]>();
+  for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  const failures: Finding[] = [];
+  withWatch.forEach((i, k) => {
+    const reason = scan.refused.get(k);
+    if (reason !== undefined) failures.push(finding("LEDGER_BAD_WATCH", `The watch pattern of demoted claim ${demoted[i]?.id} is not used: ${reason}.`, { severity: "info" }));
+  });
+  demoted.forEach((entry, i) => {
+    const how = reappearance(entry, watchState.get(i) ?? "none", normPublished, byKey, same);
+    if (how === null) return;
+    const about = `demoted claim ${entry.id} ("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
+    failures.push(superseded.has(entry.id)
+      ? finding("LEDGER_SUPERSEDED", `The result repeats ${about}; it ${how}. Allowed: a claim names ${entry.id} in supersedes.`, { severity: "info" })
+      : finding("LEDGER_DEMOTED_REAPPEARS", `The result repeats ${about}; it ${how}. Remove it, or name ${entry.id} in supersedes on the claim that replaces it.`));
+  });
+  const errors = failures.filter((f) => f.severity === "error");
+  t.check(errors.length === 0, errors);
+  failures.filter((f) => f.severity !== "error").forEach((f) => t.note(f));
 }
 
 /** Gate 9: one check per key, and one check that no demoted ledger claim reappears without being superseded. */
@@ -84,21 +100,6 @@ export function contradictionGate(result: Result, settings: Settings, ledger: Le
   const superseded = supersededSet(result);
   const claims = keyedClaims(result, superseded);
   keyChecks(t, claims, ledger.live, superseded, same);
-  if (ledger.demoted.length > 0) {
-    const published = publishedText(result);
-    const normPublished = ` ${normaliseValueText(published)} `;
-    const failures: Finding[] = [];
-    for (const entry of ledger.demoted) {
-      const how = reappearance(entry, published, normPublished, claims, same, cache, failures);
-      if (how === null) continue;
-      const about = `demoted claim ${entry.id} ("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
-      failures.push(superseded.has(entry.id)
-        ? finding("LEDGER_SUPERSEDED", `The result repeats ${about}; it ${how}. Allowed: a claim names ${entry.id} in supersedes.`, { severity: "info" })
-        : finding("LEDGER_DEMOTED_REAPPEARS", `The result repeats ${about}; it ${how}. Remove it, or name ${entry.id} in supersedes on the claim that replaces it.`));
-    }
-    const errors = failures.filter((f) => f.severity === "error");
-    t.check(errors.length === 0, errors);
-    failures.filter((f) => f.severity !== "error").forEach((f) => t.note(f));
-  }
+  if (ledger.demoted.length > 0) demotedCheck(t, result, ledger.demoted, claims, superseded, same, cache);
   return finish(t, settings.global.warning_penalty);
 }

@@ -27,18 +27,37 @@ function notComparable(message: string, blocks: boolean): GateOutcome {
 function priorByKey(history: StabilityHistory, superseded: ReadonlySet<string>, same: ValueMatcher): Map<string, Map<string, PriorRunClaim[]>> {
   const demotedByKey = new Map<string, unknown[]>();
   for (const d of history.demoted) {
-    if (d.key !== null && d.value !== null && d.value !== undefined) demotedByKey.set(d.key, [...(demotedByKey.get(d.key) ?? []), d.value]);
+    if (d.key === null || d.value === null || d.value === undefined) continue;
+    const list = demotedByKey.get(d.key);
+    if (list) list.push(d.value);
+    else demotedByKey.set(d.key, [d.value]);
   }
   const out = new Map<string, Map<string, PriorRunClaim[]>>();
   for (const p of history.prior) {
     if (p.claim_id && superseded.has(p.claim_id)) continue;
     // A value the ledger has demoted was wrong; stating the correction is not drift.
-    if ((demotedByKey.get(p.key) ?? []).some((v) => same(v, p.value))) continue;
-    const runs = out.get(p.key) ?? new Map<string, PriorRunClaim[]>();
-    runs.set(p.run_id, [...(runs.get(p.run_id) ?? []), p]);
-    out.set(p.key, runs);
+    if (demotedByKey.get(p.key)?.some((v) => same(v, p.value))) continue;
+    let runs = out.get(p.key);
+    if (!runs) out.set(p.key, (runs = new Map()));
+    const claims = runs.get(p.run_id);
+    if (claims) claims.push(p);
+    else runs.set(p.run_id, [p]);
   }
   return out;
+}
+
+/** The earlier runs whose values for a key differ from `ref`; runs with identical stored values are compared once. */
+function driftedRuns(ref: readonly unknown[], earlier: readonly PriorRunClaim[][], same: ValueMatcher): PriorRunClaim[][] {
+  const verdicts = new Map<string, boolean>();
+  return earlier.filter((claims) => {
+    const signature = claims.map((p) => JSON.stringify(p.value)).sort().join("\u0000");
+    let differs = verdicts.get(signature);
+    if (differs === undefined) {
+      differs = !sameSet(ref, claims.map((p) => p.value), same);
+      verdicts.set(signature, differs);
+    }
+    return differs;
+  });
 }
 
 /** Gate 10: one check per key across the runs of this evaluation and the earlier runs of its task. */
@@ -79,7 +98,7 @@ export function stabilityGate(runs: readonly Result[], settings: Settings, histo
       }
     }
     const earlier = [...(prior.get(key)?.values() ?? [])];
-    const drifted = earlier.filter((claims) => !sameSet(ref, claims.map((p) => p.value), same));
+    const drifted = driftedRuns(ref, earlier, same);
     const latest = drifted[drifted.length - 1]?.[0];
     if (latest) {
       const replaces = sets.flat().some((c) => c.supersedes !== undefined && c.supersedes !== null && c.supersedes.length > 0);

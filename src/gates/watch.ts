@@ -75,7 +75,7 @@ export interface WatchScan {
   refused: Map<number, string>;
 }
 
-interface CompiledSet { set: RE2.Set; indices: number[] }
+type CompiledSet = InstanceType<typeof RE2.Set>;
 
 /** Compiled RE2.Sets keyed by their patterns: a ledger's watches are compiled into one automaton once. */
 export class WatchSetCache {
@@ -83,12 +83,12 @@ export class WatchSetCache {
   constructor(readonly limit = 8) {}
 
   /** The compiled set for these valid patterns, or null when RE2 cannot build it (then patterns are tried one by one). */
-  get(patterns: readonly RE2[], indices: number[]): CompiledSet | null {
+  get(patterns: readonly RE2[]): CompiledSet | null {
     const key = patterns.map((p) => p.source).join("\u0000");
     if (this.sets.has(key)) return this.sets.get(key) ?? null;
     let built: CompiledSet | null;
     try {
-      built = { set: new RE2.Set(patterns), indices };
+      built = new RE2.Set(patterns);
     } catch {
       built = null;
     }
@@ -122,11 +122,12 @@ export function scanWatches(patterns: readonly string[], text: string, cache: Wa
   });
   const matched = new Set<number>();
   if (valid.length === 0) return { matched, refused };
-  const compiled = sets.get(valid, indices);
+  const compiled = sets.get(valid);
   try {
     if (compiled) {
-      for (const k of compiled.set.match(text)) {
-        const original = compiled.indices[k];
+      // Set positions index the valid patterns, in the order given, which the key fixes.
+      for (const k of compiled.match(text)) {
+        const original = indices[k];
         if (original !== undefined) matched.add(original);
       }
       return { matched, refused };

@@ -100,7 +100,7 @@ export function parseJson(text: string, what: string, id: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new PackPayloadError(`${what} is not valid JSON (${(e as Error).message}); the answer begins '${text.slice(0, 60)}'`, { id, missing: "json" }, e);
+    throw new PackPayloadError(`${what}: not valid JSON (${(e as Error).message}); the answer begins '${text.slice(0, 60)}'`, { id, missing: "json" }, e);
   }
 }
 

@@ -104,6 +104,9 @@ export const calls = sqliteTable("calls", {
   index("calls_team_tool_idx").on(t.teamId, t.tool),
 ]);
 
+/** A crossing usable as a source of later values: a scalar return with a unit. */
+const OUTPUT = sql`direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL`;
+
 export const crossings = sqliteTable("crossings", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   teamId: text("team_id").notNull(),
@@ -132,16 +135,16 @@ export const crossings = sqliteTable("crossings", {
   violation: text("violation"),
   createdAt: text("created_at").notNull().default(now),
 }, (t) => [
-  // first outputs of a session in ledger order (the rowid rides along in every SQLite index)
-  index("crossings_session_dir_idx").on(t.sessionId, t.direction),
-  // carry-over: outputs of one session with a magnitude near v
-  index("crossings_session_dir_value_idx").on(t.sessionId, t.direction, t.value),
-  // sourced inputs: outputs of one session of a dimension, near v in SI
-  index("crossings_session_dir_dim_si_idx").on(t.sessionId, t.direction, t.dimension, t.valueSi),
-  // history: where has this magnitude crossed before
-  index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi),
-  index("crossings_call_idx").on(t.callId),
-  index("crossings_team_violation_idx").on(t.teamId, t.violation),
+  // Every crossing of a session in order (the rowid rides along in every SQLite index).
+  index("crossings_session_seq_idx").on(t.sessionId, t.seq),
+  // The look-ups on a session's outputs are partial indexes over returns only, so a parameter crossing
+  // (most rows) touches none of them on insert.
+  index("crossings_outputs_idx").on(t.sessionId).where(OUTPUT),
+  index("crossings_outputs_value_idx").on(t.sessionId, t.value).where(OUTPUT),
+  index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
+  // History: where has this magnitude crossed before; which sessions hit a violation code.
+  index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
+  index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
 ]);
 
 // --- answer audits ----------------------------------------------------------------------------

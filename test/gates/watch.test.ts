@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileWatch, MAX_WATCH_LENGTH, WatchCache, watchMatches } from "../../src/gates/watch.js";
+import { compileWatch, MAX_WATCH_LENGTH, scanWatches, WatchCache, watchMatches, WatchSetCache } from "../../src/gates/watch.js";
 
 describe("watch patterns", () => {
   it("matches (a+)+$ against forty a's and a ! without backtracking: no match", () => {
@@ -49,5 +49,18 @@ describe("watch patterns", () => {
     compileWatch("a", c);
     compileWatch("c", c);
     expect(compileWatch("a", c)).toBe(a);
+  });
+
+  it("scans many patterns in one pass, reporting which matched and which RE2 refused", () => {
+    const scan = scanWatches(["2\\.08x", "(a)\\1", "(?i)THOMPSON beats", "never here", "(a+)+$"], `Thompson beats greedy by 2.08x ${"a".repeat(40)}!`, new WatchCache(), new WatchSetCache());
+    expect([...scan.matched].sort()).toEqual([0, 2]);
+    expect([...scan.refused.keys()]).toEqual([1]);
+  });
+
+  it("maps matches back to the caller's positions when a cached set is reused with refused patterns moved", () => {
+    const cache = new WatchCache();
+    const sets = new WatchSetCache();
+    expect([...scanWatches(["(a)\\1", "x"], "x", cache, sets).matched]).toEqual([1]);
+    expect([...scanWatches(["x", "(a)\\1"], "x", cache, sets).matched]).toEqual([0]);
   });
 });

@@ -1,0 +1,81 @@
+// bench:guard — one guarded call in process (parse "1250 cfs", convert, carry-over and sourced look-ups, record the
+// crossings in one SQLite transaction) at session lengths 1k, 10k and 100k, beside a bare prepared insert of the same
+// rows (one transaction each) on the same database file in the same run.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { systemClock } from "../../src/clock.js";
+import { openDb } from "../../src/store/db.js";
+import { Ledger } from "../../src/store/ledger.js";
+import { ensureDefaultTeam } from "../../src/store/teams.js";
+
+const LENGTHS = [1_000, 10_000, 100_000];
+const PROBES = 2_000;
+
+const dir = mkdtempSync(join(tmpdir(), "bench-guard-"));
+const store = openDb(join(dir, "ledger.db"));
+const teamId = ensureDefaultTeam(store.db);
+const ledger = new Ledger(store, systemClock);
+const datums = ledger.datums(teamId);
+ledger.tools.put(teamId, "read_discharge", { params: { station: {} }, returns: { unit: "cfs" } }, datums);
+ledger.tools.put(teamId, "read_area", { params: {}, returns: { unit: "km**2" } }, datums);
+ledger.tools.put(teamId, "runoff_depth", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2", sourced: true } } }, datums);
+
+const bare = store.sqlite.prepare(
+  `INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series, outcome, created_at)
+   VALUES (?, ?, ?, ?, 'runoff_depth', 'param', ?, ?, ?, ?, ?, '[length]^3 [time]^-1', 0, 'converted', ?)`,
+);
+const bareCall = store.sqlite.prepare(
+  `INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at) VALUES (?, ?, ?, ?, 'runoff_depth', 3, 1, ?, 1, '[]', ?)`,
+);
+const bareBump = store.sqlite.prepare("UPDATE sessions SET call_count = call_count + 1 WHERE id = ? RETURNING call_count");
+
+function fill(n: number): string {
+  const s = ledger.sessions.create(teamId, { context: "What is the runoff depth?" }, new Date());
+  store.sqlite.transaction(() => {
+    const area = ledger.call(teamId, s.id, "read_area", {});
+    ledger.result(teamId, s.id, area.call_id, 29000);
+    for (let i = 1; i < n; i += 1) {
+      const c = ledger.call(teamId, s.id, "read_discharge", { station: `s${i}` });
+      ledger.result(teamId, s.id, c.call_id, 5000 + i * 0.37);
+    }
+  })();
+  return s.id;
+}
+
+function timeIt(fn: (i: number) => void, n: number): number {
+  for (let i = 0; i < 200; i += 1) fn(i); // warm-up
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i += 1) fn(i);
+  return Number(process.hrtime.bigint() - t0) / 1e3 / n;
+}
+
+const rows: { n: number; guarded: number; bare: number }[] = [];
+for (const n of LENGTHS) {
+  const sessionId = fill(n);
+  const guarded = timeIt(() => {
+    const a = ledger.call(teamId, sessionId, "runoff_depth", { discharge: "1250 cfs", area: 29000 });
+    if (!a.ok) throw new Error(`unexpected refusal: ${a.violations[0]?.message}`);
+  }, PROBES);
+  let k = 0;
+  const bareUs = timeIt(() => {
+    const now = new Date().toISOString();
+    store.sqlite.transaction(() => {
+      const seq = (bareBump.get(sessionId) as { call_count: number }).call_count;
+      const id = `bare${n}_${k++}`;
+      bareCall.run(id, teamId, sessionId, seq, '{"discharge":"1250 cfs","area":29000}', now);
+      bare.run(teamId, sessionId, id, seq, "discharge", '"1250 cfs"', 35.39605824, "m^3/s", 35.39605824, now);
+      bare.run(teamId, sessionId, id, seq, "area", "29000", 29000, "km^2", 2.9e10, now);
+    }).immediate();
+  }, PROBES);
+  rows.push({ n, guarded, bare: bareUs });
+  console.log(`session of ${n.toLocaleString("en")} calls: guarded call ${guarded.toFixed(1)} us, bare insert ${bareUs.toFixed(1)} us, ratio ${(guarded / bareUs).toFixed(2)}x`);
+}
+const first = rows[0]!;
+const last = rows[rows.length - 1]!;
+console.log(`\n| session length | guarded call (us) | bare insert (us) | guarded / bare |`);
+console.log(`|---|---|---|---|`);
+for (const r of rows) console.log(`| ${r.n.toLocaleString("en")} | ${r.guarded.toFixed(1)} | ${r.bare.toFixed(1)} | ${(r.guarded / r.bare).toFixed(2)}x |`);
+console.log(`\n100k / 1k guarded: ${(last.guarded / first.guarded).toFixed(2)}x (target <= 1.5x); worst guarded / bare: ${Math.max(...rows.map((r) => r.guarded / r.bare)).toFixed(2)}x (target <= 5x)`);
+store.close();
+rmSync(dir, { recursive: true, force: true });
