@@ -1,6 +1,6 @@
 // The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
@@ -14,6 +14,7 @@ import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
 import { registerAdminRoutes } from "./routes/admin.js";
 import { registerDatumRoutes } from "./routes/datums.js";
+import { registerHistoryRoutes } from "./routes/history.js";
 import { registerQuantityRoutes } from "./routes/quantities.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
@@ -25,6 +26,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerDatumRoutes,
   registerToolRoutes,
   registerSessionRoutes,
+  registerHistoryRoutes,
 ];
 
 /** What createApp needs; only the database is required. */
@@ -88,6 +90,24 @@ const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/**
+ * 413 for a body over `max` bytes. A declared Content-Length is checked from the header alone (Node's parser
+ * then delivers exactly that many bytes); only a chunked body goes through Hono's streaming counter, because
+ * touching `c.req.raw.body` builds a web stream per request, a quarter of a guarded call's cost.
+ */
+function limitBody(max: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = (c: Context<AppEnv>) => c.json(errorBody("payload_too_large", `the request body is over the limit of ${max} bytes`), 413);
+  const streaming = bodyLimit({ maxSize: max, onError: tooLarge });
+  return async (c, next) => {
+    const length = c.req.header("content-length");
+    if (length !== undefined && /^\d+$/.test(length) && c.req.header("transfer-encoding") === undefined) {
+      if (Number(length) > max) return tooLarge(c);
+      return next();
+    }
+    return streaming(c, next);
+  };
+}
+
 const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
 
 const healthRoute = createRoute({
@@ -120,14 +140,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   });
   app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
 
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: deps.config.bodyLimit,
-      onError: (c) =>
-        c.json(errorBody("payload_too_large", `the request body is over the limit of ${deps.config.bodyLimit} bytes`), 413),
-    }),
-  );
+  app.use("*", limitBody(deps.config.bodyLimit));
 
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const, version: VERSION }, 200));
 

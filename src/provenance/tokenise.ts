@@ -43,10 +43,10 @@ const WORD = `[${LETTER}]+${EXPONENT}?(?:-[${LETTER}]+${EXPONENT}?)*`;
 // so the hyphen of "1200-1300" is not one. Thousands need groups of exactly three ("29,000"); "12,34" is two numbers.
 const NUMBER = /(?<![A-Za-z0-9_.])(?:([-−])(?=\d))?(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.(\d+))?/g;
 const SUPERSCRIPT: Record<string, string> = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁻": "-", "⁺": "+" };
-const POWER_OF_TEN = /[eE]([-+−]?\d+)(?![A-Za-z0-9])|\s*[×xX*]\s*10(?:\s*(?:\^|\*\*)\s*([-+−]?\d+)|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))/y;
+const POWER_OF_TEN = /[eE]([-+−]?\d+)|\s*[×xX*]\s*10(?:\s*(?:\^|\*\*)\s*([-+−]?\d+)|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))/y;
 const SPACE = /\s*/y;
 const UNIT_WORDS = new RegExp(String.raw`%|${WORD}(?:\s*\/\s*${WORD})?`, "y");
-const PER_PHRASE = new RegExp(String.raw`(${WORD})\s+per\s+(${WORD})(?![${LETTER}])`, "y");
+const PER_PHRASE = new RegExp(String.raw`(${WORD})\s+[Pp]er\s+(${WORD})(?![${LETTER}])`, "y");
 
 /** Words that are never units after a number (spec 6.6.1), compared lower-cased. */
 const STOP_WORDS = new Set([
@@ -119,12 +119,13 @@ const PURE_NUMBER_DIMENSIONS = new Set(["dimensionless", "[angle]"]);
 /** Every numeric literal of a text with its unit, in text order; ranges ("1200-1300 cfs") give both numbers the unit. */
 export function literalsIn(text: string): Literal[] {
   const out: Literal[] = [];
+  let consumed = 0;
   for (const m of text.matchAll(NUMBER)) {
-    const start = m.index;
-    if (out.length > 0 && start < out[out.length - 1]!.numberEnd) continue;
-    const lit = readLiteral(text, m, start);
+    // Digits inside a power of ten or a unit already read ("10^3", "ft**3/s") are not numbers of their own.
+    if (m.index < consumed) continue;
+    const lit = readLiteral(text, m, m.index);
     out.push(lit);
-    if (lit.unit === null && lit.numberEnd === start + m[0].length) lit.unit = readUnit(text, lit.numberEnd);
+    consumed = Math.max(lit.numberEnd, lit.unit?.end ?? 0);
   }
   shareRangeUnits(text, out);
   return out;
@@ -168,7 +169,7 @@ function readLiteral(text: string, m: RegExpMatchArray, start: number): Literal 
     scientific,
     integerDigits,
     hyphenWord: text[numberEnd] === "-" && /[A-Za-z]/.test(text[numberEnd + 1] ?? ""),
-    unit: scientific ? readUnit(text, numberEnd) : null,
+    unit: trailingComma ? null : readUnit(text, numberEnd),
   };
 }
 

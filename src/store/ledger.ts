@@ -5,6 +5,7 @@ import { enforcementReport, type EnforcementReport } from "../guard/report.js";
 import { checkCall, checkResult, type Violation } from "../guard/verdict.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { LedgerDb } from "./db.js";
+import { WriteBatcher } from "./batch.js";
 import { ConflictError } from "./errors.js";
 import { RegistryCache } from "./registry.js";
 import { SessionStore } from "./sessions.js";
@@ -24,8 +25,11 @@ export class Ledger {
   readonly tools: ToolStore;
   readonly registry: RegistryCache;
   readonly sessions: SessionStore;
+  /** Group commit for the HTTP routes: concurrent requests share one commit. */
+  readonly batcher: WriteBatcher;
 
   constructor(readonly store: LedgerDb, readonly clock: Clock) {
+    this.batcher = new WriteBatcher(store.sqlite);
     this.tools = new ToolStore(store.sqlite);
     this.registry = new RegistryCache(store.db, store.sqlite);
     this.sessions = new SessionStore(store.sqlite);
@@ -38,8 +42,7 @@ export class Ledger {
 
   /** The compiled declaration of a tool's latest version (or of `version`), or null for an undeclared tool. */
   declaration(teamId: string, name: string, version?: number | null): ToolDeclaration | null {
-    const row = version ? this.tools.version(teamId, name, version) : this.tools.latest(teamId, name);
-    return row ? this.tools.compiledOf(teamId, row, this.datums(teamId)) : null;
+    return this.tools.compiled(teamId, name, version, this.datums(teamId));
   }
 
   /** Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings. */
@@ -67,6 +70,16 @@ export class Ledger {
       this.sessions.insertResult(teamId, call, { raw: result, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock }, verdict.crossings, this.clock.now());
       return { ok: verdict.ok, would_block: verdict.wouldBlock, result: verdict.result, violations: verdict.violations };
     });
+  }
+
+  /** `call`, group-committed with other writes of the same event-loop turn; settles after the commit. */
+  callBatched(teamId: string, sessionId: string, tool: string, args: Record<string, unknown>): Promise<CallAnswer> {
+    return this.batcher.run(() => this.call(teamId, sessionId, tool, args));
+  }
+
+  /** `result`, group-committed; settles after the commit. */
+  resultBatched(teamId: string, sessionId: string, callId: string, result: unknown): Promise<ResultAnswer> {
+    return this.batcher.run(() => this.result(teamId, sessionId, callId, result));
   }
 
   /** The enforcement report of a session. */

@@ -25,7 +25,8 @@ export class ToolStore {
   private readonly versionStmt;
   private readonly insertStmt;
   private readonly listStmt;
-  private readonly compiled = new Map<string, ToolDeclaration>();
+  private readonly latestVersionStmt;
+  private readonly byVersion = new Map<string, ToolDeclaration>();
 
   constructor(private readonly sqlite: Database) {
     this.latestStmt = sqlite.prepare<[string, string], Raw>(
@@ -33,6 +34,9 @@ export class ToolStore {
     );
     this.versionStmt = sqlite.prepare<[string, string, number], Raw>(
       "SELECT name, version, declaration, created_at FROM tools WHERE team_id = ? AND name = ? AND version = ?",
+    );
+    this.latestVersionStmt = sqlite.prepare<[string, string], { version: number }>(
+      "SELECT version FROM tools WHERE team_id = ? AND name = ? ORDER BY version DESC LIMIT 1",
     );
     this.insertStmt = sqlite.prepare("INSERT INTO tools (id, team_id, name, version, declaration) VALUES (?, ?, ?, ?, ?)");
     this.listStmt = sqlite.prepare<[string, string], Raw>(
@@ -73,14 +77,24 @@ export class ToolStore {
     return this.listStmt.all(teamId, after).map(toRow);
   }
 
+  /** The compiled declaration of the latest (or a given) version, or null; on the hot path only the version is read. */
+  compiled(teamId: string, name: string, version: number | null | undefined, datums: DatumRegistry): ToolDeclaration | null {
+    const v = version ?? this.latestVersionStmt.get(teamId, name)?.version;
+    if (v === undefined) return null;
+    const hit = this.byVersion.get(`${teamId}\u0000${name}\u0000${v}`);
+    if (hit) return hit;
+    const row = this.version(teamId, name, v);
+    return row ? this.compiledOf(teamId, row, datums) : null;
+  }
+
   /** The compiled declaration of a stored version, cached: versions never change once written. */
   compiledOf(teamId: string, row: ToolRow, datums: DatumRegistry): ToolDeclaration {
     const key = `${teamId}\u0000${row.name}\u0000${row.version}`;
-    let c = this.compiled.get(key);
+    let c = this.byVersion.get(key);
     if (!c) {
       c = compileTool(row.name, row.declaration, { datums }, row.version);
-      if (this.compiled.size > 5000) this.compiled.clear();
-      this.compiled.set(key, c);
+      if (this.byVersion.size > 5000) this.byVersion.clear();
+      this.byVersion.set(key, c);
     }
     return c;
   }

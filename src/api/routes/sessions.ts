@@ -92,14 +92,14 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(getRoute, (c) => c.json(sessionJson(ledger.sessions.get(c.get("teamId"), c.req.valid("param").id)), 200));
 
-  app.openapi(callRoute, (c) => {
+  app.openapi(callRoute, async (c) => {
     const { tool, args } = c.req.valid("json");
-    return c.json(ledger.call(c.get("teamId"), c.req.valid("param").id, tool, args), 200);
+    return c.json(await ledger.callBatched(c.get("teamId"), c.req.valid("param").id, tool, args), 200);
   });
 
-  app.openapi(resultRoute, (c) => {
+  app.openapi(resultRoute, async (c) => {
     const { id, call_id } = c.req.valid("param");
-    return c.json(ledger.result(c.get("teamId"), id, call_id, c.req.valid("json").result), 200);
+    return c.json(await ledger.resultBatched(c.get("teamId"), id, call_id, c.req.valid("json").result), 200);
   });
 
   app.openapi(listCallsRoute, (c) => {

@@ -1,0 +1,153 @@
+// Where the proxy records: a local database through the Ledger service, or a running agent-ledger over HTTP.
+import { z } from "zod";
+import { systemClock, type Clock } from "../clock.js";
+import type { ToolDeclarationInput } from "../guard/declaration.js";
+import { openDb, type LedgerDb } from "../store/db.js";
+import { ledgerFor, type Ledger } from "../store/ledger.js";
+import { ensureDefaultTeam } from "../store/teams.js";
+
+const ViolationSchema = z.object({ code: z.string(), param: z.string().nullable(), message: z.string(), repair: z.string() });
+const CallAnswerSchema = z.object({
+  call_id: z.string(), ok: z.boolean(), guarded: z.boolean(), args: z.record(z.string(), z.unknown()), violations: z.array(ViolationSchema),
+});
+const ResultAnswerSchema = z.object({ ok: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) });
+const DeclaredSchema = z.object({ version: z.number().int() });
+const SessionSchema = z.object({ id: z.string() });
+const ErrorEnvelopeSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** One refused value as the ledger answers it. */
+export type LedgerViolation = z.infer<typeof ViolationSchema>;
+
+/** The ledger's verdict on a call: `args` holds each checked argument in its declared unit. */
+export type LedgerCallAnswer = z.infer<typeof CallAnswerSchema>;
+
+/** The ledger's verdict on a result: `result` is labelled per the declaration. */
+export type LedgerResultAnswer = z.infer<typeof ResultAnswerSchema>;
+
+/** What the proxy needs from a ledger, local or remote. */
+export interface ProxyLedger {
+  /** Where the rows go, for log lines ("database ./data/ledger.db", "http://127.0.0.1:8787"). */
+  readonly where: string;
+  /** Declares (or re-declares) a tool; an identical declaration keeps its version. */
+  declare(name: string, decl: ToolDeclarationInput): Promise<{ version: number }>;
+  /** Opens a session in enforce mode and answers its id. */
+  openSession(labels: Record<string, string>): Promise<string>;
+  /** Checks and stores one call. */
+  call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer>;
+  /** Labels and stores the result of a call. */
+  result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer>;
+  /** Releases the database or connection. */
+  close(): Promise<void>;
+}
+
+/** The ledger in this process, over a local SQLite file, recording as the team `default`. */
+export class LocalLedger implements ProxyLedger {
+  readonly where: string;
+  private readonly ledger: Ledger;
+
+  /** Opens (creating and migrating when needed) the database at `file`. */
+  static open(file: string, clock: Clock = systemClock): LocalLedger {
+    const store = openDb(file);
+    try {
+      return new LocalLedger(store, ensureDefaultTeam(store.db), clock, true);
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  constructor(readonly store: LedgerDb, readonly teamId: string, private readonly clock: Clock = systemClock, private readonly ownsStore = false) {
+    this.ledger = ledgerFor(store, clock);
+    this.where = `database ${store.file}`;
+  }
+
+  async declare(name: string, decl: ToolDeclarationInput): Promise<{ version: number }> {
+    const { row } = this.ledger.tools.put(this.teamId, name, decl, this.ledger.datums(this.teamId));
+    return { version: row.version };
+  }
+
+  async openSession(labels: Record<string, string>): Promise<string> {
+    return this.ledger.sessions.create(this.teamId, { labels, enforcement: "enforce" }, this.clock.now()).id;
+  }
+
+  async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
+    return this.ledger.call(this.teamId, sessionId, tool, args);
+  }
+
+  async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
+    return this.ledger.result(this.teamId, sessionId, callId, result);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsStore) this.store.close();
+  }
+}
+
+/** A request to a remote ledger failed; the message names the route, the status and the service's own error. */
+export class LedgerHttpError extends Error {
+  readonly code = "ledger_unavailable";
+  constructor(message: string, readonly status: number | null, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "LedgerHttpError";
+  }
+}
+
+type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** A running agent-ledger service, reached with a bearer token (API.md: tools, sessions, calls, results). */
+export class RemoteLedger implements ProxyLedger {
+  readonly where: string;
+  private readonly base: string;
+
+  constructor(baseUrl: string, private readonly token: string, private readonly fetchImpl: FetchLike = fetch, private readonly timeoutMs = 30_000) {
+    this.base = baseUrl.replace(/\/+$/, "");
+    this.where = this.base;
+  }
+
+  async declare(name: string, decl: ToolDeclarationInput): Promise<{ version: number }> {
+    return DeclaredSchema.parse(await this.send("PUT", `/v1/tools/${encodeURIComponent(name)}`, decl));
+  }
+
+  async openSession(labels: Record<string, string>): Promise<string> {
+    return SessionSchema.parse(await this.send("POST", "/v1/sessions", { labels, enforcement: "enforce" })).id;
+  }
+
+  async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
+    return CallAnswerSchema.parse(await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }));
+  }
+
+  async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/calls/${encodeURIComponent(callId)}/result`;
+    return ResultAnswerSchema.parse(await this.send("POST", path, { result: result ?? null }));
+  }
+
+  async close(): Promise<void> {}
+
+  private async send(method: string, path: string, body: unknown): Promise<unknown> {
+    const what = `${method} ${this.base}${path}`;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (cause) {
+      throw new LedgerHttpError(`${what} failed: ${(cause as Error).message}`, null, { cause });
+    }
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    if (!res.ok) {
+      const env = ErrorEnvelopeSchema.safeParse(json);
+      const why = env.success ? `${env.data.error.code}: ${env.data.error.message}` : text.slice(0, 200);
+      throw new LedgerHttpError(`${what} answered ${res.status} (${why})`, res.status);
+    }
+    return json;
+  }
+}

@@ -1,0 +1,74 @@
+// Reading an upstream's answer for the guard, and shaping what the agent receives: labelled results and tool errors.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolDeclaration } from "../guard/declaration.js";
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The keys of a quantity object; anything else an upstream puts beside them is kept, unlabelled. */
+const QUANTITY_KEYS = new Set(["value", "unit", "datum", "crs", "quality", "source"]);
+
+// A plain decimal or exponent number and nothing else: "1250", "-0.5", "1.25e3" (not "nan", "0x10", "1,250").
+const PLAIN_NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** What the guard is asked to label (`value`), and the keys of an upstream object kept beside the label (`extra`). */
+export type ReadResult = { value: unknown; extra: Json };
+
+/** A tool error, which the model reads as text. */
+export function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * Reads an upstream result for labelling, from its first text block (or its structuredContent when it has
+ * no text): a JSON number; a JSON object with a numeric `value` (its `unit`, when stated, is kept so the
+ * guard converts rather than relabels); a JSON array (a series); a plain number as text; any other text as
+ * a quantity string such as "1250 cfs". For a declared mapping of result keys, the JSON object as it is.
+ */
+export function readResult(result: CallToolResult, returns: NonNullable<ToolDeclaration["returns"]>): ReadResult {
+  const text = result.content.find((c) => c.type === "text");
+  if (!text || text.type !== "text") return { value: result.structuredContent ?? null, extra: {} };
+  const raw = text.text.trim();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return { value: PLAIN_NUMBER.test(raw) ? Number(raw) : raw, extra: {} };
+  }
+  if (returns.kind === "mapping" || !isObject(parsed) || !("value" in parsed)) return { value: parsed, extra: {} };
+  const value: Json = {};
+  const extra: Json = {};
+  for (const [k, v] of Object.entries(parsed)) (QUANTITY_KEYS.has(k) ? value : extra)[k] = v;
+  return { value, extra };
+}
+
+/** The upstream's result with the labelled value as `structuredContent` and one text block holding the same JSON. */
+export function labelledResult(result: CallToolResult, labelled: unknown, extra: Json): CallToolResult {
+  const structured: Json = isObject(labelled) ? { ...labelled, ...extra } : { value: labelled, ...extra };
+  const { structuredContent: _upstream, content: _content, ...rest } = result;
+  return { ...rest, content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** The first text of a result, shortened for a message. */
+export function resultSnippet(result: CallToolResult, max = 200): string {
+  const text = result.content.find((c) => c.type === "text");
+  const s = text && text.type === "text" ? text.text : JSON.stringify(result.structuredContent ?? null);
+  return s.length > max ? `${s.slice(0, max)}...` : s;
+}
+
+/**
+ * The bare values the upstream receives: each checked argument as its magnitude in the declared unit
+ * (a series as a JSON array, gaps as null), a timestamp as its ISO string in the declared zone; every
+ * other argument exactly as the agent sent it.
+ */
+export function forwardedArgs(args: Json, checked: Json, tool: ToolDeclaration): Json {
+  const out: Json = { ...args };
+  for (const [param, decl] of Object.entries(tool.params)) {
+    if (decl.kind === "opaque" || !(param in checked)) continue;
+    const v = checked[param];
+    if (!isObject(v) || !("value" in v)) throw new Error(`the ledger answered ${param} without a value: ${JSON.stringify(v)}`);
+    out[param] = v.value;
+  }
+  return out;
+}
