@@ -16,6 +16,10 @@ const COMMANDS: readonly CommandSpec[] = [
   { name: "migrate", summary: "create or upgrade the database schema, then exit", load: () => import("./migrate.js") },
   { name: "seed", summary: "add the default team and the examples (idempotent)", load: () => import("./seed.js") },
   { name: "admin", summary: "administration: rotate-token", load: () => import("./admin.js") },
+  { name: "mcp", summary: "guard an MCP server: --annotations FILE -- <command> [args...]", load: () => import("./mcp.js") },
+  { name: "sessions", summary: "list past sessions by --label, --tool, --code, --since, --until", load: () => import("./sessions.js") },
+  { name: "replay", summary: "re-check stored sessions (an id, --label or --since); exit 2 when a verdict differs", load: () => import("./replay.js") },
+  { name: "export", summary: "print a session's manifest as JSON", load: () => import("./export.js") },
 ];
 
 /** The command named on the command line (`help <name>` counts), or undefined. */

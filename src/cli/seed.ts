@@ -9,7 +9,7 @@ export function configure(cmd: Command): void {
     const config = cliConfig(flags);
     const store = openConfiguredDb(config);
     try {
-      const summary = seedDatabase(store.db);
+      const summary = seedDatabase(store);
       say(`seeded ${config.dbFile}: team "default" is ${summary.teamId}`);
     } finally {
       store.close();

@@ -39,7 +39,7 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
   const store = openConfiguredDb(config);
   try {
     if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${config.dbFile}`);
-    seedDatabase(store.db);
+    seedDatabase(store);
     const { token } = ensureAdminToken(store.db, config.adminToken);
     const server = await startServer(config, store);
     say(`agent-ledger ${VERSION} listening on ${server.url} (database ${config.dbFile})`);

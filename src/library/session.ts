@@ -33,10 +33,11 @@ export type RecordedCall = {
   id: string;
   seq: number;
   tool: string;
+  /** The arguments as sent, in their JSON form. */
   args: unknown;
   ok: boolean;
   violations: Violation[];
-  /** The result as labelled, or null before a result was recorded. */
+  /** The result as the body returned it, in its JSON form; null before a result was recorded. */
   result: unknown;
   resultViolations: Violation[];
 };
@@ -128,7 +129,7 @@ class MemoryBackend implements Backend {
   call(tool: ToolFacts, args: Record<string, unknown>): CallOutcome {
     const name = tool.declaration.name;
     const v = checkCall(tool.declaration, name, args, this.ctx(tool));
-    const call: RecordedCall = { id: newId(), seq: this.recorded.length + 1, tool: name, args, ok: v.ok, violations: v.violations, result: null, resultViolations: [] };
+    const call: RecordedCall = { id: newId(), seq: this.recorded.length + 1, tool: name, args: asStored(args), ok: v.ok, violations: v.violations, result: null, resultViolations: [] };
     this.recorded.push(call);
     return { callId: call.id, ok: v.ok, wouldBlock: v.wouldBlock, args: v.args, violations: v.violations };
   }
@@ -137,7 +138,7 @@ class MemoryBackend implements Backend {
     const call = this.recorded.find((c) => c.id === callId);
     if (!call) throw new Error(`no call '${callId}' in session '${this.id}'`);
     const v = checkResult(tool.declaration, result, this.ctx(tool));
-    call.result = v.result;
+    call.result = asStored(result);
     call.resultViolations = v.violations;
     for (const c of v.crossings) this.remember(call, c);
     return { ok: v.ok, wouldBlock: v.wouldBlock, result: v.result, violations: v.violations };
@@ -161,6 +162,15 @@ class MemoryBackend implements Backend {
       [...c.violations, ...c.resultViolations].map((v) => ({ callId: c.id, tool: c.tool, param: v.param, code: v.code, message: v.message })),
     );
     return enforcementReport(this.recorded.length, violations, this.o.enforcement);
+  }
+}
+
+/** The JSON form the store keeps of arguments and results, so both kinds of session answer `calls` alike. */
+function asStored(v: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(v ?? null));
+  } catch {
+    return v; // not JSON (a BigInt, a cycle): kept as it is, since nothing is written
   }
 }
 

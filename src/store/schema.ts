@@ -1,6 +1,6 @@
 // The one drizzle schema. Every row belongs to a team; events are append-only; state is derived by query.
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
@@ -175,19 +175,28 @@ export const auditItems = sqliteTable("audit_items", {
 
 // --- claim ledger -----------------------------------------------------------------------------
 
+/** A claim of a team's ledger. Its id is the team's own (e.g. "CLM-1"), unique within the team; status lives in claim_events. */
 export const claims = sqliteTable("claims", {
-  id: text("id").primaryKey(),
+  id: text("id").notNull(),
   teamId: text("team_id").notNull(),
   text: text("text").notNull(),
+  /** Normalised with normaliseKey, so `key IN (...)` uses claims_team_key_idx. */
   key: text("key"),
   value: text("value", { mode: "json" }).$type<unknown>(),
+  /** Ids of the claims this one replaces. */
+  supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
   createdAt: text("created_at").notNull().default(now),
-}, (t) => [index("claims_team_key_idx").on(t.teamId, t.key)]);
+}, (t) => [
+  primaryKey({ columns: [t.teamId, t.id] }),
+  index("claims_team_key_idx").on(t.teamId, t.key),
+  index("claims_team_created_idx").on(t.teamId, t.createdAt, t.id),
+]);
 
+/** Append-only: each event carries the claim's full state after it, so the latest event is the current state. */
 export const claimEvents = sqliteTable("claim_events", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   teamId: text("team_id").notNull(),
-  claimId: text("claim_id").notNull().references(() => claims.id),
+  claimId: text("claim_id").notNull(),
   kind: text("kind", { enum: ["created", "demoted", "superseded", "restored"] }).notNull(),
   /** Status after this event. */
   status: text("status", { enum: ["live", "demoted", "superseded"] }).notNull(),
@@ -196,7 +205,11 @@ export const claimEvents = sqliteTable("claim_events", {
   watch: text("watch"),
   supersededBy: text("superseded_by"),
   createdAt: text("created_at").notNull().default(now),
-}, (t) => [index("claim_events_claim_idx").on(t.claimId, t.id), index("claim_events_team_status_idx").on(t.teamId, t.status)]);
+}, (t) => [
+  foreignKey({ columns: [t.teamId, t.claimId], foreignColumns: [claims.teamId, claims.id] }),
+  index("claim_events_team_claim_idx").on(t.teamId, t.claimId, t.id),
+  index("claim_events_team_status_idx").on(t.teamId, t.status),
+]);
 
 // --- gated runs -------------------------------------------------------------------------------
 
@@ -208,6 +221,8 @@ export const runs = sqliteTable("runs", {
   overallScore: real("overall_score").notNull(),
   report: text("report", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   input: text("input", { mode: "json" }).$type<unknown>().notNull(),
+  /** The complete settings the decision used (defaults, file and request merged). */
+  settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>(),
   createdAt: text("created_at").notNull().default(now),
 }, (t) => [index("runs_team_task_created_idx").on(t.teamId, t.task, t.createdAt), index("runs_team_created_idx").on(t.teamId, t.createdAt)]);
 
@@ -216,8 +231,17 @@ export const runClaims = sqliteTable("run_claims", {
   runId: text("run_id").notNull().references(() => runs.id),
   teamId: text("team_id").notNull(),
   task: text("task").notNull(),
+  /** Normalised with normaliseKey. */
   key: text("key").notNull(),
   value: text("value", { mode: "json" }).$type<unknown>(),
   text: text("text").notNull().default(""),
+  /** The claim's own id in its result, so a later `supersedes` can retire it. */
+  claimId: text("claim_id"),
+  /** Which repeat of the evaluation (1 for a single result). */
+  runIndex: integer("run_index").notNull().default(1),
+  /** Copied from the run (runs are immutable): only released runs are the record stability compares with. */
+  released: integer("released", { mode: "boolean" }).notNull().default(false),
+  /** What the claim named in `supersedes`, or null. */
+  supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
   createdAt: text("created_at").notNull().default(now),
 }, (t) => [index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key)]);

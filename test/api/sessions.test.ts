@@ -97,6 +97,8 @@ describe("guarded calls over HTTP", () => {
 
   it("stores nothing for a malformed call body", async () => {
     const { t, id } = await setup();
+    const count = () => t.db.sqlite.prepare("SELECT (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM crossings) AS crossings").get();
+    const before = count();
     for (const body of [{ tool: "runoff_depth" }, { tool: 5, args: {} }, { tool: "x", args: [] }, { tool: "x", args: {}, extra: 1 }]) {
       const r = (await t.call("POST", `/v1/sessions/${id}/calls`, { body })) as Answer;
       expect(r.status).toBe(400);
@@ -104,8 +106,7 @@ describe("guarded calls over HTTP", () => {
     }
     const raw = await t.app.request(`/v1/sessions/${id}/calls`, { method: "POST", headers: t.authHeaders(), body: "{not json" });
     expect(raw.status).toBe(400);
-    const n = t.db.sqlite.prepare("SELECT (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM crossings) AS crossings").get();
-    expect(n).toEqual({ calls: 0, crossings: 0 });
+    expect(count()).toEqual(before);
     expect(((await t.call("GET", `/v1/sessions/${id}`)) as Answer).body.calls).toBe(0);
   });
 
@@ -127,9 +128,10 @@ describe("guarded calls over HTTP", () => {
 
   it("records the declaration version each call was checked against", async () => {
     const { t, id } = await setup();
-    const a = await callAndReturn(t, id, "read_discharge", { station: "a" });
-    await t.call("PUT", "/v1/tools/read_discharge", { body: { params: { station: {} }, returns: { unit: "m**3/s" } } });
-    const b = await callAndReturn(t, id, "read_discharge", { station: "a" });
+    await t.call("PUT", "/v1/tools/read_flow", { body: { params: { station: {} }, returns: { unit: "cfs" } } });
+    const a = await callAndReturn(t, id, "read_flow", { station: "a" });
+    await t.call("PUT", "/v1/tools/read_flow", { body: { params: { station: {} }, returns: { unit: "m**3/s" } } });
+    const b = await callAndReturn(t, id, "read_flow", { station: "a" });
     expect([a.call.body.tool_version, b.call.body.tool_version]).toEqual([1, 2]);
     const r = (await t.call("POST", `/v1/sessions/${id}/calls/${a.call.body.call_id}/result`, { body: { result: 1250 } })) as Answer;
     expect(r.body.result).toEqual({ value: 1250, unit: "cfs" });

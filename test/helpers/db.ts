@@ -43,7 +43,7 @@ export function captureLogger(): Logger & { lines: string[] } {
 /** An app over a seeded in-memory database with a known admin token. */
 export function createTestApp(options: { config?: Partial<Config>; clock?: Clock; logger?: Logger } = {}): TestApp {
   const store = createTestDb();
-  const { teamId: defaultTeamId } = seedDatabase(store.db);
+  const { teamId: defaultTeamId } = seedDatabase(store);
   const adminToken = "test-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);
   const app = createApp({

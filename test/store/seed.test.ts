@@ -13,15 +13,15 @@ function snapshot(store: LedgerDb): Record<string, unknown[]> {
 describe("seed", () => {
   it("creates the team default", () => {
     const store = createTestDb();
-    const { teamId } = seedDatabase(store.db);
+    const { teamId } = seedDatabase(store);
     expect(findTeamByName(store.db, "default")?.id).toBe(teamId);
   });
 
   it("changes nothing when run a second time", () => {
     const store = createTestDb();
-    const first = seedDatabase(store.db);
+    const first = seedDatabase(store);
     const before = snapshot(store);
-    const second = seedDatabase(store.db);
+    const second = seedDatabase(store);
     expect(second).toEqual(first);
     expect(snapshot(store)).toEqual(before);
   });

@@ -1,0 +1,78 @@
+// `agent-ledger mcp`: guard an existing MCP server. Spawns it over stdio, serves the guarded tools on this
+// process's stdin/stdout, and records every annotated call in the ledger. Diagnostics go to stderr only.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Command } from "commander";
+import { loadAnnotations } from "../mcp/annotations.js";
+import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-client.js";
+import { GuardedProxy } from "../mcp/proxy.js";
+import { cliConfig, CliError } from "./shared.js";
+
+type Flags = { annotations: string; ledgerUrl?: string; token?: string; db?: string; timeout?: string };
+
+const log = (line: string) => process.stderr.write(`agent-ledger mcp: ${line}\n`);
+
+// The upstream inherits the proxy's environment (its API keys, its PATH), except the ledger's own secret.
+const upstreamEnv = (): NodeJS.ProcessEnv => {
+  const { AGENT_LEDGER_ADMIN_TOKEN: _secret, ...env } = process.env;
+  return env;
+};
+
+function openLedger(flags: Flags): ProxyLedger {
+  if (flags.ledgerUrl) {
+    if (flags.db) throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
+    if (!flags.token) throw new CliError("--ledger-url needs --token, a bearer token of the team to record into", 2);
+    if (!/^https?:\/\/\S+$/.test(flags.ledgerUrl)) throw new CliError(`--ledger-url must be an http(s) URL such as http://127.0.0.1:8787, received '${flags.ledgerUrl}'`, 2);
+    return new RemoteLedger(flags.ledgerUrl, flags.token);
+  }
+  if (flags.token) throw new CliError("--token goes with --ledger-url; a local database needs no token", 2);
+  return LocalLedger.open(cliConfig({ db: flags.db }).dbFile);
+}
+
+function timeoutMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const s = Number(text);
+  if (!Number.isFinite(s) || s <= 0) throw new CliError(`--timeout must be a positive number of seconds, received '${text}'`, 2);
+  return Math.round(s * 1000);
+}
+
+async function run(command: string[], flags: Flags): Promise<void> {
+  if (command.length === 0) throw new CliError("give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js", 2);
+  const annotations = loadAnnotations(flags.annotations);
+  const timeout = timeoutMs(flags.timeout);
+  const ledger = openLedger(flags);
+  const proxy = new GuardedProxy({ upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() }, annotations, ledger, log, timeoutMs: timeout });
+  try {
+    await proxy.start();
+  } catch (e) {
+    await proxy.close().catch(() => undefined);
+    throw new CliError((e as Error).message);
+  }
+  log(`guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`);
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${why}: closing`);
+    const force = setTimeout(() => process.exit(1), 6000);
+    force.unref();
+    void proxy.close().finally(() => process.exit(0));
+  };
+  // The agent closing our stdin ends the session; the upstream child would otherwise keep this process alive.
+  process.stdin.once("end", () => stop("the client closed the connection"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  await proxy.connect(new StdioServerTransport());
+}
+
+/** Adds `mcp` and its flags. */
+export function configure(cmd: Command): void {
+  cmd
+    .usage("--annotations <file> [--db <file> | --ledger-url <url> --token <token>] -- <command> [args...]")
+    .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
+    .option("--db <file>", "record into this SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--ledger-url <url>", "record into a running agent-ledger service instead")
+    .option("--token <token>", "bearer token for --ledger-url")
+    .option("--timeout <seconds>", "how long one upstream request may take (default 60)")
+    .argument("[command...]", "the upstream MCP server's command line, after --")
+    .action((command: string[], flags: Flags) => run(command, flags));
+}

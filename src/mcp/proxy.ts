@@ -1,0 +1,171 @@
+// The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { VERSION } from "../version.js";
+import type { Annotations, ToolAnnotation } from "./annotations.js";
+import type { ProxyLedger } from "./ledger-client.js";
+import { forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
+import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
+import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
+import type { UpstreamCommand } from "./upstream-transport.js";
+
+/** What a proxy is built from. */
+export type ProxyOptions = {
+  upstream: UpstreamCommand;
+  annotations: Annotations;
+  ledger: ProxyLedger;
+  /** Where diagnostics go (stderr in the CLI: stdout is the protocol). */
+  log?: (line: string) => void;
+  /** How long one upstream request may take, in milliseconds (the SDK's 60 s by default). */
+  timeoutMs?: number;
+};
+
+// API.md: label values are at most 256 characters.
+const label = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s);
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** One upstream, one ledger, any number of agent connections; each connection (each initialize) is its own session. */
+export class GuardedProxy {
+  readonly upstream: Upstream;
+  private readonly annotations: Annotations;
+  private readonly ledger: ProxyLedger;
+  private readonly log: (line: string) => void;
+  private readonly servers = new Set<Server>();
+
+  constructor(options: ProxyOptions) {
+    this.annotations = options.annotations;
+    this.ledger = options.ledger;
+    this.log = options.log ?? (() => undefined);
+    this.upstream = new Upstream(options.upstream, { onTools: (tools) => this.declare(tools), log: this.log, timeoutMs: options.timeoutMs });
+  }
+
+  /** Starts the upstream and declares the annotated tools; fails when either cannot be done. */
+  async start(): Promise<RawTool[]> {
+    const tools = await this.upstream.start();
+    const listed = new Set(tools.map((t) => t.name));
+    for (const name of this.annotations.keys()) {
+      if (!listed.has(name)) this.log(`annotations name tool '${name}', which the upstream server does not list`);
+    }
+    return tools;
+  }
+
+  /** Serves one agent connection over `transport`. */
+  async connect(transport: Transport): Promise<Server> {
+    const server = new Server(
+      { name: "agent-ledger", version: VERSION },
+      { capabilities: { tools: {} }, instructions: await this.upstream.instructions().catch(() => undefined) },
+    );
+    let session: Promise<string> | null = null;
+    const sessionId = () => {
+      if (!session) {
+        const labels: Record<string, string> = { source: "mcp-proxy", upstream: label(this.upstream.commandLine) };
+        const client = server.getClientVersion()?.name;
+        if (client) labels.client = label(client);
+        const opening = this.ledger.openSession(labels);
+        session = opening;
+        opening.catch(() => {
+          if (session === opening) session = null;
+        });
+      }
+      return session;
+    };
+    // Each initialize starts a new session, opened at the first guarded call so a connection that only lists tools leaves no row.
+    server.oninitialized = () => {
+      session = null;
+    };
+    server.onclose = () => this.servers.delete(server);
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
+    server.setRequestHandler(CallToolRequestSchema, (req) => this.callTool(req.params.name, req.params.arguments ?? {}, sessionId));
+    await server.connect(transport);
+    this.servers.add(server);
+    return server;
+  }
+
+  /** Closes every agent connection, then the upstream and the ledger. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.servers].map((s) => s.close()));
+    await this.upstream.close();
+    await this.ledger.close();
+  }
+
+  private async declare(tools: RawTool[]): Promise<void> {
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const a of this.annotations.values()) {
+      try {
+        await this.ledger.declare(a.name, ledgerDeclaration(a, byName.get(a.name)));
+      } catch (e) {
+        throw new Error(`cannot declare ${a.name} to the ledger (${this.ledger.where}): ${errorText(e)}`, { cause: e });
+      }
+    }
+  }
+
+  private async listTools(): Promise<RawTool[]> {
+    try {
+      return (await this.upstream.listTools()).map((t) => advertisedTool(t, this.annotations.get(t.name)));
+    } catch (e) {
+      if (e instanceof McpError) throw e;
+      throw new McpError(ErrorCode.InternalError, errorText(e));
+    }
+  }
+
+  private async callTool(name: string, args: Record<string, unknown>, sessionId: () => Promise<string>): Promise<CallToolResult> {
+    const annotation = this.annotations.get(name);
+    if (!annotation) return this.forward(name, args);
+    try {
+      // The first call after a respawn waits for the fresh declarations.
+      await this.upstream.start();
+    } catch (e) {
+      return toolError(`${errorText(e)}; the call to ${name} was not completed`);
+    }
+    let session: string;
+    let verdict;
+    try {
+      session = await sessionId();
+      verdict = await this.ledger.call(session, name, args);
+    } catch (e) {
+      return toolError(`the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`);
+    }
+    if (!verdict.ok) return toolError(verdict.violations.map((v) => v.repair).join("\n"));
+    if (!verdict.guarded) return toolError(`the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`);
+    const result = await this.forward(name, forwardedArgs(args, verdict.args, annotation.compiled));
+    return result.isError ? result : this.label(annotation, session, verdict.call_id, result);
+  }
+
+  private async label(annotation: ToolAnnotation, session: string, callId: string, result: CallToolResult): Promise<CallToolResult> {
+    const returns = labelling(annotation.compiled);
+    if (!returns) return result;
+    const read = readResult(result, returns);
+    let answer;
+    try {
+      answer = await this.ledger.result(session, callId, read.value);
+    } catch (e) {
+      return toolError(`${annotation.name} answered, but the ledger (${this.ledger.where}) could not record the result, so it is not passed on: ${errorText(e)}`);
+    }
+    if (!answer.ok) {
+      return toolError(
+        `${annotation.name} answered ${JSON.stringify(resultSnippet(result))}, which cannot be read as the result its annotation declares:\n` +
+          answer.violations.map((v) => v.repair).join("\n"),
+      );
+    }
+    return labelledResult(result, answer.result, read.extra);
+  }
+
+  /** Sends a call upstream untouched; a crash or a timeout becomes a tool error, an upstream protocol error stays one. */
+  private async forward(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    try {
+      return await this.upstream.callTool(name, args);
+    } catch (e) {
+      if (e instanceof UpstreamExited || e instanceof UpstreamUnavailable) {
+        this.log(e.message);
+        return toolError(e instanceof UpstreamExited ? e.message : `${e.message}; the call to ${name} was not completed`);
+      }
+      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+        return toolError(`the upstream server did not answer ${name} in time; the call may or may not have completed`);
+      }
+      if (e instanceof McpError) throw new McpError(e.code, e.message.replace(/^MCP error -?\d+: /, ""), e.data);
+      throw e;
+    }
+  }
+}
