@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
+import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import { authenticate } from "../store/teams.js";
 import { VERSION } from "../version.js";
@@ -15,6 +16,7 @@ import { jsonResponse } from "./http.js";
 import { registerAdminRoutes } from "./routes/admin.js";
 import { registerDatumRoutes } from "./routes/datums.js";
 import { registerHistoryRoutes } from "./routes/history.js";
+import { registerPackRoutes } from "./routes/packs.js";
 import { registerQuantityRoutes } from "./routes/quantities.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
@@ -27,6 +29,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerToolRoutes,
   registerSessionRoutes,
   registerHistoryRoutes,
+  registerPackRoutes,
 ];
 
 /** What createApp needs; only the database is required. */
@@ -35,6 +38,8 @@ export type CreateAppOptions = {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
+  /** The retrieval packs' fetch; default: the network with a timeout and a short cache. */
+  packFetch?: Fetch;
 };
 
 const consoleLogger: Logger = { error: (message, err) => console.error(message, err) };
@@ -126,6 +131,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     config: options.config ?? defaultConfig(),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? consoleLogger,
+    packFetch: options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
   };
   const app: LedgerApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

@@ -2,6 +2,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
+import type { Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 
 /** Set by the bearer-auth middleware on every /v1 request. */
@@ -28,6 +29,8 @@ export type AppDeps = {
   config: Config;
   clock: Clock;
   logger: Logger;
+  /** How the retrieval packs reach USGS and the Environment Agency (injected in tests). */
+  packFetch: Fetch;
 };
 
 /** The signature of every route module's `register<Name>Routes`. */

@@ -87,7 +87,7 @@ function agree(a: Stated, b: Stated): boolean {
   if (va.length !== vb.length || Array.isArray(a.q.value) !== Array.isArray(b.q.value)) return false;
   return va.every((x, i) => {
     const y = vb[i];
-    if (x === null || y === null || y === undefined) return x === y || (x === null && y === null);
+    if (x === null || y === null || y === undefined) return x === y;
     const siA = (x + ua.offset) * ua.factor;
     const siB = (y + ub.offset) * ub.factor;
     const tol = Math.max((a.half[i] ?? 0) * ua.factor, (b.half[i] ?? 0) * ub.factor);

@@ -1,7 +1,7 @@
 // The proxy's annotation file: which upstream tools carry physical meaning, read from TOML or JSON and validated when loaded.
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import { compileTool, DeclarationError, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
+import { compileTool, DeclarationError, DeclarationSchema, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
 import { DatumRegistry } from "../quantity/datums.js";
 
 /** One tool's annotation: the declaration as written (`input`) and compiled (`compiled`). */
@@ -24,6 +24,9 @@ export class AnnotationError extends Error {
 
 /** The keys a tool's annotation may hold. */
 const TOOL_KEYS = ["params", "returns"] as const;
+
+/** The fields a declaration may hold. */
+const DECLARATION_FIELDS = Object.keys(DeclarationSchema.shape);
 
 const isTable = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
 const listKeys = (keys: string[]) => `[${keys.map((k) => `'${k}'`).join(", ")}]`;
@@ -101,9 +104,23 @@ function toolInput(name: string, entry: unknown, issues: AnnotationIssue[]): Too
     issues.push({ path: `${at}.params`, message: "must be a table of parameter declarations, such as discharge = { unit = \"m**3/s\" }" });
     return null;
   }
-  // compileTool checks each declaration's shape and names the field at fault; here only the structure is ours.
-  const input = { params } as ToolDeclarationInput;
+  const before = issues.length;
+  for (const [p, d] of Object.entries(params)) checkFields(d, `${at}.params.${p}`, issues);
   const returns = entry.returns;
+  if (isTable(returns)) {
+    // `{unit = "cfs", dautm = "NAVD88"}` is a misspelt declaration, not a mapping of result keys `unit` and `dautm`.
+    if (Object.keys(returns).some((k) => DECLARATION_FIELDS.includes(k))) checkFields(returns, `${at}.returns`, issues);
+    else for (const [k, d] of Object.entries(returns)) checkFields(d, `${at}.returns.${k}`, issues);
+  }
+  if (issues.length > before) return null;
+  // compileTool checks each declaration's values and names the field at fault; here only the structure is ours.
+  const input = { params } as ToolDeclarationInput;
   if (returns !== undefined && !(isTable(returns) && Object.keys(returns).length === 0)) input.returns = returns as ToolDeclarationInput["returns"];
   return input;
+}
+
+function checkFields(decl: unknown, path: string, issues: AnnotationIssue[]): void {
+  if (!isTable(decl)) return;
+  const unknown = Object.keys(decl).filter((k) => !DECLARATION_FIELDS.includes(k));
+  if (unknown.length) issues.push({ path, message: `unknown declaration keys ${listKeys(unknown)}; a declaration takes ${DECLARATION_FIELDS.join(", ")}` });
 }

@@ -5,7 +5,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
 import type { ProxyLedger } from "./ledger-client.js";
-import { forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
+import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
 import type { UpstreamCommand } from "./upstream-transport.js";
@@ -129,7 +129,16 @@ export class GuardedProxy {
     }
     if (!verdict.ok) return toolError(verdict.violations.map((v) => v.repair).join("\n"));
     if (!verdict.guarded) return toolError(`the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`);
-    const result = await this.forward(name, forwardedArgs(args, verdict.args, annotation.compiled));
+    let forwarded: Record<string, unknown>;
+    try {
+      forwarded = forwardedArgs(args, verdict.args, annotation.compiled);
+    } catch (e) {
+      if (!(e instanceof DeclarationDrift)) throw e;
+      // Declaring again makes the next call use the annotation; this one is not sent.
+      await this.upstream.listTools().catch(() => undefined);
+      return toolError(`${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`);
+    }
+    const result = await this.forward(name, forwarded);
     return result.isError ? result : this.label(annotation, session, verdict.call_id, result);
   }
 

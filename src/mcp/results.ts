@@ -57,6 +57,15 @@ export function resultSnippet(result: CallToolResult, max = 200): string {
   return s.length > max ? `${s.slice(0, max)}...` : s;
 }
 
+/** The ledger checked a call against a declaration other than the annotation (the tool name was re-declared elsewhere). */
+export class DeclarationDrift extends Error {
+  readonly code = "declaration_drift";
+  constructor(message: string) {
+    super(message);
+    this.name = "DeclarationDrift";
+  }
+}
+
 /**
  * The bare values the upstream receives: each checked argument as its magnitude in the declared unit
  * (a series as a JSON array, gaps as null), a timestamp as its ISO string in the declared zone; every
@@ -67,7 +76,11 @@ export function forwardedArgs(args: Json, checked: Json, tool: ToolDeclaration):
   for (const [param, decl] of Object.entries(tool.params)) {
     if (decl.kind === "opaque" || !(param in checked)) continue;
     const v = checked[param];
-    if (!isObject(v) || !("value" in v)) throw new Error(`the ledger answered ${param} without a value: ${JSON.stringify(v)}`);
+    if (!isObject(v) || !("value" in v)) throw new DeclarationDrift(`the ledger answered ${param} without a value (${JSON.stringify(v)})`);
+    // Another client may have re-declared this tool name in the same team; never forward a magnitude in a unit the upstream does not expect.
+    const got = decl.kind === "physical" ? v.unit : v.tz;
+    const want = decl.kind === "physical" ? decl.unit : decl.tz;
+    if (got !== want) throw new DeclarationDrift(`the ledger checked ${param} as ${String(got)}, but the annotation declares ${String(want)}`);
     out[param] = v.value;
   }
   return out;

@@ -37,7 +37,7 @@ export function advertisedTool(tool: RawTool, annotation: ToolAnnotation | undef
   input.properties = properties;
   out.inputSchema = input;
   const returns = labelling(decl);
-  if (returns) out.outputSchema = returns.kind === "single" ? resultSchema(returns.decl) : mappingSchema(returns.keys);
+  if (returns) out.outputSchema = returns.kind === "single" ? withoutEmptyDescription(resultSchema(returns.decl)) : mappingSchema(returns.keys);
   return out;
 }
 
@@ -47,13 +47,17 @@ function propertySchema(d: Declaration, server: Json): Json {
   const schema = d.kind === "opaque" ? { ...server, description: d.description } : paramSchema(d);
   const own = typeof schema.description === "string" ? schema.description : "";
   const description = own.includes(serverDescription) ? own : `${serverDescription} ${own}`.trim();
-  if (description) return { ...schema, description };
-  const { description: _empty, ...rest } = schema;
-  return rest;
+  return withoutEmptyDescription({ ...schema, description });
 }
 
 function mappingSchema(keys: Record<string, Declaration>): Json {
-  return { type: "object", properties: Object.fromEntries(Object.entries(keys).map(([k, d]) => [k, resultSchema(d)])) };
+  return { type: "object", properties: Object.fromEntries(Object.entries(keys).map(([k, d]) => [k, withoutEmptyDescription(resultSchema(d))])) };
+}
+
+function withoutEmptyDescription(schema: Json): Json {
+  if (schema.description !== "") return schema;
+  const { description: _empty, ...rest } = schema;
+  return rest;
 }
 
 /** The tool description with the return unit stated in words: " Returns a value in cfs." unless already there. */

@@ -2,6 +2,7 @@
 import { createApp } from "../../src/api/app.js";
 import type { LedgerApp, Logger } from "../../src/api/env.js";
 import type { Clock } from "../../src/clock.js";
+import type { Fetch } from "../../src/packs/fetch.js";
 import { defaultConfig, type Config } from "../../src/config.js";
 import { openDb, type LedgerDb } from "../../src/store/db.js";
 import { seedDatabase } from "../../src/store/seed.js";
@@ -41,7 +42,7 @@ export function captureLogger(): Logger & { lines: string[] } {
 }
 
 /** An app over a seeded in-memory database with a known admin token. */
-export function createTestApp(options: { config?: Partial<Config>; clock?: Clock; logger?: Logger } = {}): TestApp {
+export function createTestApp(options: { config?: Partial<Config>; clock?: Clock; logger?: Logger; packFetch?: Fetch } = {}): TestApp {
   const store = createTestDb();
   const { teamId: defaultTeamId } = seedDatabase(store);
   const adminToken = "test-admin-token-0123456789";
@@ -51,6 +52,7 @@ export function createTestApp(options: { config?: Partial<Config>; clock?: Clock
     config: defaultConfig(options.config),
     clock: options.clock,
     logger: options.logger,
+    packFetch: options.packFetch,
   });
   const teamId = (name: string): string => {
     const team = findTeamByName(store.db, name);

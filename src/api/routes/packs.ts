@@ -1,0 +1,75 @@
+// Retrieval packs over HTTP: a USGS site or an Environment Agency station, read properly, its datums registered.
+import { createRoute, z } from "@hono/zod-openapi";
+import { eaReading, eaStation } from "../../packs/ea.js";
+import type { PackDatums } from "../../packs/shared.js";
+import { usgsReading, usgsSite } from "../../packs/usgs.js";
+import type { QuantityJSON } from "../../quantity/quantity.js";
+import { ledgerFor, type Ledger } from "../../store/ledger.js";
+import type { AppDeps, LedgerApp } from "../env.js";
+import { errorResponses, jsonResponse } from "../http.js";
+
+const SiteParam = z.object({ site: z.string().min(1).max(32).openapi({ param: { name: "site", in: "path" } }) });
+const StationParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const SessionQuery = z.object({ session: z.string().min(1).max(64).optional().openapi({ param: { name: "session", in: "query" }, description: "record each reading as a tool output of this session" }) });
+const Any = z.record(z.string(), z.unknown());
+
+const responses = { 200: jsonResponse(Any, "the record"), ...errorResponses(400, 401, 404, 502) };
+const usgsSiteRoute = createRoute({ method: "get", path: "/v1/packs/usgs/sites/{site}", summary: "A USGS site record; reading it registers GAGE:<site> and its offset", tags: ["packs"], request: { params: SiteParam }, responses });
+const usgsReadingRoute = createRoute({ method: "get", path: "/v1/packs/usgs/sites/{site}/reading", summary: "The latest USGS readings with unit, quality, datum and time offset", tags: ["packs"], request: { params: SiteParam, query: SessionQuery }, responses });
+const eaStationRoute = createRoute({ method: "get", path: "/v1/packs/ea/stations/{id}", summary: "An Environment Agency station; reading it registers GAUGE:<station> and its offset", tags: ["packs"], request: { params: StationParam }, responses });
+const eaReadingRoute = createRoute({ method: "get", path: "/v1/packs/ea/stations/{id}/reading", summary: "The latest Environment Agency readings on the station datum or ODN", tags: ["packs"], request: { params: StationParam, query: SessionQuery }, responses });
+
+/** Registers a reading's datums and offsets for the team (first registration wins). */
+function register(ledger: Ledger, teamId: string, d: PackDatums): void {
+  ledger.registry.ensure(teamId, d.datums, d.offsets.map((o) => ({
+    from: o.from, to: o.to, offsetM: o.offsetM, offsetValue: o.offsetM, offsetUnit: "m", source: o.source ?? null,
+  })));
+}
+
+/** Records each reading as the output of a call of `tool` in the session, in one group commit. */
+async function record(ledger: Ledger, teamId: string, sessionId: string, tool: string, readings: { args: Record<string, unknown>; quantity: QuantityJSON }[]): Promise<void> {
+  await ledger.batcher.run(() => {
+    ledger.sessions.get(teamId, sessionId);
+    for (const r of readings) {
+      const c = ledger.call(teamId, sessionId, tool, r.args);
+      ledger.result(teamId, sessionId, c.call_id, r.quantity);
+    }
+  });
+}
+
+/** Registers the USGS and Environment Agency routes. */
+export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
+  const ledger = ledgerFor(deps.store, deps.clock);
+  const fetch = deps.packFetch;
+
+  app.openapi(usgsSiteRoute, async (c) => {
+    const { site, datums } = await usgsSite(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
+    register(ledger, c.get("teamId"), datums);
+    return c.json({ ...site, datum_offset: site.datum_offset ?? null, drainage_area: site.drainage_area ?? null }, 200);
+  });
+
+  app.openapi(usgsReadingRoute, async (c) => {
+    const teamId = c.get("teamId");
+    const r = await usgsReading(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
+    register(ledger, teamId, r.datums);
+    const session = c.req.valid("query").session;
+    if (session) await record(ledger, teamId, session, "usgs.reading", r.readings.map((x) => ({ args: { site: r.site.id, parameter: x.parameter }, quantity: x.quantity })));
+    return c.json({ site: r.site, readings: r.readings, warnings: r.warnings }, 200);
+  });
+
+  app.openapi(eaStationRoute, async (c) => {
+    const { station, datums } = await eaStation(c.req.valid("param").id, fetch, { baseUrl: deps.config.eaUrl });
+    register(ledger, c.get("teamId"), datums);
+    return c.json(station as unknown as Record<string, unknown>, 200);
+  });
+
+  app.openapi(eaReadingRoute, async (c) => {
+    const teamId = c.get("teamId");
+    const r = await eaReading(c.req.valid("param").id, fetch, { baseUrl: deps.config.eaUrl });
+    register(ledger, teamId, r.datums);
+    const session = c.req.valid("query").session;
+    if (session) await record(ledger, teamId, session, "ea.reading", r.readings.map((x) => ({ args: { station: r.station.id, measure: x.measure_id ?? x.measure }, quantity: x.quantity })));
+    return c.json({ station: r.station, readings: r.readings, warnings: r.warnings }, 200);
+  });
+}
+
