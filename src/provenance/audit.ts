@@ -76,13 +76,7 @@ const IGNORE_RULES: ((l: Literal, answer: string) => Finding)[] = [
 /** Classifies every numeric literal of an answer against the session's scalar outputs (ledger order) and the question. */
 export function auditAnswer(answer: string, outputs: PriorOutput[], options: AuditOptions = {}): AuditResult {
   const tolerance = options.tolerance ?? AUDIT_TOLERANCE;
-  const ctx: Ctx = {
-    answer,
-    outputs,
-    tolerance,
-    context: numberValuesIn(options.context ?? ""),
-    candidates: null,
-  };
+  const ctx: Ctx = { answer, outputs, tolerance, context: numberValuesIn(options.context ?? ""), candidates: null };
   const numbers = literalsIn(answer).map((lit) => auditLiteral(lit, ctx));
   return { ok: !numbers.some((n) => FAILING.has(n.status)), numbers };
 }
@@ -135,7 +129,7 @@ function classify(lit: Literal, unit: UnitToken | null, end: number, ctx: Ctx): 
     if (unit) {
       const converted = convert(o.value, o.unit, unit.unit);
       const sign = converted === null ? null : signMatch(lit, converted, ctx.tolerance);
-      if (sign) return retrieved(lit, o, converted as number, sign, end, ctx.answer);
+      if (converted !== null && sign) return retrieved(lit, o, converted, sign, end, ctx.answer);
     }
     const sign = signMatch(lit, o.value, ctx.tolerance);
     if (sign && !unit) return retrieved(lit, o, o.value, sign, end, ctx.answer);
@@ -184,19 +178,22 @@ function signMatch(lit: Literal, ref: number, tol: number): "same" | "flipped" |
  */
 export function close(lit: Pick<Literal, "value" | "decimals" | "singleFigure">, ref: number, tol: number): boolean {
   const x = lit.value;
+  if (!Number.isFinite(ref)) return false;
   if (ref === 0) return Math.abs(x) < 1e-12;
   if (Math.abs(x - ref) / Math.abs(ref) <= tol) return true;
   if (lit.singleFigure) return false;
-  return roundDecimal(String(ref), lit.decimals) === roundDecimal(String(x), lit.decimals);
+  const rounded = roundDecimal(String(ref), lit.decimals);
+  return rounded !== null && rounded === roundDecimal(String(x), lit.decimals);
 }
 
 /**
  * The number written in decimal text, times 10^d, rounded half away from zero: 0.125 to 2 places is 0.13. Deliberately not
  * Python's round (half to even on the binary value, which gives 0.12), so a half is rounded the way a person writing it would.
+ * Null for text that is not a finite decimal number.
  */
-export function roundDecimal(text: string, d: number): bigint {
+export function roundDecimal(text: string, d: number): bigint | null {
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([-+]?\d+))?$/.exec(text);
-  if (!m) return BigInt(Math.round(Number(text) * 10 ** d));
+  if (!m) return null;
   const fraction = m[3] ?? "";
   const digits = `${m[2]}${fraction}`;
   const shift = Number(m[4] ?? 0) - fraction.length + d;

@@ -248,6 +248,8 @@ describe("precision (spec 6.6.3)", () => {
     expect(roundDecimal("1250", -2)).toBe(13n);
     expect(roundDecimal("6.5e-9", 10)).toBe(65n);
     expect(roundDecimal("0.004", 2)).toBe(0n);
+    expect(roundDecimal("1e+21", -20)).toBe(10n);
+    expect(roundDecimal("NaN", 2)).toBeNull();
   });
 
   it("applies the precision rule to the literal as written", () => {

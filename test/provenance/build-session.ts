@@ -46,3 +46,9 @@ export async function runoffSession(t: TestApp, options: { enforcement?: "enforc
   }
   return { id: s.id as string, calls };
 }
+
+/** A clock that moves `stepMs` forward every time it is read, so every stored time is distinct and ordered. */
+export function tickingClock(startIso: string, stepMs = 1): { now(): Date } {
+  let t = Date.parse(startIso);
+  return { now: () => new Date((t += stepMs)) };
+}

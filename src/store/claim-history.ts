@@ -1,0 +1,119 @@
+// The ClaimHistory port over SQLite for one team: demoted and live ledger claims, and the keyed claims of earlier runs.
+import type { Database, Statement } from "better-sqlite3";
+import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../gates/ports.js";
+import { normaliseKey } from "../gates/values.js";
+import type { LedgerLine } from "./claims-jsonl.js";
+
+type Statements = Record<"demoted" | "stamp" | "live" | "prior", Statement>;
+type RawDemoted = { id: string; text: string; key: string | null; value: string | null; reason: string | null; demoted_by: string | null; watch: string | null };
+type RawPrior = { run_id: string; key: string; value: string | null; text: string; created_at: string; claim_id: string | null; supersedes: string | null };
+
+/**
+ * The stability query: one team's keyed claims of a task's earlier released runs, through run_claims_team_task_key_idx.
+ * Exported so a test can pin its query plan.
+ */
+export const PRIOR_RUN_CLAIMS_SQL = `SELECT run_id, key, value, text, created_at, claim_id, supersedes FROM run_claims
+  WHERE team_id = ? AND task = ? AND key IN (SELECT value FROM json_each(?)) AND released = 1 ORDER BY created_at, id`;
+
+/** Live ledger claims by key, through claims_team_key_idx; the status is the claim's latest event. */
+export const LIVE_CLAIMS_SQL = `SELECT c.id, c.text, c.key, c.value FROM claims c
+  WHERE c.team_id = ? AND c.key IN (SELECT value FROM json_each(?))
+  AND (SELECT e.status FROM claim_events e WHERE e.team_id = c.team_id AND e.claim_id = c.id ORDER BY e.id DESC LIMIT 1) = 'live'`;
+
+/** Demoted claims: demoted events (claim_events_team_status_idx) that are their claim's latest. */
+export const DEMOTED_CLAIMS_SQL = `SELECT c.id, c.text, c.key, c.value, e.reason, e.demoted_by, e.watch FROM claim_events e
+  JOIN claims c ON c.team_id = e.team_id AND c.id = e.claim_id
+  WHERE e.team_id = ? AND e.status = 'demoted' AND e.id = (SELECT max(x.id) FROM claim_events x WHERE x.team_id = e.team_id AND x.claim_id = e.claim_id)
+  ORDER BY e.id`;
+
+const statements = new WeakMap<Database, Statements>();
+// Demoted claims per database and team, valid while the team's latest event id is unchanged (events are append-only).
+const demotedCache = new WeakMap<Database, Map<string, { stamp: number; rows: DemotedClaim[] }>>();
+
+function prepared(sqlite: Database): Statements {
+  let s = statements.get(sqlite);
+  if (!s) {
+    s = {
+      demoted: sqlite.prepare(DEMOTED_CLAIMS_SQL),
+      stamp: sqlite.prepare("SELECT coalesce(max(id), 0) AS stamp FROM claim_events WHERE team_id = ?"),
+      live: sqlite.prepare(LIVE_CLAIMS_SQL),
+      prior: sqlite.prepare(PRIOR_RUN_CLAIMS_SQL),
+    };
+    statements.set(sqlite, s);
+  }
+  return s;
+}
+
+const parseJson = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
+
+/**
+ * Drops earlier values a later released run explicitly replaced: once a run's claim for a key names anything in
+ * `supersedes`, that run starts the key's record and the runs before it no longer count as drift.
+ */
+export function retireReplaced(rows: readonly PriorRunClaim[], replaced: readonly boolean[]): PriorRunClaim[] {
+  const startRun = new Map<string, string>();
+  rows.forEach((r, i) => {
+    if (replaced[i]) startRun.set(r.key, r.run_id);
+  });
+  if (startRun.size === 0) return [...rows];
+  const started = new Set<string>();
+  return rows.filter((r) => {
+    const start = startRun.get(r.key);
+    if (start === undefined) return true;
+    if (r.run_id === start) started.add(r.key);
+    return started.has(r.key);
+  });
+}
+
+/** The ClaimHistory port for one team, each method one indexed query. */
+export function claimHistory(sqlite: Database, teamId: string): ClaimHistory {
+  const s = prepared(sqlite);
+  return {
+    demotedClaims(): DemotedClaim[] {
+      const stamp = (s.stamp.get(teamId) as { stamp: number }).stamp;
+      let perTeam = demotedCache.get(sqlite);
+      if (!perTeam) demotedCache.set(sqlite, (perTeam = new Map()));
+      const hit = perTeam.get(teamId);
+      if (hit && hit.stamp === stamp) return hit.rows;
+      const rows = (s.demoted.all(teamId) as RawDemoted[]).map((r) => ({ ...r, value: parseJson(r.value) }));
+      perTeam.set(teamId, { stamp, rows });
+      return rows;
+    },
+    liveClaims(keys: readonly string[]): LedgerClaim[] {
+      if (keys.length === 0) return [];
+      return (s.live.all(teamId, JSON.stringify(keys)) as { id: string; text: string; key: string; value: string | null }[])
+        .map((r) => ({ ...r, value: parseJson(r.value) }));
+    },
+    priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[] {
+      if (keys.length === 0) return [];
+      const raw = s.prior.all(teamId, task, JSON.stringify(keys)) as RawPrior[];
+      const rows = raw.map((r) => ({ run_id: r.run_id, key: r.key, value: parseJson(r.value), text: r.text, created_at: r.created_at, claim_id: r.claim_id }));
+      return retireReplaced(rows, raw.map((r) => r.supersedes !== null));
+    },
+  };
+}
+
+/**
+ * A history that adds ledger lines (from a file, for one evaluation) to another history without storing them.
+ * A line replaces a stored claim with the same id.
+ */
+export function overlayHistory(base: ClaimHistory, lines: readonly LedgerLine[]): ClaimHistory {
+  if (lines.length === 0) return base;
+  const ids = new Set(lines.map((l) => l.id));
+  const key = (k: string | null): string | null => (k === null ? null : normaliseKey(k));
+  const demoted: DemotedClaim[] = lines.filter((l) => l.status === "demoted").map((l) => ({
+    id: l.id, text: l.text, key: key(l.key), value: l.value, reason: l.reason, demoted_by: l.demoted_by, watch: l.watch,
+  }));
+  return {
+    demotedClaims: () => [...base.demotedClaims().filter((d) => !ids.has(d.id)), ...demoted],
+    liveClaims: (keys) => {
+      const wanted = new Set(keys);
+      const own = lines.flatMap((l) => {
+        const k = key(l.key);
+        return l.status === "live" && k !== null && wanted.has(k) ? [{ id: l.id, text: l.text, key: k, value: l.value }] : [];
+      });
+      return [...base.liveClaims(keys).filter((c) => !ids.has(c.id)), ...own];
+    },
+    priorRunClaims: (task, keys) => base.priorRunClaims(task, keys),
+  };
+}
