@@ -14,7 +14,9 @@ import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.j
 import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
 import { registerAdminRoutes } from "./routes/admin.js";
+import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
+import { registerEvaluationRoutes } from "./routes/evaluations.js";
 import { registerHistoryRoutes } from "./routes/history.js";
 import { registerPackRoutes } from "./routes/packs.js";
 import { registerQuantityRoutes } from "./routes/quantities.js";
@@ -30,6 +32,8 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerSessionRoutes,
   registerHistoryRoutes,
   registerPackRoutes,
+  registerClaimRoutes,
+  registerEvaluationRoutes,
 ];
 
 /** What createApp needs; only the database is required. */

@@ -67,7 +67,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
 /** Adds `mcp` and its flags. */
 export function configure(cmd: Command): void {
   cmd
-    .usage("--annotations <file> [--db <file> | --ledger-url <url> --token <token>] -- <command> [args...]")
+    .usage("--annotations <file> [--db <file> | --ledger-url <url> --token <token>] [--timeout <seconds>] -- <command> [args...]")
     .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
     .option("--db <file>", "record into this SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--ledger-url <url>", "record into a running agent-ledger service instead")

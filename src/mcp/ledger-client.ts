@@ -71,11 +71,12 @@ export class LocalLedger implements ProxyLedger {
   }
 
   async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
-    return this.ledger.call(this.teamId, sessionId, tool, args);
+    // Parsed like the remote answer, so both ledgers hand the proxy the same shape.
+    return CallAnswerSchema.parse(this.ledger.call(this.teamId, sessionId, tool, args));
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
-    return this.ledger.result(this.teamId, sessionId, callId, result);
+    return ResultAnswerSchema.parse(this.ledger.result(this.teamId, sessionId, callId, result));
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
-import type { ProxyLedger } from "./ledger-client.js";
+import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger-client.js";
 import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
@@ -22,7 +22,7 @@ export type ProxyOptions = {
 };
 
 // API.md: label values are at most 256 characters.
-const label = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s);
+const labelValue = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s);
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -60,9 +60,9 @@ export class GuardedProxy {
     let session: Promise<string> | null = null;
     const sessionId = () => {
       if (!session) {
-        const labels: Record<string, string> = { source: "mcp-proxy", upstream: label(this.upstream.commandLine) };
+        const labels: Record<string, string> = { source: "mcp-proxy", upstream: labelValue(this.upstream.commandLine) };
         const client = server.getClientVersion()?.name;
-        if (client) labels.client = label(client);
+        if (client) labels.client = labelValue(client);
         const opening = this.ledger.openSession(labels);
         session = opening;
         opening.catch(() => {
@@ -120,7 +120,7 @@ export class GuardedProxy {
       return toolError(`${errorText(e)}; the call to ${name} was not completed`);
     }
     let session: string;
-    let verdict;
+    let verdict: LedgerCallAnswer;
     try {
       session = await sessionId();
       verdict = await this.ledger.call(session, name, args);
@@ -139,14 +139,14 @@ export class GuardedProxy {
       return toolError(`${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`);
     }
     const result = await this.forward(name, forwarded);
-    return result.isError ? result : this.label(annotation, session, verdict.call_id, result);
+    return result.isError ? result : this.labelResult(annotation, session, verdict.call_id, result);
   }
 
-  private async label(annotation: ToolAnnotation, session: string, callId: string, result: CallToolResult): Promise<CallToolResult> {
+  private async labelResult(annotation: ToolAnnotation, session: string, callId: string, result: CallToolResult): Promise<CallToolResult> {
     const returns = labelling(annotation.compiled);
     if (!returns) return result;
     const read = readResult(result, returns);
-    let answer;
+    let answer: LedgerResultAnswer;
     try {
       answer = await this.ledger.result(session, callId, read.value);
     } catch (e) {

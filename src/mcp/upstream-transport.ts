@@ -36,12 +36,18 @@ export class ChildStdioTransport implements Transport {
   private child: ChildProcess | null = null;
   private readonly buffer = new ReadBuffer();
   private status: ExitStatus | null = null;
+  private spawnError: Error | null = null;
 
   constructor(private readonly spec: UpstreamCommand) {}
 
   /** How the child ended, or null while it runs (or before it started). */
   get exit(): ExitStatus | null {
     return this.status;
+  }
+
+  /** Why the child could not be started (ENOENT, EACCES), or null. */
+  get startError(): Error | null {
+    return this.spawnError;
   }
 
   /** The child's process id while it runs. */
@@ -65,7 +71,11 @@ export class ChildStdioTransport implements Transport {
         spawned = true;
         resolve();
       });
-      child.on("error", (e) => (spawned ? this.onerror?.(e) : reject(e)));
+      child.on("error", (e) => {
+        if (spawned) return this.onerror?.(e);
+        this.spawnError = e;
+        reject(e);
+      });
       child.once("close", (code, signal) => {
         this.status = { code, signal };
         this.child = null;

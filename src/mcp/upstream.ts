@@ -126,7 +126,7 @@ export class Upstream {
     } catch (cause) {
       await transport.close().catch(() => undefined);
       const exit = transport.exit;
-      const why = exit ? `it exited during startup (${describeExit(exit)})` : (cause as Error).message;
+      const why = transport.startError?.message ?? (exit ? `it exited during startup (${describeExit(exit)})` : (cause as Error).message);
       throw new UpstreamUnavailable(`cannot start the upstream server '${this.commandLine}': ${why}`, { cause });
     }
     try {

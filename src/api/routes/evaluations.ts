@@ -1,0 +1,110 @@
+// Release gates over HTTP: evaluate a result against the team's ledger and earlier runs, list and read stored reports.
+import { createRoute, z } from "@hono/zod-openapi";
+import { renderMarkdown } from "../../gates/report.js";
+import { SettingsError } from "../../gates/settings.js";
+import { ledgerFor } from "../../store/ledger.js";
+import { RunStore, type Evaluation } from "../../store/runs.js";
+import type { AppDeps, LedgerApp } from "../env.js";
+import { ApiError } from "../errors.js";
+import { decodeCursor, encodeCursor, errorResponses, jsonBody, jsonResponse, pageSchema, PageQuerySchema } from "../http.js";
+
+const FindingSchema = z.object({
+  code: z.string(), message: z.string(), severity: z.enum(["error", "warning", "info"]),
+  claim_id: z.string().optional(), run: z.number().int().optional(),
+}).openapi("Finding");
+const GateSchema = z.object({
+  status: z.enum(["passed", "blocked", "not_applicable"]), score: z.number().nullable(), findings: z.array(FindingSchema),
+}).openapi("GateOutcome");
+const EvaluationSchema = z.object({
+  id: z.string(), task: z.string().nullable(), created_at: z.string(), status: z.enum(["released", "blocked"]),
+  blocked_by: z.array(z.string()).openapi({ description: "gate names in report order; also overall_score or pre_run" }),
+  overall_score: z.number(), gates: z.record(z.string(), GateSchema), findings: z.array(FindingSchema),
+}).openapi("Evaluation");
+const SummarySchema = EvaluationSchema.pick({ id: true, task: true, status: true, blocked_by: true, overall_score: true, created_at: true }).openapi("EvaluationSummary");
+
+const EvaluationRequestSchema = z
+  .strictObject({
+    task: z.unknown().optional().openapi({ description: "the task: id, objective, required_deliverables, required_keys, metadata" }),
+    result: z.unknown().optional().openapi({ description: "one result (output, claims, comparisons, ...)" }),
+    runs: z.array(z.unknown()).min(1).max(100).optional().openapi({ description: "repeated results of one task, compared for stability" }),
+    settings: z.unknown().optional().openapi({ description: "thresholds.toml as JSON, merged over the defaults" }),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.result === undefined) === (b.runs === undefined)) {
+      ctx.addIssue({ code: "custom", path: [b.result === undefined ? "result" : "runs"], message: "send exactly one of result and runs" });
+    }
+  })
+  .openapi("EvaluationRequest");
+
+const ListQuery = PageQuerySchema.extend({
+  task: z.string().min(1).max(256).optional().openapi({ param: { name: "task", in: "query" } }),
+  status: z.enum(["released", "blocked"]).optional().openapi({ param: { name: "status", in: "query" } }),
+  since: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "since", in: "query" }, description: "ISO 8601 with offset" }),
+});
+const IdParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+
+const evaluateRoute = createRoute({
+  method: "post", path: "/v1/evaluations", summary: "Gate a result (or repeated runs) and record the evaluation", tags: ["release gates"],
+  request: { body: jsonBody(EvaluationRequestSchema) },
+  responses: { 200: jsonResponse(EvaluationSchema, "the decision; a blocked release is an outcome, not an HTTP error"), ...errorResponses(400, 401, 413) },
+});
+const listRoute = createRoute({
+  method: "get", path: "/v1/evaluations", summary: "Past evaluations, newest first", tags: ["release gates"],
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(pageSchema(SummarySchema, "EvaluationPage"), "a page of evaluations"), ...errorResponses(400, 401) },
+});
+const getRoute = createRoute({
+  method: "get", path: "/v1/evaluations/{id}", summary: "A stored report: JSON, or Markdown with Accept: text/markdown", tags: ["release gates"],
+  request: { params: IdParam },
+  responses: {
+    200: { description: "the stored report", content: { "application/json": { schema: EvaluationSchema }, "text/markdown": { schema: z.string() } } },
+    ...errorResponses(401, 404),
+  },
+});
+
+/** Settings errors as the 400 envelope, one detail per offending key. */
+function settingsFailure(e: SettingsError): ApiError {
+  const details = e.issues.map((i) => ({ path: i.key ? `settings.${i.key}` : "settings", message: i.message }));
+  return new ApiError("invalid_request", `invalid settings: ${e.message}`, details);
+}
+
+const wantsMarkdown = (accept: string | undefined): boolean => accept !== undefined && /(^|,)\s*text\/markdown\b/i.test(accept);
+
+/** Registers POST/GET /v1/evaluations and GET /v1/evaluations/{id}. */
+export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
+  const runs = new RunStore(deps.store.sqlite);
+  const ledger = ledgerFor(deps.store, deps.clock);
+
+  app.openapi(evaluateRoute, (c) => {
+    const teamId = c.get("teamId");
+    let evaluation: Evaluation;
+    try {
+      ({ evaluation } = runs.evaluate(teamId, c.req.valid("json"), { clock: deps.clock, datums: ledger.datums(teamId).names() }));
+    } catch (e) {
+      if (e instanceof SettingsError) throw settingsFailure(e);
+      throw e;
+    }
+    return c.json(evaluation, 200);
+  });
+
+  app.openapi(listRoute, (c) => {
+    const q = c.req.valid("query");
+    const before = decodeCursor(q.cursor);
+    const page = runs.list(c.get("teamId"), {
+      limit: q.limit, ...(q.task ? { task: q.task } : {}), ...(q.status ? { status: q.status } : {}),
+      ...(q.since ? { since: new Date(q.since).toISOString() } : {}),
+      before: before && before.length === 2 ? [String(before[0]), String(before[1])] : null,
+    });
+    return c.json({ items: page.items, next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null }, 200);
+  });
+
+  app.openapi(getRoute, (c) => {
+    const { input: _input, settings, ...report } = runs.get(c.get("teamId"), c.req.valid("param").id);
+    if (wantsMarkdown(c.req.header("accept"))) {
+      const title = `${report.task ?? "evaluation"} (${report.id}, ${report.created_at})`;
+      const markdown = renderMarkdown(report, { title, conjunctive: settings?.global.conjunctive ?? true, minScore: settings?.global.min_score ?? 80 });
+      return c.body(markdown, 200, { "content-type": "text/markdown; charset=utf-8" });
+    }
+    return c.json(report, 200);
+  });
+}

@@ -1,0 +1,132 @@
+// Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
+import type { Database, Statement } from "better-sqlite3";
+import type { Clock } from "../clock.js";
+import { contractGate } from "../gates/contract.js";
+import { splitEvaluationInput, type Result } from "../gates/contracts.js";
+import { keyedClaims } from "../gates/contradiction.js";
+import { decide } from "../gates/decide.js";
+import type { Decision } from "../gates/decision.js";
+import type { ClaimHistory } from "../gates/ports.js";
+import { createQuantityComparer } from "../gates/quantity-compare.js";
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../gates/settings.js";
+import type { WatchCache } from "../gates/watch.js";
+import { claimHistory, overlayHistory } from "./claim-history.js";
+import type { LedgerLine } from "./claims-jsonl.js";
+import { NotFoundError } from "./errors.js";
+import { newId } from "./ids.js";
+
+/** A stored evaluation as the API answers it: its id, task and time, then the decision. */
+export type Evaluation = Decision & { id: string; task: string | null; created_at: string };
+
+/** A stored evaluation with what was sent and the settings used. */
+export type StoredEvaluation = Evaluation & { input: unknown; settings: Settings | null };
+
+/** One row of the evaluations list. */
+export type EvaluationSummary = Pick<Evaluation, "id" | "task" | "status" | "blocked_by" | "overall_score" | "created_at">;
+
+/** What `evaluate` needs besides the input. */
+export type EvaluateOptions = {
+  clock: Clock;
+  /** Base settings (defaults, or a thresholds.toml merged over them); the input's own `settings` go on top. */
+  settings?: Settings;
+  /** False: decide against history but write nothing. */
+  record?: boolean;
+  /** Ledger lines used for this evaluation only (a file ledger), over the stored ledger. */
+  extraLedger?: readonly LedgerLine[];
+  /** The team's datum names, so claim values like "12 ft MYGAUGE" compare as elevations. */
+  datums?: Iterable<string>;
+  watchCache?: WatchCache;
+};
+
+type RawRun = { id: string; task: string | null; status: "released" | "blocked"; overall_score: number; report: string; input: string; settings: string | null; created_at: string };
+
+/** The task id the input names, when it names one as a string (kept even when the contract fails, for listing). */
+function taskIdOf(input: unknown): string | null {
+  const task = splitEvaluationInput(input).task as { id?: unknown } | undefined;
+  return task && typeof task.id === "string" && task.id.trim() !== "" ? task.id : null;
+}
+
+/** Repository and service of gated runs. Every method is scoped to a team. */
+export class RunStore {
+  private readonly s: Record<"insertRun" | "insertClaim" | "get" | "list", Statement>;
+
+  constructor(private readonly sqlite: Database) {
+    const p = (sql: string) => sqlite.prepare(sql);
+    this.s = {
+      insertRun: p("INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+      insertClaim: p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      get: p("SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?"),
+      list: p(`SELECT id, task, status, overall_score, report, created_at FROM runs
+               WHERE team_id = @team AND (@task IS NULL OR task = @task) AND (@status IS NULL OR status = @status)
+               AND (@since IS NULL OR created_at >= @since) AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id))
+               ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    };
+  }
+
+  /**
+   * Decides an input (a result, {task, result} or {task, runs}, optionally with settings) against the team's
+   * ledger and earlier runs, and records it, all in one immediate transaction, so two evaluations of one task
+   * never miss each other. Throws SettingsError for invalid settings; every other problem is a finding.
+   */
+  evaluate(teamId: string, input: unknown, options: EvaluateOptions): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
+    const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+    const history: ClaimHistory = overlayHistory(claimHistory(this.sqlite, teamId), options.extraLedger ?? []);
+    const run = () => {
+      const now = options.clock.now();
+      const decision = decide(input, {
+        settings, history, compareQuantities: createQuantityComparer(options.datums ?? []),
+        ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+      });
+      const id = newId(now.getTime());
+      const evaluation: Evaluation = { id, task: taskIdOf(input), created_at: now.toISOString(), ...decision };
+      if (options.record !== false) this.insert(teamId, evaluation, input, settings);
+      return evaluation;
+    };
+    const evaluation = options.record === false ? run() : this.sqlite.transaction(run).immediate();
+    return { evaluation, settings, recorded: options.record !== false };
+  }
+
+  /** Writes the run row and, for a task with an id whose input meets the contract, its keyed claims. */
+  private insert(teamId: string, e: Evaluation, input: unknown, settings: Settings): void {
+    const { id, task, created_at: at, ...decision } = e;
+    this.s.insertRun.run(id, teamId, task, e.status, e.overall_score, JSON.stringify(decision), JSON.stringify(input), JSON.stringify(settings), at);
+    if (task === null) return;
+    const contract = contractGate(splitEvaluationInput(input));
+    if (!contract.ok) return;
+    const released = e.status === "released" ? 1 : 0;
+    contract.runs.forEach((run: Result, i) => {
+      // The same claims claimsToRecord gives, with what each names in supersedes (which retires earlier values).
+      for (const c of keyedClaims(run)) {
+        const named = c.supersedes === undefined || c.supersedes === null ? [] : Array.isArray(c.supersedes) ? c.supersedes : [c.supersedes];
+        this.s.insertClaim.run(id, teamId, task, c.key, JSON.stringify(c.value ?? null), c.text, c.id ?? null, i + 1, released,
+          named.length > 0 ? JSON.stringify(named) : null, at);
+      }
+    });
+  }
+
+  /** One stored evaluation, or 404. */
+  get(teamId: string, id: string): StoredEvaluation {
+    const r = this.s.get.get(teamId, id) as RawRun | undefined;
+    if (!r) throw new NotFoundError(`no evaluation '${id}'`);
+    return {
+      id: r.id, task: r.task, created_at: r.created_at, ...(JSON.parse(r.report) as Decision),
+      input: JSON.parse(r.input) as unknown, settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
+    };
+  }
+
+  /** A page of evaluations, newest first, filtered by task, status and a `since` time. */
+  list(teamId: string, filter: { task?: string; status?: "released" | "blocked"; since?: string; limit: number; before?: readonly [string, string] | null }):
+    { items: EvaluationSummary[]; next_cursor: readonly [string, string] | null } {
+    const rows = this.s.list.all({
+      team: teamId, task: filter.task ?? null, status: filter.status ?? null, since: filter.since ?? null,
+      before_at: filter.before?.[0] ?? null, before_id: filter.before?.[1] ?? null, limit: filter.limit + 1,
+    }) as RawRun[];
+    const items = rows.slice(0, filter.limit).map((r) => {
+      const d = JSON.parse(r.report) as Decision;
+      return { id: r.id, task: r.task, status: r.status, blocked_by: d.blocked_by, overall_score: r.overall_score, created_at: r.created_at };
+    });
+    const last = items[items.length - 1];
+    return { items, next_cursor: rows.length > filter.limit && last ? [last.created_at, last.id] : null };
+  }
+}
