@@ -29,3 +29,13 @@ export const CLM1 = {
   id: "CLM-1", text: "Thompson beats greedy by 2.08x", status: "demoted" as const,
   reason: "Never beats round-robin; the gain belongs to breadth", demoted_by: "review/verify_baseline.py", watch: "2\\.08x",
 };
+
+/** The June report that names CLM-1 in supersedes while still quoting the March figure, with its reasoning. */
+export function correctedJune(): Record<string, unknown> {
+  const result = schedulerResult("+0.66x", { output: "June: the 2.08x gain was against greedy; against round-robin it is +0.66x.", supersedes: "CLM-1" });
+  (result.claims as unknown[]).push({
+    id: "I1", kind: "inference", text: "The March 2.08x gain was measured against greedy only.",
+    rationale: "Against the round-robin baseline the gain disappears in every seed.",
+  });
+  return result;
+}

@@ -6,7 +6,7 @@ import { parseLedgerText } from "../../src/store/claims-jsonl.js";
 import { RunStore } from "../../src/store/runs.js";
 import { createTeam, ensureDefaultTeam } from "../../src/store/teams.js";
 import { createTestDb } from "../helpers/db.js";
-import { CLM1, schedulerResult, stageResult } from "../helpers/gated.js";
+import { CLM1, correctedJune, schedulerResult, stageResult } from "../helpers/gated.js";
 
 const DAY = 86_400_000;
 
@@ -22,16 +22,6 @@ function setup() {
     return e;
   };
   return { store, team, clock, runs, count, evaluate, claims: new ClaimStore(store.sqlite) };
-}
-
-/** The June report that names CLM-1 in supersedes while still quoting the March figure. */
-function correctedJune(): Record<string, unknown> {
-  const result = schedulerResult("+0.66x", { output: "June: the 2.08x gain was against greedy; against round-robin it is +0.66x.", supersedes: "CLM-1" });
-  (result.claims as unknown[]).push({
-    id: "I1", kind: "inference", text: "The March 2.08x gain was measured against greedy only.",
-    rationale: "Against the round-robin baseline the gain disappears in every seed.",
-  });
-  return result;
 }
 
 const stage = (value: unknown, extra: Parameters<typeof stageResult>[1] = {}) => ({ task: { id: "crest-report" }, result: stageResult(value, extra) });
