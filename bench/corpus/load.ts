@@ -6,7 +6,7 @@ import { declarationBody, type Run, type Tasks } from "./corpus.js";
 /** A violation as the API answers it. */
 export type ApiViolation = { code: string; param: string | null; message: string; repair: string };
 /** One audited number as the API answers it. */
-export type ApiNumber = { text: string; value: number; unit: string | null; status: string; source: string | null; explanation: string; call_id: string | null };
+export type ApiNumber = { text: string; value: number; unit: string | null; status: string; source: string | null; explanation: string; call_id: string | null; start: number; end: number };
 
 /** What our service said about one recorded call. */
 export type ObservedCall = { status: number; ok: boolean; guarded: boolean; violations: ApiViolation[]; resultViolations: ApiViolation[] };

@@ -20,6 +20,10 @@ const COMMANDS: readonly CommandSpec[] = [
   { name: "sessions", summary: "list past sessions by --label, --tool, --code, --since, --until", load: () => import("./sessions.js") },
   { name: "replay", summary: "re-check stored sessions (an id, --label or --since); exit 2 when a verdict differs", load: () => import("./replay.js") },
   { name: "export", summary: "print a session's manifest as JSON", load: () => import("./export.js") },
+  { name: "init", summary: "write ./thresholds.toml with the default release-gate thresholds (--force to overwrite)", load: () => import("./init.js") },
+  { name: "evaluate", summary: "gate result files against the local ledger and record them; exit 2 when any is blocked", load: () => import("./evaluate.js") },
+  { name: "validate", summary: "one PASS or BLOCK line per result file, recording nothing; exit 2 when any is blocked", load: () => import("./validate.js") },
+  { name: "claims", summary: "the team claim ledger as JSON Lines: claims import FILE, claims export", load: () => import("./claims.js") },
 ];
 
 /** The command named on the command line (`help <name>` counts), or undefined. */

@@ -1,5 +1,6 @@
 // The original ledger format (`memory/claims.jsonl`): one claim a line. Parsing never throws: bad lines are reported.
 import { z } from "zod";
+import { describeValue } from "../gates/contracts.js";
 import { compileWatch } from "../gates/watch.js";
 
 /** The statuses a ledger line may carry: the original's live and demoted, and our superseded (which exports write). */
@@ -48,9 +49,10 @@ export interface ParsedLedger {
   warnings: LineWarning[];
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
   const field = issue.path.map(String).join(".");
-  if (issue.code === "invalid_type" && issue.input === undefined) return `${field} is missing`;
+  if (issue.path.length === 1 && !(field in raw)) return `${field} is missing`;
+  if (issue.code === "invalid_type" && issue.path.length === 1) return `${field} must be a ${issue.expected}, received ${describeValue(raw[field])}`;
   return field ? `${field}: ${issue.message}` : issue.message;
 }
 
@@ -66,7 +68,7 @@ export function readLedgerLine(text: string): { claim: LedgerLine } | { reason: 
     return { reason: `not a JSON object (received ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}); each line must be one claim object` };
   }
   const parsed = LineSchema.safeParse(raw);
-  if (!parsed.success) return { reason: parsed.error.issues.map(describeIssue).join("; ") };
+  if (!parsed.success) return { reason: parsed.error.issues.map((i) => describeIssue(i, raw as Record<string, unknown>)).join("; ") };
   const l = parsed.data;
   const supersedes = l.supersedes === undefined || l.supersedes === null ? [] : Array.isArray(l.supersedes) ? l.supersedes : [l.supersedes];
   return {

@@ -165,6 +165,9 @@ describe("GET /v1/sessions/{id}/manifest and POST /v1/replay", () => {
     const bad = await t.call("POST", "/v1/replay", { body: { manifest: { ...m, format: "agent-ledger.manifest/9" } } });
     expect(bad.status).toBe(400);
     expect((bad.body as Json).error.code).toBe("invalid_request");
+    const missing = await t.call("POST", "/v1/replay", { body: { manifest: { ...m, tools: [] } } });
+    expect(missing.status).toBe(400);
+    expect((missing.body as Json).error.message).toMatch(/^call 1 \(.+\) was checked against read_discharge version 2, which the manifest's tools do not hold; add that declaration version$/);
   });
 });
 
@@ -175,6 +178,7 @@ describe("POST /v1/sessions/{id}/audit", () => {
     const r = await ok(t, "POST", `/v1/sessions/${id}/audit`, { answer: "Over the 29,000 km2 basin the runoff is 0.105 mm/day; 4200 cfs would double it." });
     expect(r.ok).toBe(false);
     expect(r.context).toBe(RUNOFF_QUESTION);
+    expect(r.numbers[0]).toMatchObject({ start: 9, end: 19, call_id: expect.any(String) });
     expect(r.numbers.map((n: Json) => [n.text, n.status, n.source])).toEqual([
       ["29,000 km2", "sourced", "read_drainage_area.return"], ["0.105 mm/day", "sourced", "runoff_depth.return"], ["4200 cfs", "unsourced", null],
     ]);

@@ -180,7 +180,8 @@ describe("importing JSON Lines", () => {
 
   it("parses text without a store: never throws, whatever the input", () => {
     for (const t of ["", "\n\n", "null", "{}", "\u0000", "1\n2"]) expect(() => parseLedgerText(t)).not.toThrow();
-    expect(parseLedgerText("{}").skipped).toEqual([{ line: 1, reason: "id is missing; status: status must be \"live\" or \"demoted\" (or \"superseded\")" }]);
+    expect(parseLedgerText("{}").skipped).toEqual([{ line: 1, reason: "id is missing; status is missing" }]);
+    expect(parseLedgerText('{"id": 7, "status": "live"}').skipped).toEqual([{ line: 1, reason: "id must be a string, received number 7" }]);
   });
 });
 

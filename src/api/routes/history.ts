@@ -52,6 +52,8 @@ const AuditNumber = z.object({
   text: z.string(), value: z.number(), unit: z.string().nullable(),
   status: z.enum(["sourced", "derived", "quoted", "unsourced", "unit_mislabelled", "sign_inverted", "ignored"]),
   source: z.string().nullable(), explanation: z.string(), call_id: z.string().nullable(),
+  start: z.number().int().openapi({ description: "offset of the number's first character in the answer (UTF-16 code units)" }),
+  end: z.number().int().openapi({ description: "offset just past the number and its unit" }),
 });
 const AuditAnswer = z.object({ id: z.string(), ok: z.boolean(), context: z.string(), numbers: z.array(AuditNumber) }).openapi("AuditAnswer");
 
@@ -148,7 +150,9 @@ export function registerHistoryRoutes(app: LedgerApp, deps: AppDeps): void {
     }).immediate();
     return c.json({
       id: result.id, ok: result.ok, context: result.context,
-      numbers: result.numbers.map((n) => ({ text: n.text, value: n.value, unit: n.unit, status: n.status, source: n.source, explanation: n.explanation, call_id: n.callId })),
+      numbers: result.numbers.map((n) => ({
+        text: n.text, value: n.value, unit: n.unit, status: n.status, source: n.source, explanation: n.explanation, call_id: n.callId, start: n.start, end: n.end,
+      })),
     }, 200);
   });
 }

@@ -1,0 +1,54 @@
+// `agent-ledger claims import FILE | export`: the team ledger in the original JSON Lines format.
+import { readFileSync, writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { systemClock } from "../clock.js";
+import { ClaimStore } from "../store/claims.js";
+import { DEFAULT_TEAM, ensureDefaultTeam, findTeamByName } from "../store/teams.js";
+import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+
+type Flags = { db?: string; team: string };
+
+function withLedger<T>(flags: Flags, fn: (claims: ClaimStore, teamId: string) => T): T {
+  const store = openConfiguredDb(cliConfig(flags));
+  try {
+    const team = findTeamByName(store.db, flags.team)?.id ?? (flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : null);
+    if (team === null) throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
+    return fn(new ClaimStore(store.sqlite), team);
+  } finally {
+    store.close();
+  }
+}
+
+/** Adds `claims import` and `claims export`. */
+export function configure(cmd: Command): void {
+  cmd
+    .command("import <file>")
+    .description("import memory/claims.jsonl; malformed lines are skipped and listed on stderr")
+    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--team <name>", "the team whose ledger to import into", "default")
+    .exitOverride()
+    .action((file: string, flags: Flags) => {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch (e) {
+        throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
+      }
+      const r = withLedger(flags, (claims, team) => claims.importText(team, text, systemClock.now()));
+      for (const s of r.skipped) process.stderr.write(`line ${s.line} skipped: ${s.reason}\n`);
+      for (const w of r.warnings) process.stderr.write(`line ${w.line} (${w.id}) ${w.field}: ${w.reason}\n`);
+      say(`imported ${r.imported}, updated ${r.updated}, unchanged ${r.unchanged}, skipped ${r.skipped.length}, warnings ${r.warnings.length}`);
+    });
+  cmd
+    .command("export")
+    .description("print the ledger as JSON Lines (re-importable)")
+    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--team <name>", "the team whose ledger to export", "default")
+    .option("--out <file>", "write to FILE instead of stdout")
+    .exitOverride()
+    .action((flags: Flags & { out?: string }) => {
+      const text = withLedger(flags, (claims, team) => claims.exportText(team));
+      if (flags.out === undefined) process.stdout.write(text);
+      else writeFileSync(flags.out, text);
+    });
+}

@@ -1,0 +1,153 @@
+// What `evaluate` and `validate` share: settings resolution, input files, file ledgers and the database to gate against.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { systemClock } from "../clock.js";
+import { ConfigError } from "../config.js";
+import { splitEvaluationInput } from "../gates/contracts.js";
+import { DEFAULT_SETTINGS, mergeSettings, parseThresholdsToml, SettingsError, type Settings } from "../gates/settings.js";
+import { parseLedgerText, type LedgerLine } from "../store/claims-jsonl.js";
+import { openDb, type LedgerDb } from "../store/db.js";
+import { ledgerFor } from "../store/ledger.js";
+import { RunStore, type Evaluation } from "../store/runs.js";
+import { DEFAULT_TEAM, ensureDefaultTeam, findTeamByName } from "../store/teams.js";
+import { CliError, cliConfig, type DbFlags } from "./shared.js";
+
+/** Flags of `evaluate` and `validate`. */
+export type GateFlags = DbFlags & { settings?: string; team: string };
+
+/** Settings and where they came from. */
+export type ResolvedSettings = { settings: Settings; source: string };
+
+/** `--settings F`, else ./thresholds.toml, else the defaults; a file that cannot be used is a CliError (exit 1). */
+export function resolveSettings(flag: string | undefined, cwd: string = process.cwd()): ResolvedSettings {
+  const path = flag ?? (existsSync(join(cwd, "thresholds.toml")) ? join(cwd, "thresholds.toml") : undefined);
+  if (path === undefined) return { settings: DEFAULT_SETTINGS, source: "defaults" };
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new CliError(`cannot read the settings file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass --settings with a thresholds.toml (agent-ledger init writes one)`);
+  }
+  try {
+    return { settings: mergeSettings(DEFAULT_SETTINGS, parseThresholdsToml(text)), source: path };
+  } catch (e) {
+    if (e instanceof SettingsError) throw new CliError(`${path}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** `global.claim_ledger` when set (relative to cwd), else the nearest memory/claims.jsonl upwards from cwd, else null. */
+export function findLedgerFile(settings: Settings, cwd: string = process.cwd()): string | null {
+  if (settings.global.claim_ledger !== "") return resolve(cwd, settings.global.claim_ledger);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const candidate = join(dir, "memory", "claims.jsonl");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Reads a file ledger for this run only. Like the original, a missing or unreadable file is an empty ledger (noted on stderr). */
+export function readLedgerFile(path: string, note: (line: string) => void): LedgerLine[] {
+  let text: string;
+  try {
+    if (!statSync(path).isFile()) throw new Error("not a file");
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    note(`claim ledger ${path} not read (${(e as Error).message}); using the database ledger only`);
+    return [];
+  }
+  const parsed = parseLedgerText(text);
+  note(`claim ledger ${path}: ${parsed.claims.length} claim(s), ${parsed.skipped.length} line(s) skipped`);
+  for (const s of parsed.skipped) note(`  line ${s.line} skipped: ${s.reason}`);
+  for (const w of parsed.warnings) note(`  line ${w.line} (${w.id}) ${w.field}: ${w.reason}`);
+  return parsed.claims.map((c) => c.claim);
+}
+
+/** An input file read: its JSON (or its text, when it is not JSON: the contract gate then blocks it) and its own ledger lines. */
+export type InputFile = { path: string; input: unknown; ledger: LedgerLine[]; jsonError: string | null };
+
+/**
+ * Reads an evaluation file. A `ledger` key (an array of ledger lines, the original claims.jsonl objects) is taken out
+ * of the input and used for this evaluation only; it is never written to the database.
+ */
+export function readInputFile(path: string): InputFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    return { path, input: text, ledger: [], jsonError: (e as Error).message };
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input) || !("ledger" in input)) return { path, input, ledger: [], jsonError: null };
+  const { ledger, ...rest } = input as Record<string, unknown>;
+  if (!Array.isArray(ledger)) throw new CliError(`${path}: "ledger" must be an array of claim objects (the lines of memory/claims.jsonl)`);
+  const parsed = parseLedgerText(ledger.map((l) => JSON.stringify(l)).join("\n"));
+  for (const s of parsed.skipped) process.stderr.write(`${path}: ledger entry ${s.line} skipped: ${s.reason}\n`);
+  return { path, input: rest, ledger: parsed.claims.map((c) => c.claim), jsonError: null };
+}
+
+/** The database to gate against, the team, and whether evaluations are written. */
+export type GateTarget = { store: LedgerDb; teamId: string; record: boolean; where: string; close(): void };
+
+/**
+ * Opens the configured database (AGENT_LEDGER_DB or --db). With `record`, it is created when absent and the team
+ * `default` made on first use. Without, nothing is written: a missing file or team is an empty history in memory.
+ */
+export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
+  let file: string;
+  try {
+    file = cliConfig(flags).dbFile;
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError(e.message);
+    throw e;
+  }
+  const memory = (): GateTarget => {
+    const store = openDb(":memory:");
+    return { store, teamId: ensureDefaultTeam(store.db), record: false, where: "an empty history (no database written)", close: () => store.close() };
+  };
+  if (!record && !existsSync(file)) return memory();
+  const store = openDb(file);
+  const team = findTeamByName(store.db, flags.team);
+  if (team) return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };
+  if (record && flags.team === DEFAULT_TEAM) return { store, teamId: ensureDefaultTeam(store.db), record, where: `${file} (team default)`, close: () => store.close() };
+  store.close();
+  if (!record && flags.team === DEFAULT_TEAM) return memory();
+  throw new CliError(`no team named '${flags.team}' in ${file}; pass --team with an existing team's name`);
+}
+
+/** Gates each file against the target, recording when the target says so; a bad setting in any file stops before the first. */
+export function gateFiles(files: readonly InputFile[], target: GateTarget, base: Settings, note: (line: string) => void): { file: InputFile; evaluation: Evaluation; settings: Settings }[] {
+  const runs = new RunStore(target.store.sqlite);
+  const fileLedger = findLedgerFile(base);
+  const shared = fileLedger === null ? [] : readLedgerFile(fileLedger, note);
+  const datums = ledgerFor(target.store, systemClock).datums(target.teamId).names();
+  // Every file's own settings are checked before anything is evaluated, so a bad one leaves no partial record.
+  for (const file of files) {
+    try {
+      mergeSettings(base, splitEvaluationInput(file.input).settings);
+    } catch (e) {
+      if (e instanceof SettingsError) throw new CliError(`${file.path}: invalid settings: ${e.message}`);
+      throw e;
+    }
+  }
+  return files.map((file) => {
+    if (file.jsonError !== null) note(`${file.path} is not valid JSON (${file.jsonError}); the contract gate blocks it`);
+    const { evaluation, settings } = runs.evaluate(target.teamId, file.input, {
+      clock: systemClock, settings: base, record: target.record, extraLedger: [...shared, ...file.ledger], datums,
+    });
+    return { file, evaluation, settings };
+  });
+}
+
+/** The exit code and message for gated files: 0 when every one is released, 2 (a CliError) when any is blocked. */
+export function finish(results: readonly { file: InputFile; evaluation: Evaluation }[]): void {
+  const blocked = results.filter((r) => r.evaluation.status === "blocked");
+  if (blocked.length === 0) return;
+  const list = blocked.map((r) => `${r.file.path} (${r.evaluation.blocked_by.join(", ")})`).join("; ");
+  throw new CliError(`${blocked.length} of ${results.length} result(s) blocked: ${list}`, 2);
+}
