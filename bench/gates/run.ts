@@ -11,7 +11,7 @@ import { newId } from "../../src/store/ids.js";
 import { RunStore } from "../../src/store/runs.js";
 import { ensureDefaultTeam } from "../../src/store/teams.js";
 
-const LEDGER_SIZES = [10, 1_000, 10_000];
+const LEDGER_SIZES = (process.env.BENCH_SIZES ?? "10,1000,10000").split(",").map(Number);
 const PRIOR_RUNS = 1_000;
 const CLAIMS = 50;
 const PROBES = Number(process.env.BENCH_PROBES ?? 30);

@@ -61,9 +61,11 @@ export function checkCall(tool: ToolDeclaration | null, toolName: string, args: 
   if (bad) {
     const v = toViolation(bad, null);
     const warn = ctx.enforcement === "warn";
+    // With no arguments at all, one row stands for the call so the violation can be found in history.
+    const entries = Object.keys(args).length ? Object.entries(args) : [["(arguments)", args] as [string, unknown]];
     return {
       ok: warn, guarded: true, wouldBlock: true, args: warn ? args : {}, violations: [v],
-      crossings: Object.entries(args).map(([p, raw]) => ({ ...passedCrossing("param", p, raw), outcome: warn ? "warned" : "refused", violation: v.code })),
+      crossings: entries.map(([p, raw]) => ({ ...passedCrossing("param", p, raw), outcome: warn ? "warned" : "refused", violation: v.code })),
     };
   }
   const out: Record<string, unknown> = {};

@@ -45,6 +45,8 @@ const SIGN_WORDS = new Set([
   "subtract", "subtracting", "less", "minus", "below", "under", "beneath", "down", "drop", "drops", "dropped", "fall", "falls", "fell",
   "decrease", "decreased", "decline", "declined", "deficit", "short", "shortfall", "lower", "lowered", "reduce", "reduced", "reduction",
   "negative", "loss", "lost", "deeper", "overtopped", "overtopping", "exceeds", "exceeded", "above",
+  // Added from the corpus: "overstated freeboard by 0.44 ft" states a negative error as a positive amount.
+  "overstate", "overstated", "overstates", "overstating",
 ]);
 
 /**
@@ -125,16 +127,22 @@ function connects(lit: Literal, token: UnitToken, ctx: Ctx): boolean {
 /** Spec 6.6.3, in order: converted match, raw match of a bare number, mislabel, quoted, derived, unsourced. */
 function classify(lit: Literal, unit: UnitToken | null, end: number, ctx: Ctx): Verdict {
   let mislabelled: PriorOutput | null = null;
+  // A same-sign match on any output beats a flipped match on an earlier one (-12.4 ft restates a later
+  // -12.4 freeboard, not an earlier 12.4 stage), so a flipped match only stands once no output matches as stated.
+  let flipped: { o: PriorOutput; matched: number } | null = null;
   for (const o of ctx.outputs) {
     if (unit) {
       const converted = convert(o.value, o.unit, unit.unit);
       const sign = converted === null ? null : signMatch(lit, converted, ctx.tolerance);
-      if (converted !== null && sign) return retrieved(lit, o, converted, sign, end, ctx.answer);
+      if (converted !== null && sign === "same") return retrieved(lit, o, converted, sign, end, ctx.answer);
+      if (converted !== null && sign === "flipped") flipped ??= { o, matched: converted };
     }
     const sign = signMatch(lit, o.value, ctx.tolerance);
-    if (sign && !unit) return retrieved(lit, o, o.value, sign, end, ctx.answer);
-    if (sign && !mislabelled) mislabelled = o;
+    if (sign === "same" && !unit) return retrieved(lit, o, o.value, sign, end, ctx.answer);
+    if (sign === "flipped" && !unit) flipped ??= { o, matched: o.value };
+    if (sign && unit && !mislabelled) mislabelled = o;
   }
+  if (flipped) return retrieved(lit, flipped.o, flipped.matched, "flipped", end, ctx.answer);
   if (mislabelled && unit) {
     return { status: "unit_mislabelled", output: mislabelled, explanation: `magnitude matches ${where(mislabelled)} but that value is in ${mislabelled.unit}, not ${unit.text}` };
   }
@@ -162,6 +170,8 @@ function retrieved(lit: Literal, o: PriorOutput, matched: number, sign: "same" |
 }
 
 function hasSignWord(answer: string, start: number, end: number): boolean {
+  // A subtraction written out ("22.9 − 0.44 = 22.46") carries the sign in its operator.
+  if (/[0-9)]\s*[−–-]\s*$/.test(answer.slice(Math.max(0, start - 24), start))) return true;
   const around = `${answer.slice(Math.max(0, start - SIGN_WINDOW), start)} ${answer.slice(end, end + SIGN_WINDOW)}`;
   return (around.toLowerCase().match(/[a-z]+/g) ?? []).some((w) => SIGN_WORDS.has(w));
 }

@@ -167,3 +167,13 @@ describe("tool declarations", () => {
     expect(params.required).toEqual(["discharge", "area"]);
   });
 });
+
+describe("history of refusals", () => {
+  it("keeps a row for a call refused with no arguments at all, so ?code=invalid_arguments finds its session", async () => {
+    const { t, id } = await setup();
+    const r = (await t.call("POST", `/v1/sessions/${id}/calls`, { body: { tool: "runoff_depth", args: {} } })) as Answer;
+    expect(r.body.violations[0].code).toBe("invalid_arguments");
+    const found = (await t.call("GET", "/v1/sessions?code=invalid_arguments")) as Answer;
+    expect(found.body.items.map((s: { id: string }) => s.id)).toEqual([id]);
+  });
+});

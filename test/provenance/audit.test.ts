@@ -521,3 +521,23 @@ describe("result and report (spec 6.6.5)", () => {
     for (const n of numbers) expect(answer.slice(n.start, n.end)).toBe(n.text);
   });
 });
+
+describe("sign: corpus fixes beyond the reference", () => {
+  it("prefers a same-sign match on a later output over a flipped match on an earlier one", () => {
+    const outs = ledger([12.4, "ft", "read_gage_height"], [-12.4, "ft", "freeboard"]);
+    expect(only("The freeboard is -12.4 ft.", outs)).toMatchObject({ status: "sourced", callId: "c2", explanation: "from freeboard.return" });
+  });
+  it("still flags a flipped match when no output matches as stated", () => {
+    const outs = ledger([-4.06, "ft", "freeboard"]);
+    expect(only("The freeboard is 4.06 ft.", outs).status).toBe("sign_inverted");
+  });
+  it("reads 'overstated by' as wording that carries the sign", () => {
+    const outs = ledger([-0.44, "ft", "freeboard_error"]);
+    expect(only("The model overstated freeboard by 0.44 ft.", outs)).toMatchObject({ status: "sourced", explanation: "from freeboard_error.return, with the sign in the wording" });
+  });
+  it("reads a written-out subtraction as carrying the sign of the subtrahend", () => {
+    const outs = ledger([22.9, "ft", "read_crest"], [-0.44, "ft", "settlement"]);
+    const items = audit("Crest after settlement: 22.9 − 0.44 ft.", outs).numbers.map((n) => [n.text, n.status]);
+    expect(items).toEqual([["22.9", "sourced"], ["0.44 ft", "sourced"]]);
+  });
+});

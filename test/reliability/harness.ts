@@ -135,7 +135,9 @@ export async function send(
 export function sendChunked(url: string, method: string, path: string, headers: Record<string, string>, chunks: readonly Uint8Array[]): Promise<Reply> {
   const t0 = performance.now();
   return new Promise((done, fail) => {
+    let answered = false;
     const req = request(url + path, { method, headers: { ...headers, "transfer-encoding": "chunked" } }, (res) => {
+      answered = true;
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => (text += d));
@@ -150,7 +152,9 @@ export function sendChunked(url: string, method: string, path: string, headers: 
       });
     });
     // The server may answer 413 and close before every chunk is written; the answer is what counts.
-    req.on("error", (e) => fail(e));
+    req.on("error", (e) => {
+      if (!answered) fail(e);
+    });
     const write = (i: number): void => {
       if (i >= chunks.length) {
         req.end();
