@@ -13,6 +13,7 @@ import { renderDocsPage, type DocInput } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
+import { guardJsonBody } from "./json-guard.js";
 import { registerAdminRoutes } from "./routes/admin.js";
 import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
@@ -157,6 +158,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.use("/v1/*", bearerAuth(deps));
   app.use("/v1/admin/*", adminOnly);
+  app.use("/v1/*", guardJsonBody());
   for (const register of ROUTE_MODULES) register(app, deps);
 
   let doc: DocInput | undefined;

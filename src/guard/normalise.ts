@@ -77,12 +77,7 @@ function readShape(raw: unknown, decl: Declaration, ctx: Ctx): { quantity: Quant
   if (typeof raw === "string") {
     const text = raw.trim();
     if (text.startsWith("{") && text.endsWith("}")) {
-      let obj: unknown;
-      try {
-        obj = JSON.parse(text);
-      } catch {
-        obj = undefined;
-      }
+      const obj = parseObjectText(text);
       if (obj !== undefined) return readShape(obj, decl, ctx);
     }
     return { quantity: Quantity.parse(text), shape: { kind: "string", text } };
@@ -106,6 +101,21 @@ function readShape(raw: unknown, decl: Declaration, ctx: Ctx): { quantity: Quant
     return { quantity: q, shape: Array.isArray(value) ? { kind: "series" } : { kind: "object", value, unit: typeof given === "string" && given !== "" ? given : null } };
   }
   throw new UnitParseError(`cannot read a quantity from ${raw === null ? "null" : typeof raw}; send a number in ${unit}, a string such as "1.5 ${unit}", or {"value": 1.5, "unit": "${unit}"}`);
+}
+
+/**
+ * Models JSON-encode objects into strings, and some write Python's repr instead (`{'value': 7.73, 'unit': 'ft'}`,
+ * seen in the corpus): read both. Single quotes are swapped only when the text holds no double quote.
+ */
+function parseObjectText(text: string): unknown {
+  for (const candidate of text.includes('"') ? [text] : [text, text.replace(/'/g, '"')]) {
+    try {
+      return JSON.parse(candidate) as unknown;
+    } catch {
+      /* try the next reading */
+    }
+  }
+  return undefined;
 }
 
 function metaOf(q: Quantity) {

@@ -57,6 +57,10 @@ describe("input shapes", () => {
     expect(s.call(runoff, { discharge: { value: 1250, unit: "cfs" }, area: 29000 }).ok).toBe(true);
     expect(s.call(runoff, { discharge: '{"value": 1250, "unit": "cfs"}', area: 29000 }).ok).toBe(true);
   });
+  it("reads an object written as Python's repr, as some models send it", () => {
+    const v = session().call(freeboard, { stage: "{'value': 31.0, 'unit': 'ft', 'datum': 'NAVD88'}" });
+    expect(v.args.stage).toEqual({ value: 31, unit: "ft", datum: "NAVD88" });
+  });
   it("reads a series in the declared unit with null gaps", () => {
     const v = session().call(runoff, { discharge: [1, null, 3], area: 1 });
     expect(v.args.discharge).toEqual({ value: [1, null, 3], unit: "m^3/s" });

@@ -175,7 +175,8 @@ describe("hostile input to every route", () => {
       fc.asyncProperty(arb, async (c) => {
         const path = fillPath(c.route, (param, p) => (c.realIds ? pathValue(rows, p, param) : c.randomId || "x"));
         const qs = new URLSearchParams(c.query).toString();
-        const r = await send(server.url, c.route.method, qs ? `${path}?${qs}` : path, { token: TOKEN, body: c.body });
+        const body = c.route.method === "GET" ? undefined : c.body;
+        const r = await send(server.url, c.route.method, qs ? `${path}?${qs}` : path, { token: TOKEN, body });
         record(r);
         if (r.status >= 500 || (r.status >= 400 && !isEnvelope(r.body))) {
           throw new Error(`${c.route.method} ${path}?${qs} answered ${r.status}: ${r.text.slice(0, 300)}`);

@@ -1,0 +1,69 @@
+// Refuses request bodies that JSON.parse would silently alter or that later code cannot handle: invalid UTF-8
+// (decoded to U+FFFD), numbers beyond double range (1e309 parses to Infinity and is stored as null), and nesting
+// deep enough to overflow the stack in JSON.stringify (10,000 levels did).
+import { isUtf8 } from "node:buffer";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./env.js";
+import { errorBody } from "./errors.js";
+
+/** Deepest nesting of objects and arrays a request body may have. */
+export const MAX_JSON_DEPTH = 128;
+
+// The media types Hono's JSON validator parses, and the text types other routes read with c.req.text().
+const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
+const TEXT_TYPE = /^(?:text\/[\w.+-]+|application\/(?:x-)?ndjson|application\/jsonl(?:ines)?)$/i;
+
+const decoder = new TextDecoder();
+
+/** What is wrong with a parsed JSON value, or null: a non-finite number or nesting deeper than `maxDepth`. */
+export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: string; message: string } | null {
+  // Iterative on purpose: the values this looks at are the ones too deep for recursion.
+  const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 0, path: "" }];
+  while (stack.length > 0) {
+    const { v, depth, path } = stack.pop()!;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) {
+        return { path, message: "a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)" };
+      }
+      continue;
+    }
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= maxDepth) return { path, message: `objects and arrays are nested deeper than ${maxDepth} levels: send flatter JSON` };
+    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    for (const [k, x] of entries) stack.push({ v: x, depth: depth + 1, path: path.length < 200 ? (path ? `${path}.${k}` : k) : path });
+  }
+  return null;
+}
+
+/**
+ * Checks a JSON (or text) request body before any validator reads it, and hands the decoded text on through
+ * Hono's body cache so the body is read from the socket once.
+ */
+export function guardJsonBody(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
+    const isJson = JSON_TYPE.test(type);
+    if (!isJson && !TEXT_TYPE.test(type)) return next();
+    const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
+    if (!isUtf8(bytes)) {
+      return c.json(errorBody("invalid_request", "the request body is not valid UTF-8: send the JSON encoded as UTF-8"), 400);
+    }
+    const text = decoder.decode(bytes);
+    c.req.bodyCache.text = Promise.resolve(text);
+    if (!isJson) return next();
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return next(); // the route's validator answers malformed JSON in its own words
+    }
+    const problem = jsonProblem(value);
+    if (problem) {
+      const where = problem.path ? ` (at ${problem.path})` : "";
+      return c.json(errorBody("invalid_request", `invalid request body${where}: ${problem.message}`, [problem]), 400);
+    }
+    return next();
+  };
+}
