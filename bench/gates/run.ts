@@ -12,7 +12,7 @@ import { RunStore } from "../../src/store/runs.js";
 import { ensureDefaultTeam } from "../../src/store/teams.js";
 
 const LEDGER_SIZES = (process.env.BENCH_SIZES ?? "10,1000,10000").split(",").map(Number);
-const PRIOR_RUNS = 1_000;
+const PRIOR_RUNS = Number(process.env.BENCH_RUNS ?? 1_000);
 const CLAIMS = 50;
 const PROBES = Number(process.env.BENCH_PROBES ?? 30);
 const TASK = "weekly-gauge-report";

@@ -51,7 +51,8 @@ export function guardJsonBody(): MiddlewareHandler<AppEnv> {
       return c.json(errorBody("invalid_request", "the request body is not valid UTF-8: send the JSON encoded as UTF-8"), 400);
     }
     const text = decoder.decode(bytes);
-    c.req.bodyCache.text = Promise.resolve(text);
+    // Hono types the cache entries as values, but reads and stores promises (request.js #cachedBody).
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
     if (!isJson) return next();
     let value: unknown;
     try {

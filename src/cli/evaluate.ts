@@ -22,24 +22,24 @@ function run(files: string[], flags: Flags): void {
   const target = openGateTarget(flags, flags.record);
   try {
     const results = gateFiles(inputs, target, settings, note);
-    const rendered = results.map(({ file, evaluation, settings: used }) => {
+    const reports = results.map(({ file, evaluation, settings: used }) => {
       const id = target.record ? evaluation.id : null;
-      if (format === "json") return { file, text: `${JSON.stringify({ source: file.path, ...evaluation, id }, null, 2)}\n`, value: { source: file.path, ...evaluation, id } };
+      if (format === "json") return { file, json: { source: file.path, ...evaluation, id } };
       const md = renderMarkdown(evaluation, { title: file.path, conjunctive: used.global.conjunctive, minScore: used.global.min_score });
-      const tail = id === null ? "Not recorded (--no-record).\n" : `Recorded as evaluation ${id} in ${target.where}.\n`;
-      return { file, text: `${md}\n${tail}`, value: null };
+      return { file, markdown: `${md}\n${id === null ? "Not recorded (--no-record)." : `Recorded as evaluation ${id} in ${target.where}.`}\n` };
     });
+    const text = (r: (typeof reports)[number]): string => ("json" in r ? `${JSON.stringify(r.json, null, 2)}\n` : r.markdown);
     if (flags.out !== undefined) {
       mkdirSync(flags.out, { recursive: true });
-      rendered.forEach(({ file, text }, i) => {
-        const path = join(flags.out as string, `${basename(file.path, extname(file.path))}${FORMATS[format]}`);
-        writeFileSync(path, text);
+      reports.forEach((r, i) => {
+        const path = join(flags.out as string, `${basename(r.file.path, extname(r.file.path))}${FORMATS[format]}`);
+        writeFileSync(path, text(r));
         say(`wrote ${path} (${results[i]?.evaluation.status})`);
       });
-    } else if (format === "json" && rendered.length > 1) {
-      say(JSON.stringify(rendered.map((r) => r.value), null, 2));
+    } else if (format === "json" && reports.length > 1) {
+      say(JSON.stringify(reports.map((r) => ("json" in r ? r.json : null)), null, 2));
     } else {
-      process.stdout.write(rendered.map((r) => r.text).join("\n"));
+      process.stdout.write(reports.map(text).join("\n"));
     }
     finish(results);
   } finally {

@@ -77,35 +77,60 @@ export interface WatchScan {
 
 type CompiledSet = InstanceType<typeof RE2.Set>;
 
-/** Compiled RE2.Sets keyed by their patterns: a ledger's watches are compiled into one automaton once. */
+/**
+ * How a list of patterns is searched: RE2.Sets over consecutive slices [start, end) of the list, and the positions
+ * of patterns no set could hold, which are tried one by one.
+ */
+export interface WatchSetPlan {
+  sets: { set: CompiledSet; start: number; end: number }[];
+  single: number[];
+}
+
+// RE2 compiles a set within a fixed memory budget the binding cannot raise, so 10,000 watches do not fit in one;
+// slices of this size compile (about 10 ms each) and scan a 50 KB report in well under a millisecond.
+const SET_SLICE = 1_000;
+
+function planSets(patterns: readonly RE2[], start: number, end: number, plan: WatchSetPlan): void {
+  if (end - start === 1) {
+    plan.single.push(start);
+    return;
+  }
+  try {
+    plan.sets.push({ set: new RE2.Set(patterns.slice(start, end)), start, end });
+  } catch {
+    // Too large for RE2's budget: halve it until each half compiles, or a pattern stands alone.
+    const mid = start + Math.floor((end - start) / 2);
+    planSets(patterns, start, mid, plan);
+    planSets(patterns, mid, end, plan);
+  }
+}
+
+/** Compiled RE2.Sets keyed by their patterns: a ledger's watches are compiled once, in slices RE2 can hold. */
 export class WatchSetCache {
-  private readonly sets = new Map<string, CompiledSet | null>();
+  private readonly sets = new Map<string, WatchSetPlan>();
   constructor(readonly limit = 8) {}
 
-  /** The compiled set for these valid patterns, or null when RE2 cannot build it (then patterns are tried one by one). */
-  get(patterns: readonly RE2[]): CompiledSet | null {
+  /** The sets covering these valid patterns, in order; patterns no set can hold are listed in `single`. */
+  get(patterns: readonly RE2[]): WatchSetPlan {
     const key = patterns.map((p) => p.source).join("\u0000");
-    if (this.sets.has(key)) return this.sets.get(key) ?? null;
-    let built: CompiledSet | null;
-    try {
-      built = new RE2.Set(patterns);
-    } catch {
-      built = null;
-    }
+    const hit = this.sets.get(key);
+    if (hit) return hit;
+    const plan: WatchSetPlan = { sets: [], single: [] };
+    for (let start = 0; start < patterns.length; start += SET_SLICE) planSets(patterns, start, Math.min(patterns.length, start + SET_SLICE), plan);
     if (this.sets.size >= this.limit) {
       const oldest = this.sets.keys().next();
       if (!oldest.done) this.sets.delete(oldest.value);
     }
-    this.sets.set(key, built);
-    return built;
+    this.sets.set(key, plan);
+    return plan;
   }
 }
 
 const sharedSets = new WatchSetCache();
 
 /**
- * Searches a text for many watch patterns in one pass (an RE2.Set: linear in the text, whatever the number of
- * patterns). Falls back to one search per pattern if RE2 cannot build or run the set (it reports out of memory).
+ * Searches a text for many watch patterns, a slice of them per pass (RE2.Sets: linear in the text, whatever the
+ * number of patterns). A pattern no set can hold, or a set RE2 cannot run (it reports out of memory), is searched alone.
  */
 export function scanWatches(patterns: readonly string[], text: string, cache: WatchCache = shared, sets: WatchSetCache = sharedSets): WatchScan {
   const refused = new Map<number, string>();
@@ -122,23 +147,23 @@ export function scanWatches(patterns: readonly string[], text: string, cache: Wa
   });
   const matched = new Set<number>();
   if (valid.length === 0) return { matched, refused };
-  const compiled = sets.get(valid);
-  try {
-    if (compiled) {
-      // Set positions index the valid patterns, in the order given, which the key fixes.
-      for (const k of compiled.match(text)) {
-        const original = indices[k];
-        if (original !== undefined) matched.add(original);
-      }
-      return { matched, refused };
-    }
-  } catch {
-    // RE2.Set gives up (out of memory) on some huge sets: answer the slow, still linear, way.
-  }
-  valid.forEach((re, k) => {
+  // Positions in a set are offsets into its slice of the valid patterns, whose order the cache key fixes.
+  const hit = (k: number): void => {
     const original = indices[k];
-    if (original !== undefined && re.test(text)) matched.add(original);
-  });
+    if (original !== undefined) matched.add(original);
+  };
+  const alone = (k: number): void => {
+    if (valid[k]?.test(text)) hit(k);
+  };
+  const plan = sets.get(valid);
+  for (const { set, start, end } of plan.sets) {
+    try {
+      for (const k of set.match(text)) hit(start + k);
+    } catch {
+      for (let k = start; k < end; k += 1) alone(k);
+    }
+  }
+  plan.single.forEach(alone);
   return { matched, refused };
 }
 

@@ -8,10 +8,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scanWatches } from "../../src/gates/watch.js";
 import {
-  fakeUpstream, fetchDoc, fillPath, isEnvelope, routesOf, send, sendChunked, serve, tableCounts,
+  fakeUpstream, fetchDoc, fillPath, isEnvelope, resolve, routesOf, send, sendChunked, serve, tableCounts,
   type OpenApiDoc, type Reply, type Route, type Served,
 } from "./harness.js";
-import { INVALID_UTF8, concat, deepJson, malformedBodies } from "./malformed.js";
+import { INVALID_UTF8, concat, deepJson, leaves, malformedBodies, withRawLeaf } from "./malformed.js";
 import { has, pathValue, seedTeam, validBody, type TeamRows } from "./rows.js";
 
 const TOKEN = "fuzz-admin-token-0123456789";
@@ -70,26 +70,33 @@ describe("hostile input to every route", () => {
 
   it("answers malformed bodies (syntax, types, unknown fields, long strings, 1e309, deep nesting, bad UTF-8) with a 4xx envelope and stores nothing", async () => {
     const before = tableCounts(db);
-    // Fixed cases first, so each route gets each kind at least once.
+    // Fixed cases first: each leaf of each route's valid body replaced by each kind of damage.
+    const json = { "content-type": "application/json" };
     for (const route of jsonRoutes()) {
-      const base = JSON.stringify(validBody(doc, route, rows));
-      const cut = base.lastIndexOf("}");
-      const inject = (raw: string) => `${base.slice(0, cut)}${base.length > 2 ? "," : ""}"zz_injected":${raw}}`;
-      const fixed: [string, string | Uint8Array, Record<string, string>][] = [
-        ["10,000 nested arrays", inject(deepJson(10_000, "array")), { "content-type": "application/json" }],
-        ["10,000 nested objects", inject(deepJson(10_000, "object")), { "content-type": "application/json" }],
-        ["1e309", inject("1e309"), { "content-type": "application/json" }],
-        ...INVALID_UTF8.map((bad): [string, Uint8Array, Record<string, string>] => [
-          `invalid UTF-8 ${bad.map((b) => b.toString(16)).join(" ")}`,
-          concat(utf8.encode(`${base.slice(0, cut)}${base.length > 2 ? "," : ""}"zz_text":"a`), Uint8Array.from(bad), utf8.encode('"}')),
-          { "content-type": "application/json" },
-        ]),
-      ];
-      if (route.bodyRequired) {
-        fixed.push(["empty body", "", { "content-type": "application/json" }], ["no content type", base, {}], ["text/plain", base, { "content-type": "text/plain" }]);
+      const base = validBody(doc, route, rows);
+      const schema = resolve(doc, route.bodySchema);
+      const paths = leaves(base).filter((p) => p.length > 0);
+      for (const [i, path] of (paths.length ? paths : [null]).entries()) {
+        const [a, b] = withRawLeaf(base, schema, path);
+        const fixed: [string, string | Uint8Array][] = [
+          ["10,000 nested arrays", a + deepJson(10_000, "array") + b],
+          ["10,000 nested objects", a + deepJson(10_000, "object") + b],
+          ["1e309", `${a}1e309${b}`],
+          ...(i === 0 ? INVALID_UTF8 : INVALID_UTF8.slice(0, 1)).map((bad): [string, Uint8Array] => [
+            `invalid UTF-8 ${bad.map((x) => x.toString(16)).join(" ")}`,
+            concat(utf8.encode(`${a}"ab`), Uint8Array.from(bad), utf8.encode(`cd"${b}`)),
+          ]),
+        ];
+        for (const [kind, body] of fixed) {
+          const where = `${kind} at ${path?.join(".") ?? "(first property)"}: ${route.method} ${route.path}`;
+          expect4xx(await send(server.url, route.method, pathOf(route), { token: TOKEN, body, headers: json }), where);
+        }
       }
-      for (const [kind, body, headers] of fixed) {
-        expect4xx(await send(server.url, route.method, pathOf(route), { token: TOKEN, body, headers }), `${kind}: ${route.method} ${route.path}`);
+      if (route.bodyRequired) {
+        const text = JSON.stringify(base);
+        for (const [kind, body, headers] of [["empty body", "", json], ["no content type", text, {}], ["text/plain", text, { "content-type": "text/plain" }]] as const) {
+          expect4xx(await send(server.url, route.method, pathOf(route), { token: TOKEN, body, headers }), `${kind}: ${route.method} ${route.path}`);
+        }
       }
     }
     const arb = fc.constantFrom(...jsonRoutes()).chain((route) =>
@@ -124,7 +131,7 @@ describe("hostile input to every route", () => {
 
   it("parses unit strings and never evaluates them: expressions and unknown units are refused wherever a unit goes", async () => {
     const before = tableCounts(db);
-    const positions: { route: string; send: (u: string) => Promise<Reply> }[] = [
+    const all: { route: string; send: (u: string) => Promise<Reply> }[] = [
       { route: "POST /v1/convert", send: (u) => send(server.url, "POST", "/v1/convert", { token: TOKEN, body: { quantity: `5 ${u}`, to: {} } }) },
       { route: "POST /v1/convert", send: (u) => send(server.url, "POST", "/v1/convert", { token: TOKEN, body: { quantity: { value: 5, unit: u }, to: {} } }) },
       { route: "POST /v1/convert", send: (u) => send(server.url, "POST", "/v1/convert", { token: TOKEN, body: { quantity: { value: 5, unit: "m" }, to: { unit: u } } }) },
@@ -133,7 +140,8 @@ describe("hostile input to every route", () => {
       { route: "PUT /v1/tools/{name}", send: (u) => send(server.url, "PUT", "/v1/tools/fuzz_unit", { token: TOKEN, body: { params: { x: { unit: u } } } }) },
       { route: "PUT /v1/tools/{name}", send: (u) => send(server.url, "PUT", "/v1/tools/fuzz_unit", { token: TOKEN, body: { params: { x: {} }, returns: { unit: u } } }) },
       { route: "GET /v1/crossings", send: (u) => send(server.url, "GET", `/v1/crossings?value=1&unit=${encodeURIComponent(u)}`, { token: TOKEN }) },
-    ].filter((p) => routes.some((r) => `${r.method} ${r.path}` === p.route));
+    ];
+    const positions = all.filter((p) => routes.some((r) => `${r.method} ${r.path}` === p.route));
     expect(positions.length).toBe(8);
     const units = fc.oneof(
       fc.constantFrom(...HOSTILE_UNITS),

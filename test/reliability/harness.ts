@@ -60,11 +60,14 @@ export function serve(db: string, env: Record<string, string> = {}): Promise<Ser
   });
 }
 
-/** The admin token `serve` generated and printed once. */
-export function printedAdminToken(s: Served): string {
-  const m = /admin token \(shown once[^)]*\): (\S+)/.exec(s.output());
-  if (!m) throw new Error(`no admin token printed:\n${s.output()}`);
-  return m[1]!;
+/** The admin token `serve` generated and printed once (the line follows the "listening" line). */
+export async function printedAdminToken(s: Served): Promise<string> {
+  for (let i = 0; i < 100; i += 1) {
+    const m = /admin token \(shown once[^)]*\): (\S+)/.exec(s.output());
+    if (m) return m[1]!;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no admin token printed:\n${s.output()}`);
 }
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/packs/", import.meta.url));

@@ -59,7 +59,7 @@ function wrongValues(types: Set<string>, exact: Set<string>): fc.Arbitrary<unkno
 }
 
 /** Paths to the primitive leaves of a JSON value. */
-function leaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+export function leaves(value: unknown, path: (string | number)[] = []): (string | number)[][] {
   if (value === null || typeof value !== "object") return [path];
   const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
   return entries.flatMap(([k, v]) => leaves(v, [...path, k]));
@@ -74,8 +74,8 @@ function setAt(value: unknown, path: (string | number)[], leaf: unknown): unknow
 
 const MARK = "\u0000LEAF\u0000";
 
-/** The base body as text with one leaf (or one named property of an empty body) replaced by raw `text` parts. */
-function withRawLeaf(base: unknown, schema: Schema, path: (string | number)[] | null): [string, string] {
+/** The base body as text around one leaf (or one named property of an empty body), to splice raw text or bytes in. */
+export function withRawLeaf(base: unknown, schema: Schema, path: (string | number)[] | null): [string, string] {
   const target = path ?? [Object.keys(schema.properties ?? { value: {} })[0]!];
   const [before, after] = JSON.stringify(setAt(base, target, MARK)).split(JSON.stringify(MARK));
   return [before!, after!];
@@ -160,7 +160,7 @@ export function malformedBodies(doc: OpenApiDoc, route: Route, base: unknown, bo
     kinds.push(fc.constant(json("empty body")("")));
     kinds.push(
       fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "application/jsonx", "")
-        .map((type) => ({ kind: `content type '${type}'`, body: baseText, headers: type ? { "content-type": type } : {} })),
+        .map((type): Malformed => ({ kind: `content type '${type}'`, body: baseText, headers: type ? { "content-type": type } : {} })),
     );
   }
   return fc.oneof(...kinds);

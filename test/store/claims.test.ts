@@ -172,7 +172,7 @@ describe("importing JSON Lines", () => {
   });
 
   it("keeps a supersedes reference to an unknown id and warns about it", () => {
-    const { claims, team, store } = setup();
+    const { claims, team } = setup();
     const r = claims.importText(team, JSON.stringify({ id: "N", status: "live", text: "t", supersedes: "GHOST" }), MARCH);
     expect(r.imported).toBe(1);
     expect(r.warnings).toEqual([{ line: 1, id: "N", field: "supersedes", reason: "no claim 'GHOST' in the ledger or the file; the reference is kept but supersedes nothing yet" }]);

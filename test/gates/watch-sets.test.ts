@@ -1,0 +1,27 @@
+// Ten thousand watch patterns: more than one RE2.Set can hold, so they are compiled into several.
+import { describe, expect, it } from "vitest";
+import { compileWatch, scanWatches, WatchCache, WatchSetCache } from "../../src/gates/watch.js";
+
+/** Demotion watches of three realistic shapes, numbered so each is its own pattern. */
+const PATTERNS = Array.from({ length: 10_000 }, (_, i) =>
+  [`weir ${i} gain of 2\\.08x`, `(?i)station ${i} beats gauge ${i + 1} by \\d+(\\.\\d+)?x`, `\\bclaim-${i}\\b[^.]*\\d+%`][i % 3] ?? "");
+
+describe("watch sets for a large ledger", () => {
+  it("compiles 10,000 patterns into RE2.Sets (one set cannot hold them), leaving none to be tried one by one", () => {
+    const cache = new WatchCache();
+    const compiled = PATTERNS.map((p) => compileWatch(p, cache)).flatMap((w) => (w.ok ? [w.re] : []));
+    const plan = new WatchSetCache().get(compiled);
+    expect(plan.single).toEqual([]);
+    expect(plan.sets.map((s) => s.end - s.start).reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(plan.sets[0]?.start).toBe(0);
+    plan.sets.slice(1).forEach((s, i) => expect(s.start).toBe(plan.sets[i]?.end));
+  });
+
+  it("finds exactly the patterns that occur in a 50 KB report, mapped back to their positions", () => {
+    const text = `${"Station 1 reading for the week. 10.0 ft. ".repeat(1_250)} weir 9999 gain of 2.08x. STATION 4 BEATS GAUGE 5 BY 3.5x. claim-8 rose 12%.`;
+    const patterns = [...PATTERNS, "(a)\\1"];
+    const scan = scanWatches(patterns, text, new WatchCache(), new WatchSetCache());
+    expect([...scan.matched].sort((a, b) => a - b)).toEqual([4, 8, 9999]);
+    expect([...scan.refused.keys()]).toEqual([10_000]);
+  });
+});
