@@ -1,6 +1,6 @@
 // `agent-ledger restore <file>`: checks a backup with integrity_check first, then copies it over the database
 // with SQLite's backup API. An existing database is replaced only with --force, and is kept beside it first.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { assertLedger, describeLedger, integrityProblems, onlineCopy, openExisting } from "./ledger-file.js";
@@ -17,6 +17,8 @@ async function run(file: string, flags: Flags): Promise<void> {
   if (!existsSync(file)) throw new CliError(`no backup at ${file}: nothing was changed`);
   if (resolve(file) === resolve(target)) throw new CliError(`${file} is the database itself: nothing was changed`);
 
+  // A read-only connection to a WAL-mode file creates its -wal and -shm and cannot remove them on close.
+  const sidecars = [`${file}-wal`, `${file}-shm`].filter((f) => !existsSync(f));
   const backup = openExisting(file, { readonly: true });
   try {
     const problems = integrityProblems(backup, file);
@@ -57,6 +59,7 @@ async function run(file: string, flags: Flags): Promise<void> {
     }
   } finally {
     backup.close();
+    for (const f of sidecars) if (existsSync(f) && (f.endsWith("-shm") || statSync(f).size === 0)) rmSync(f, { force: true });
   }
 }
 
