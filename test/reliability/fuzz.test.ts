@@ -37,6 +37,7 @@ describe("hostile input to every route", () => {
   let routes: Route[];
   let rows: TeamRows;
   const statuses = new Map<number, number>();
+  const byTest = new Map<string, number>();
   let cases = 0;
 
   beforeAll(async () => {
@@ -60,6 +61,8 @@ describe("hostile input to every route", () => {
   const bodyRoutes = () => routes.filter((r) => r.bodyType !== undefined);
   const record = (r: Reply) => {
     cases += 1;
+    const name = expect.getState().currentTestName?.split(" > ").pop()?.split(/[:(,]/)[0] ?? "?";
+    byTest.set(name, (byTest.get(name) ?? 0) + 1);
     statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
   };
   /** Throws with the request named unless the answer is a 4xx carrying the error envelope. */
@@ -97,6 +100,13 @@ describe("hostile input to every route", () => {
         for (const [kind, body, headers] of [["empty body", "", json], ["no content type", text, {}], ["text/plain", text, { "content-type": "text/plain" }]] as const) {
           expect4xx(await send(server.url, route.method, pathOf(route), { token: TOKEN, body, headers }), `${kind}: ${route.method} ${route.path}`);
         }
+      }
+    }
+    // Routes with a text body (JSON Lines): bytes that are not UTF-8 are refused before the route reads a line.
+    for (const route of bodyRoutes().filter((r) => !jsonRoutes().includes(r))) {
+      for (const bad of INVALID_UTF8) {
+        const body = concat(utf8.encode('{"id":"CLM-U","text":"a'), Uint8Array.from(bad), utf8.encode('","status":"live"}\n'));
+        expect4xx(await send(server.url, route.method, pathOf(route), { token: TOKEN, body, headers: { "content-type": route.bodyType! } }), `invalid UTF-8 in ${route.bodyType}: ${route.method} ${route.path}`);
       }
     }
     const arb = fc.constantFrom(...jsonRoutes()).chain((route) =>
@@ -219,6 +229,7 @@ describe("hostile input to every route", () => {
     expect((await send(server.url, "GET", "/healthz")).status).toBe(200);
     expect(server.output()).not.toMatch(/^(GET|POST|PUT|PATCH|DELETE) \S+ failed/m);
     const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`).join(", ");
-    console.info(`fuzz: ${cases} requests to ${routes.length} routes (${jsonRoutes().length} with JSON bodies), seed ${SEED}; answers ${byStatus}; 0 5xx`);
+    const parts = [...byTest].map(([name, n]) => `${n} ${name.trim()}`).join("; ");
+    console.info(`fuzz: ${cases} requests to ${routes.length} routes (${jsonRoutes().length} with JSON bodies), seed ${SEED}; answers ${byStatus}; 0 5xx\n  by test: ${parts}`);
   });
 });
