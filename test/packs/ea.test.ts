@@ -8,7 +8,7 @@ import {
 } from "../../src/packs/ea.js";
 import { PackError, PackNotFoundError, PackPayloadError } from "../../src/packs/errors.js";
 import { registerPackDatums } from "../../src/packs/shared.js";
-import { EA_MEASURES_URL, EA_STATION_URL, fixture, fixtureFetch } from "./fixtures.js";
+import { EA_MEASURES_URL, EA_STATION_URL, fixture, fixtureFetch, payloadMessage } from "./fixtures.js";
 
 const code = (c: string) => expect.objectContaining({ code: c });
 const station = (file = "ea_station_E21136.json", ref = "E21136") => parseStation(fixture(file), ref);
@@ -165,16 +165,7 @@ describe("eaReading", () => {
 });
 
 describe("malformed Environment Agency answers", () => {
-  const message = (f: () => unknown) => {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(PackPayloadError);
-      expect((e as PackPayloadError).code).toBe("upstream_error");
-      return (e as Error).message;
-    }
-    throw new Error("expected a PackPayloadError");
-  };
+  const message = payloadMessage;
   it("names items when the station record has none", () => {
     expect(message(() => station("ea_station_E21136_no_items.json"))).toBe("EA station E21136: missing items");
   });

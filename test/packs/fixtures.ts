@@ -1,6 +1,7 @@
 // Recorded and hand-written upstream answers, and a Fetch that serves them by exact URL (a 404 for any other).
 import { readFileSync } from "node:fs";
-import { PackNotFoundError } from "../../src/packs/errors.js";
+import { expect } from "vitest";
+import { PackNotFoundError, PackPayloadError } from "../../src/packs/errors.js";
 import type { Fetch } from "../../src/packs/fetch.js";
 
 const DIR = new URL("../fixtures/packs/", import.meta.url);
@@ -26,3 +27,15 @@ export const USGS_SITE_URL = "https://waterservices.usgs.gov/nwis/site/?format=r
 export const USGS_IV_URL = "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=07374000&parameterCd=00060%2C00065&siteStatus=all";
 export const EA_STATION_URL = "https://environment.data.gov.uk/flood-monitoring/id/stations/E21136";
 export const EA_MEASURES_URL = "https://environment.data.gov.uk/flood-monitoring/id/stations/E21136/measures";
+
+/** The message of the PackPayloadError (code upstream_error) that `f` throws; fails the test when it throws none. */
+export function payloadMessage(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(PackPayloadError);
+    expect((e as PackPayloadError).code).toBe("upstream_error");
+    return (e as Error).message;
+  }
+  throw new Error("expected a PackPayloadError");
+}

@@ -10,7 +10,7 @@ import { registerPackDatums } from "../../src/packs/shared.js";
 import {
   parseInstantaneous, parseSiteRdb, siteDatums, usgsIvUrl, usgsReading, usgsSite, usgsSiteId, usgsSiteUrl,
 } from "../../src/packs/usgs.js";
-import { USGS_IV_URL, USGS_SITE_URL, fixture, fixtureFetch } from "./fixtures.js";
+import { USGS_IV_URL, USGS_SITE_URL, fixture, fixtureFetch, payloadMessage } from "./fixtures.js";
 
 const code = (c: string) => expect.objectContaining({ code: c });
 const SITE = "07374000";
@@ -259,16 +259,7 @@ describe("usgsReading", () => {
 });
 
 describe("malformed USGS answers", () => {
-  const payload = (f: () => unknown) => {
-    try {
-      f();
-    } catch (e) {
-      expect(e).toBeInstanceOf(PackPayloadError);
-      expect((e as PackPayloadError).code).toBe("upstream_error");
-      return (e as Error).message;
-    }
-    throw new Error("expected a PackPayloadError");
-  };
+  const payload = payloadMessage;
   it("names the missing data line of an RDB record that stops after the header", () => {
     expect(payload(() => site("usgs_site_07374000_no_record.rdb"))).toBe("USGS site record for 07374000 has no data line after the header");
   });
