@@ -22,14 +22,14 @@ export function normaliseInput(raw: unknown, decl: Declaration, ctx: Ctx): Norma
     if (!q.datum) q = new Quantity(q.value, q.unit, { ...metaOf(q), datum: decl.datum });
     else if (q.datum !== decl.datum) {
       throw new DatumMismatch(
-        `expected an elevation referenced to ${decl.datum}, received one referenced to ${q.datum}; both are in compatible units but measured from different references, ` +
-          `so resend the value on ${decl.datum} or register the offset between ${q.datum} and ${decl.datum} and convert it first`,
+        `expected an elevation referenced to ${decl.datum}, received one referenced to ${q.datum} (${q.display()}); both are in compatible units but measured from different references, ` +
+          `so convert it to ${decl.datum} along a registered offset (POST /v1/convert with "to": {"datum": "${decl.datum}"}) and resend it, or register the offset between ${q.datum} and ${decl.datum} first`,
         { context: { expected: decl.datum, received: q.datum } },
       );
     }
   }
   if (decl.crs && q.crs && q.crs !== decl.crs) {
-    throw new CRSMismatch(`expected ${decl.crs}, received ${q.crs}; reproject the value into ${decl.crs} and resend it`, { context: { expected: decl.crs, received: q.crs } });
+    throw new CRSMismatch(`expected ${decl.crs}, received ${q.crs} (${q.display()}); reproject the value into ${decl.crs} and resend it with "crs": "${decl.crs}"`, { context: { expected: decl.crs, received: q.crs } });
   }
   if (decl.quality) {
     const floor = decl.qualityText ?? decl.quality;
@@ -40,7 +40,7 @@ export function normaliseInput(raw: unknown, decl: Declaration, ctx: Ctx): Norma
       );
     }
     if (!meetsFloor(q.quality, decl.quality)) {
-      throw new QualityViolation(`this tool requires ${floor} record, and the value supplied is ${q.quality}; use a record of ${decl.quality} grade or better, or report that none is available`);
+      throw new QualityViolation(`this tool requires ${floor} record, and the value supplied (${valueText(q)} ${q.unit}) is ${q.quality}; send a record of ${decl.quality} grade or better, or report that none is available`);
     }
   }
   const unit = decl.unit as string;

@@ -118,7 +118,7 @@ describe("validation order and codes", () => {
     const t = tool("approved_only", { params: { q: { unit: "cfs", quality: "A" } } });
     const s = session();
     expect(s.call(t, { q: 5 }).violations[0]!.message).toMatch(/^this tool requires A record, and the value supplied carries no quality flag/);
-    expect(s.call(t, { q: { value: 5, unit: "cfs", quality: "P" } }).violations[0]!.message).toMatch(/requires A record, and the value supplied is provisional/);
+    expect(s.call(t, { q: { value: 5, unit: "cfs", quality: "P" } }).violations[0]!.message).toMatch(/^this tool requires A record, and the value supplied \(5 cfs\) is provisional; send a record of approved grade or better/);
     expect(s.call(t, { q: { value: 5, unit: "cfs", quality: "R" } }).ok).toBe(true);
   });
   it("refuses unexpected and missing arguments with invalid_arguments and no field", () => {
