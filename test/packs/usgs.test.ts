@@ -200,7 +200,7 @@ describe("USGS instantaneous values", () => {
     const v = checkCall(tool, "route_flow", { discharge: r.quantity }, { datums, enforcement: "enforce", history: new MemoryHistory(), context: "" });
     expect(v.ok).toBe(false);
     expect(v.violations.map((x) => x.code)).toEqual(["quality_violation"]);
-    expect(v.violations[0]!.message).toContain("the value supplied is unverified");
+    expect(v.violations[0]!.message).toContain("is unverified; send a record of approved grade or better");
   });
   it("drops a reading older than maxAge with a warning naming its age, and keeps it within maxAge", () => {
     const now = new Date("2026-08-16T23:15:00Z");
