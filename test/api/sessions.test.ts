@@ -177,3 +177,17 @@ describe("history of refusals", () => {
     expect(found.body.items.map((s: { id: string }) => s.id)).toEqual([id]);
   });
 });
+
+describe("listing a session's calls", () => {
+  it("pages through the calls in order with limit and cursor, each with its own crossings", async () => {
+    const { t, id } = await setup();
+    for (let i = 0; i < 5; i += 1) await callAndReturn(t, id, "runoff_depth", { discharge: i + 1, area: 29000 });
+    const first = (await t.call("GET", `/v1/sessions/${id}/calls?limit=2`)) as Answer;
+    expect(first.body.items.map((c: { seq: number }) => c.seq)).toEqual([1, 2]);
+    expect(first.body.items[1].crossings.map((x: { raw: unknown }) => x.raw)).toEqual([2, 29000]);
+    const second = (await t.call("GET", `/v1/sessions/${id}/calls?limit=2&cursor=${first.body.next_cursor}`)) as Answer;
+    expect(second.body.items.map((c: { seq: number }) => c.seq)).toEqual([3, 4]);
+    const last = (await t.call("GET", `/v1/sessions/${id}/calls?limit=2&cursor=${second.body.next_cursor}`)) as Answer;
+    expect([last.body.items.map((c: { seq: number }) => c.seq), last.body.next_cursor]).toEqual([[5], null]);
+  });
+});

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ledgerFor } from "../../store/ledger.js";
 import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import type { AppDeps, LedgerApp } from "../env.js";
-import { errorResponses, jsonBody, jsonResponse } from "../http.js";
+import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
 import { ViolationSchema } from "../schemas.js";
 
 const LabelsSchema = z.record(z.string().min(1).max(64), z.string().max(256)).refine((o) => Object.keys(o).length <= 32, "at most 32 labels");
@@ -51,8 +51,8 @@ const resultRoute = createRoute({
   responses: { 200: jsonResponse(ResultAnswerSchema, "the labelled result"), ...errorResponses(400, 401, 404, 409, 413) },
 });
 const listCallsRoute = createRoute({
-  method: "get", path: "/v1/sessions/{id}/calls", summary: "Every call of a session with its crossings", tags: ["sessions"],
-  request: { params: IdParam },
+  method: "get", path: "/v1/sessions/{id}/calls", summary: "The calls of a session in order, each with its crossings (paginated)", tags: ["sessions"],
+  request: { params: IdParam, query: PageQuerySchema },
   responses: { 200: jsonResponse(z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }), "calls in order"), ...errorResponses(401, 404) },
 });
 const reportRoute = createRoute({
@@ -105,12 +105,15 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
   app.openapi(listCallsRoute, (c) => {
     const teamId = c.get("teamId");
     const id = c.req.valid("param").id;
+    const q = c.req.valid("query");
     ledger.sessions.get(teamId, id);
-    const crossings = ledger.sessions.crossings(teamId, id);
+    const after = Number(decodeCursor(q.cursor)?.[0] ?? 0);
+    const page = toPage(ledger.sessions.calls(teamId, id, after, q.limit + 1), q.limit, (call) => [call.seq]);
+    const last = page.items[page.items.length - 1];
+    const crossings = last ? ledger.sessions.crossings(teamId, id, after, last.seq) : [];
     const byCall = new Map<string, CrossingRow[]>();
     for (const x of crossings) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
-    const items = ledger.sessions.calls(teamId, id).map((call) => callJson(call, byCall.get(call.id) ?? []));
-    return c.json({ items, next_cursor: null }, 200);
+    return c.json({ items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])), next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(reportRoute, (c) => c.json(ledger.report(c.get("teamId"), c.req.valid("param").id), 200));
