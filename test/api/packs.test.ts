@@ -71,3 +71,26 @@ describe("retrieval packs over HTTP", () => {
     expect(broken.body.error.message).toMatch(/BROKEN/);
   });
 });
+
+describe("retrieval packs as guarded tools of a session", () => {
+  it("reads the gage height through usgs.read_gage_height and records it, so its datum is checked later", async () => {
+    const t = createTestApp({ packFetch: recorded });
+    const s = (await t.call("POST", "/v1/sessions", { body: {} })) as Answer;
+    const r = (await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_gage_height`, { body: { args: { site: "07374000" } } })) as Answer;
+    expect(r.status).toBe(200);
+    expect([r.body.ok, r.body.guarded, r.body.result_ok]).toEqual([true, true, true]);
+    expect(r.body.result.gage_height).toMatchObject({ value: 7.73, unit: "ft", datum: "GAGE:07374000", quality: "provisional" });
+    // The stage reused as a NAVD88 elevation without conversion is a datum carry-over.
+    await t.call("PUT", "/v1/tools/flood_margin_check", { body: { params: { stage: { unit: "ft", datum: "NAVD88" } } } });
+    const reuse = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, { body: { tool: "flood_margin_check", args: { stage: 7.73 } } })) as Answer;
+    expect(reuse.body.violations[0].code).toBe("unconverted_carry_over");
+    expect(reuse.body.violations[0].message).toMatch(/usgs\.read_gage_height\.return\.gage_height returned it on GAGE:07374000/);
+  });
+  it("answers 400 for an unknown pack tool and 404 for another team's session", async () => {
+    const t = createTestApp({ packFetch: recorded });
+    const s = (await t.call("POST", "/v1/sessions", { body: {} })) as Answer;
+    expect(((await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_everything`, { body: { args: {} } })) as Answer).status).toBe(400);
+    const other = (await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_discharge`, { body: { args: { site: "07374000" } }, token: t.teamToken("b") })) as Answer;
+    expect(other.status).toBe(404);
+  });
+});

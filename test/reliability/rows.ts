@@ -43,6 +43,7 @@ const BODIES: Record<string, (r: TeamRows) => unknown> = {
   "POST /v1/sessions/{id}/calls": (r) => ({ tool: r.tool, args: { discharge: "1250 cfs", area: 29000 } }),
   "POST /v1/sessions/{id}/calls/{call_id}/result": () => ({ result: 12.5 }),
   "POST /v1/replay": (r) => ({ session_id: r.session }),
+  "POST /v1/sessions/{id}/packs/{tool}": () => ({ args: { site: "07374000" } }),
   "POST /v1/sessions/{id}/audit": () => ({ answer: "Runoff is 12.5 mm/day from 1250 cfs." }),
   "POST /v1/claims": () => ({ id: `CLM-W${next()}${randomBytes(2).toString("hex")}`, text: "walk claim", status: "live" }),
   "POST /v1/claims/{id}/demote": () => ({ reason: "walk", demoted_by: "walk" }),
@@ -62,7 +63,7 @@ export function pathValue(rows: TeamRows, path: string, param: string): string {
   const byResource: Record<string, string | undefined> = {
     sessions: rows.session, calls: path.endsWith("/result") ? rows.callWithoutResult : rows.call, tools: rows.tool,
     teams: rows.team, tokens: rows.token, claims: rows.claim, evaluations: rows.evaluation, audits: rows.audit,
-    sites: "07374000", stations: "E21136", datums: rows.datum,
+    sites: "07374000", stations: "E21136", datums: rows.datum, packs: "usgs.read_discharge",
   };
   return byResource[resource] ?? rows.session;
 }

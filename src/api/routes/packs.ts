@@ -1,6 +1,8 @@
 // Retrieval packs over HTTP: a USGS site or an Environment Agency station, read properly, its datums registered.
 import { createRoute, z } from "@hono/zod-openapi";
 import { eaReading, eaStation } from "../../packs/ea.js";
+import { PackNotFoundError } from "../../packs/errors.js";
+import { packTool } from "../../packs/tools.js";
 import type { PackDatums } from "../../packs/shared.js";
 import { usgsReading, usgsSite } from "../../packs/usgs.js";
 import type { QuantityJSON } from "../../quantity/quantity.js";
@@ -18,6 +20,27 @@ const usgsSiteRoute = createRoute({ method: "get", path: "/v1/packs/usgs/sites/{
 const usgsReadingRoute = createRoute({ method: "get", path: "/v1/packs/usgs/sites/{site}/reading", summary: "The latest USGS readings with unit, quality, datum and time offset", tags: ["packs"], request: { params: SiteParam, query: SessionQuery }, responses });
 const eaStationRoute = createRoute({ method: "get", path: "/v1/packs/ea/stations/{id}", summary: "An Environment Agency station; reading it registers GAUGE:<station> and its offset", tags: ["packs"], request: { params: StationParam }, responses });
 const eaReadingRoute = createRoute({ method: "get", path: "/v1/packs/ea/stations/{id}/reading", summary: "The latest Environment Agency readings on the station datum or ODN", tags: ["packs"], request: { params: StationParam, query: SessionQuery }, responses });
+
+/** The pack tools a session can call, by the name they are declared under in the team's tools. */
+const PACK_TOOLS: Record<string, string> = {
+  "usgs.read_discharge": "read_discharge",
+  "usgs.read_gage_height": "read_gage_height",
+  "usgs.read_drainage_area": "read_drainage_area",
+  "usgs.read_gage_datum": "read_gage_datum",
+  "ea.read_level": "read_level",
+  "ea.read_station_datum": "read_station_datum",
+};
+
+const ToolParam = z.object({
+  id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }),
+  tool: z.enum(Object.keys(PACK_TOOLS) as [string, ...string[]]).openapi({ param: { name: "tool", in: "path" } }),
+});
+const callPackRoute = createRoute({
+  method: "post", path: "/v1/sessions/{id}/packs/{tool}", tags: ["packs", "sessions"],
+  summary: "Call a retrieval pack as a guarded tool of the session: the service reads the publisher, registers the datums, and records the call and its labelled result",
+  request: { params: ToolParam, body: { required: true, content: { "application/json": { schema: z.strictObject({ args: z.record(z.string().max(64), z.unknown()) }) } } } },
+  responses: { 200: jsonResponse(Any, "the call and its labelled result"), ...errorResponses(400, 401, 404, 413, 502) },
+});
 
 /** Registers a reading's datums and offsets for the team (first registration wins). */
 function register(ledger: Ledger, teamId: string, d: PackDatums): void {
@@ -55,6 +78,24 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
     const session = c.req.valid("query").session;
     if (session) await record(ledger, teamId, session, "usgs.reading", r.readings.map((x) => ({ args: { site: r.site.id, parameter: x.parameter }, quantity: x.quantity })));
     return c.json({ site: r.site, readings: r.readings, warnings: r.warnings }, 200);
+  });
+
+  app.openapi(callPackRoute, async (c) => {
+    const teamId = c.get("teamId");
+    const { id, tool } = c.req.valid("param");
+    const { args } = c.req.valid("json");
+    const pack = packTool(PACK_TOOLS[tool]!);
+    if (!pack) throw new PackNotFoundError(`no retrieval pack tool named '${tool}'`);
+    ledger.sessions.get(teamId, id);
+    const out = await pack.run(args, { fetch, usgsUrl: deps.config.usgsUrl, eaUrl: deps.config.eaUrl });
+    register(ledger, teamId, out.datums);
+    const answer = await ledger.batcher.run(() => {
+      if (!ledger.tools.latest(teamId, tool)) ledger.tools.put(teamId, tool, pack.declaration, ledger.datums(teamId));
+      const call = ledger.call(teamId, id, tool, args);
+      const result = call.ok ? ledger.result(teamId, id, call.call_id, out.result) : null;
+      return { ...call, result: result?.result ?? null, result_ok: result?.ok ?? null, result_violations: result?.violations ?? [] };
+    });
+    return c.json({ ...answer, warnings: out.warnings }, 200);
   });
 
   app.openapi(eaStationRoute, async (c) => {
