@@ -139,6 +139,8 @@ export function gateFiles(files: readonly InputFile[], target: GateTarget, base:
     if (file.jsonError !== null) note(`${file.path} is not valid JSON (${file.jsonError}); the contract gate blocks it`);
     const { evaluation, settings } = runs.evaluate(target.teamId, file.input, {
       clock: systemClock, settings: base, record: target.record, extraLedger: [...shared, ...file.ledger], datums,
+      // evidence.check_paths: file sources are relative to the input file's directory.
+      pathExists: (p: string) => existsSync(resolve(dirname(file.path), p)),
     });
     return { file, evaluation, settings };
   });

@@ -45,7 +45,8 @@ function keyChecks(t: Tally, claims: (Claim & { key: string })[], live: readonly
       failures.push(finding("CONFLICTING_VALUES", `The key "${key}" holds conflicting values in this result: ${listed}. Keep one value, or name the replaced claim in supersedes.`));
     }
     for (const entry of live) {
-      if (entry.key !== key || superseded.has(entry.id)) continue;
+      // A live claim with a key but no value states nothing to contradict.
+      if (entry.key !== key || superseded.has(entry.id) || entry.value === null || entry.value === undefined) continue;
       const clash = group.find((c) => !same(c.value, entry.value));
       if (clash) {
         failures.push(finding("LEDGER_CONFLICT",

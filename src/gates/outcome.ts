@@ -28,7 +28,8 @@ export function outcomeGate(task: Task, result: Result, settings: Settings): Gat
   const t = new Tally();
   t.check(result.output.trim() !== "", [finding("OUTPUT_EMPTY", "The output is empty; the result must contain the text it releases.")]);
   for (const name of task.required_deliverables) {
-    const content = result.deliverables[name];
+    // Own keys only: a deliverable named "constructor" must not read Object.prototype.
+    const content = Object.hasOwn(result.deliverables, name) ? result.deliverables[name] : undefined;
     t.check(content !== undefined && content.trim() !== "", [finding("DELIVERABLE_MISSING",
       content === undefined
         ? `The task requires the deliverable "${name}"; the result's deliverables have no entry "${name}".`

@@ -103,7 +103,8 @@ export function checkResult(tool: ToolDeclaration | null, result: unknown, ctx: 
   const violations: Violation[] = [];
   const crossings: CrossingDraft[] = [];
   for (const [key, value] of Object.entries(obj)) {
-    const decl = returns.keys[key];
+    // Own keys only: a result key such as "constructor" must not find Object.prototype's.
+    const decl = Object.hasOwn(returns.keys, key) ? returns.keys[key] : undefined;
     if (!decl) {
       labelled[key] = value;
       crossings.push(passedCrossing("return", `return.${key}`, value));
@@ -168,7 +169,7 @@ export function toViolation(e: QuantityError, field: string | null): Violation {
 
 function bindingProblem(tool: ToolDeclaration, toolName: string, args: Record<string, unknown>): InvalidArguments | null {
   const takes = Object.keys(tool.params);
-  const unexpected = Object.keys(args).filter((k) => !(k in tool.params));
+  const unexpected = Object.keys(args).filter((k) => !Object.hasOwn(tool.params, k));
   const missing = takes.filter((p) => tool.params[p]!.required && args[p] === undefined);
   if (!unexpected.length && !missing.length) return null;
   const why = [

@@ -1,5 +1,5 @@
 // One-step derivable values: the first twelve outputs, and every sum and difference of two of like dimension.
-import { convertMagnitude, toSI } from "../quantity/units.js";
+import { convertMagnitude, parseUnit, toSI } from "../quantity/units.js";
 import type { PriorOutput } from "./history.js";
 
 /** How many outputs seed the derivable candidates (spec 6.6.4). */
@@ -20,7 +20,9 @@ export function derivableCandidates(base: PriorOutput[]): Candidate[] {
       } catch {
         continue;
       }
-      for (const [op, v] of [["sum", l.value + rv], ["difference", l.value - rv]] as const) {
+      // Two points on a degree scale do not add (spec 6.6.4: "failures such as °C addition skipped").
+      const ops = parseUnit(l.unit).temperature === "absolute" ? ([["difference", l.value - rv]] as const) : ([["sum", l.value + rv], ["difference", l.value - rv]] as const);
+      for (const [op, v] of ops) {
         let si: number;
         try {
           si = toSI(v, l.unit);

@@ -2,7 +2,7 @@
 import { CRSMismatch, DatumMismatch, DimensionalityError, UnitParseError } from "./errors.js";
 import type { DatumRegistry } from "./datums.js";
 import { type Grade, type QualityTable, DEFAULT_QUALITY, weakest } from "./quality.js";
-import { canonicalUnit, combineUnits, convertMagnitude, describe, formatMagnitude, parseUnit, toSI } from "./units.js";
+import { type ParsedUnit, canonicalUnit, combineUnits, convertMagnitude, describe, formatMagnitude, parseUnit, toSI } from "./units.js";
 
 /** A magnitude, or a series in which null marks a gap. */
 export type Magnitude = number | (number | null)[];
@@ -129,7 +129,7 @@ export class Quantity {
         `cannot add ${this.display()} to ${other.display()}: a temperature on a degree scale is a point on that scale, not an amount of temperature; difference them, or add a delta_degC interval, or convert to kelvin`,
       );
     }
-    const rhs = other.convertedFor(this, "add");
+    const rhs = left.temperature === "absolute" && isInterval(right) ? inDegreesOf(other.value, right, left) : other.convertedFor(this, "add");
     return new Quantity(zip(this.value, rhs, (a, b) => a + b), this.unit, {
       datum: this.datum ?? other.datum, crs, quality: weakest(this.quality, other.quality),
     });
@@ -154,9 +154,13 @@ export class Quantity {
     if (this.datum && !other.datum) datum = this.datum;
     const left = parseUnit(this.unit);
     const right = parseUnit(other.unit);
+    const meta = { datum, crs, quality: weakest(this.quality, other.quality) };
+    if (left.temperature === "absolute" && isInterval(right)) {
+      // A point on a degree scale moved by an interval stays a point on that scale.
+      return new Quantity(zip(this.value, inDegreesOf(other.value, right, left), (a, b) => a - b), this.unit, meta);
+    }
     const rhs = other.convertedFor(this, "subtract");
     const value = zip(this.value, rhs, (a, b) => a - b);
-    const meta = { datum, crs, quality: weakest(this.quality, other.quality) };
     if (left.temperature === "absolute" && right.temperature === "absolute") {
       // Two points on a degree scale differ by an interval, in that scale's degrees.
       return new Quantity(value, this.unit === "degF" || this.unit === "fahrenheit" ? "delta_degF" : "delta_degC", meta);
@@ -311,6 +315,16 @@ function checkCrs(a: Quantity, b: Quantity, op: Op): string | null {
     });
   }
   return a.crs ?? b.crs;
+}
+
+/** A temperature interval alone (delta_degC, delta_degF), not a rate of one. */
+function isInterval(p: ParsedUnit): boolean {
+  return p.temperature === "delta" && p.dimension === "[temperature]";
+}
+
+/** An interval's magnitude in the degrees of a degree scale (5 delta_degC is 9 degrees on degF). */
+function inDegreesOf(value: Magnitude, interval: ParsedUnit, scale: ParsedUnit): Magnitude {
+  return mapMagnitude(value, (v) => (v * interval.factor) / scale.factor);
 }
 
 function mapMagnitude(v: Magnitude, f: (x: number) => number): Magnitude {

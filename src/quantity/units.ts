@@ -152,7 +152,7 @@ function parseUncached(text: string): ParsedUnit {
   if (!Number.isFinite(factor) || factor === 0 || components.some((c) => !Number.isFinite(c.power) || Math.abs(c.power) > 12)) {
     throw new UnitParseError(`cannot parse unit '${text}': its scale is not a finite number`);
   }
-  if (components.length > 1 && components.some((c) => ABSOLUTE_TEMPERATURE.has(c.unit.name))) {
+  if (!only && components.some((c) => ABSOLUTE_TEMPERATURE.has(c.unit.name))) {
     throw new UnitParseError(`cannot parse unit '${text}': a degree-scale temperature cannot be part of a compound unit; use delta_degC or K`);
   }
   const temperature = only && ABSOLUTE_TEMPERATURE.has(only.unit.name) ? "absolute"
@@ -166,7 +166,9 @@ function canonicalOf(components: Component[]): string {
   const num = components.filter((c) => c.power > 0).map((c) => pow(c, c.power));
   const den = components.filter((c) => c.power < 0).map((c) => pow(c, -c.power));
   if (num.length === 0 && den.length === 0) return "";
-  return (num.length ? num.join("*") : "1") + den.map((d) => `/${d}`).join("");
+  // "1/s" would not parse again (a unit carries no number), so a unit with no numerator is written with negative powers.
+  if (num.length === 0) return components.map((c) => pow(c, c.power)).join("*");
+  return num.join("*") + den.map((d) => `/${d}`).join("");
 }
 
 function dimensionOf(dimensions: number[]): string {
@@ -258,7 +260,8 @@ export function combineUnits(a: string, b: string, op: "mul" | "div"): string {
 export function formatMagnitude(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   if (value === 0) return "0";
-  const exp = Math.floor(Math.log10(Math.abs(value)));
+  // Like %g, the exponent is that of the value rounded to six figures (999999.7 is 1e+06, not 1000000).
+  const exp = Number(value.toExponential(5).split("e")[1]);
   if (exp < -4 || exp >= 6) {
     const [m, e] = value.toExponential(5).split("e");
     return `${String(Number(m))}e${Number(e) < 0 ? "-" : "+"}${String(Math.abs(Number(e))).padStart(2, "0")}`;

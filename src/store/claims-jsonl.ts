@@ -56,6 +56,21 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): s
   return field ? `${field}: ${issue.message}` : issue.message;
 }
 
+/** Deepest nesting a line may have; deeper values overflow the stack in JSON.stringify when stored (as the API's body guard). */
+const MAX_LINE_DEPTH = 128;
+
+// Iterative on purpose: the values this looks at are the ones too deep for recursion.
+function tooDeep(value: unknown): boolean {
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, depth } = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= MAX_LINE_DEPTH) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push({ v: x, depth: depth + 1 });
+  }
+  return false;
+}
+
 /** Reads one line's JSON object into a claim, or the reason it cannot be one. */
 export function readLedgerLine(text: string): { claim: LedgerLine } | { reason: string } {
   let raw: unknown;
@@ -67,6 +82,7 @@ export function readLedgerLine(text: string): { claim: LedgerLine } | { reason: 
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { reason: `not a JSON object (received ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}); each line must be one claim object` };
   }
+  if (tooDeep(raw)) return { reason: `objects and arrays are nested deeper than ${MAX_LINE_DEPTH} levels; send a flatter claim` };
   const parsed = LineSchema.safeParse(raw);
   if (!parsed.success) return { reason: parsed.error.issues.map((i) => describeIssue(i, raw as Record<string, unknown>)).join("; ") };
   const l = parsed.data;

@@ -36,6 +36,8 @@ export type EvaluateOptions = {
   /** The team's datum names, so claim values like "12 ft MYGAUGE" compare as elevations. */
   datums?: Iterable<string>;
   watchCache?: WatchCache;
+  /** For `evidence.check_paths`: whether a file source exists (only a caller that knows the input's directory can say). */
+  pathExists?: (path: string) => boolean;
 };
 
 type RawRun = { id: string; task: string | null; status: "released" | "blocked"; overall_score: number; report: string; input: string; settings: string | null; created_at: string };
@@ -77,6 +79,7 @@ export class RunStore {
       const decision = decide(input, {
         settings, history, compareQuantities: createQuantityComparer(options.datums ?? []),
         ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+        ...(options.pathExists ? { pathExists: options.pathExists } : {}),
       });
       const id = newId(now.getTime());
       const evaluation: Evaluation = { id, task: taskIdOf(input), created_at: now.toISOString(), ...decision };

@@ -136,6 +136,13 @@ describe("GET /v1/crossings", () => {
     expect((a.body as Json).error.code).toBe("unit_parse_error");
     expect((await t.call("GET", "/v1/crossings?unit=cfs")).status).toBe(400);
   });
+
+  it("refuses an empty value with 400 naming it, never reading it as 0", async () => {
+    const t = createTestApp();
+    const r = await t.call("GET", "/v1/crossings?value=&unit=cfs");
+    expect(r.status).toBe(400);
+    expect((r.body as Json).error.details).toEqual([{ path: "value", message: "value must be a finite number, such as 1250" }]);
+  });
 });
 
 describe("GET /v1/sessions/{id}/manifest and POST /v1/replay", () => {

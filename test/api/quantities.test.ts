@@ -51,6 +51,12 @@ describe("POST /v1/compute", () => {
   it("reads a plain number as dimensionless", async () => {
     expect((await compute({ op: "mul", a: { value: 5, unit: "ft" }, b: 2 })).body).toEqual({ quantity: { value: 10, unit: "ft" } });
   });
+  it("accepts quantity strings as operands, as every quantity input does, and still refuses expressions", async () => {
+    expect((await compute({ op: "add", a: "5 ft", b: "2 ft" })).body).toEqual({ quantity: { value: 7, unit: "ft" } });
+    expect((await compute({ op: "gt", a: "1 m", b: { value: 3, unit: "ft" } })).body).toEqual({ result: true });
+    const r = await compute({ op: "add", a: "2*3 ft", b: "1 ft" });
+    expect([r.status, r.body.error.code]).toEqual([422, "unit_parse_error"]);
+  });
   it("compares across units", async () => {
     expect((await compute({ op: "gt", a: { value: 1, unit: "m" }, b: { value: 3, unit: "ft" } })).body).toEqual({ result: true });
     expect((await compute({ op: "eq", a: { value: 1, unit: "m" }, b: { value: 100, unit: "cm" } })).body).toEqual({ result: true });
@@ -84,13 +90,36 @@ describe("datums", () => {
   });
   it("refuses a bare-number offset (400), an unknown datum (422 naming it) and an existing name (409)", async () => {
     const t = createTestApp();
-    expect(((await t.call("POST", "/v1/datums/offsets", { body: { from: "NAVD88", to: "NGVD29", offset: 0.3 } })) as Answer).status).toBe(400);
+    const bare = (await t.call("POST", "/v1/datums/offsets", { body: { from: "NAVD88", to: "NGVD29", offset: 0.3 } })) as Answer;
+    expect(bare.status).toBe(400);
+    expect(bare.body.error.details).toEqual([{ path: "offset", message: 'a datum offset states its unit, never a bare number: send {"value": 0.3, "unit": "m"} or "0.3 m"' }]);
     const unknown = (await t.call("POST", "/v1/datums/offsets", { body: { from: "MARS", to: "NGVD29", offset: { value: 1, unit: "m" } } })) as Answer;
     expect([unknown.status, unknown.body.error.code]).toEqual([422, "datum_mismatch"]);
     expect(unknown.body.error.message).toMatch(/unknown datum 'MARS'/);
     expect(((await t.call("POST", "/v1/datums", { body: { name: "NAVD88" } })) as Answer).status).toBe(409);
     const notLength = (await t.call("POST", "/v1/datums/offsets", { body: { from: "NAVD88", to: "NGVD29", offset: "3 s" } })) as Answer;
     expect([notLength.status, notLength.body.error.code]).toEqual([422, "dimensionality_error"]);
+  });
+  it("pages the registry with limit and cursor like every list: default 50, at most 500", async () => {
+    const t = createTestApp();
+    const token = t.teamToken("pager");
+    for (let i = 0; i < 30; i++) await t.call("POST", "/v1/datums", { body: { name: `LOCAL${String(i).padStart(2, "0")}` }, token });
+    const whole = (await t.call("GET", "/v1/datums?limit=500", { token })) as Answer;
+    expect([whole.body.items.length, whole.body.next_cursor]).toEqual([52, null]);
+    const first = (await t.call("GET", "/v1/datums", { token })) as Answer;
+    expect(first.body.items).toHaveLength(50);
+    expect(typeof first.body.next_cursor).toBe("string");
+    const names: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await t.call("GET", `/v1/datums?limit=20${cursor ? `&cursor=${cursor}` : ""}`, { token })) as Answer;
+      names.push(...page.body.items.map((d: { name: string }) => d.name));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    expect(names).toEqual(whole.body.items.map((d: { name: string }) => d.name));
+    const tooMany = (await t.call("GET", "/v1/datums?limit=501", { token })) as Answer;
+    expect([tooMany.status, tooMany.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(((await t.call("GET", "/v1/datums?cursor=bm9wZQ", { token })) as Answer).status).toBe(400);
   });
   it("never shows team A's datum registrations to team B", async () => {
     const t = createTestApp();

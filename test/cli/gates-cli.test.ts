@@ -103,6 +103,17 @@ describe.concurrent("agent-ledger evaluate", () => {
     expect(existsSync(w.db) ? w.rows("runs") : 0).toBe(0);
   });
 
+  it("with evidence.check_paths blocks a file source missing next to the input file and passes one that exists", async () => {
+    const cites = (source: string) => ({ task: { id: "crest-report" }, result: { ...stageResult("17.1 ft"), claims: [{ ...(stageResult("17.1 ft").claims as object[])[0], source }] } });
+    const w = workspace({
+      "paths.toml": "[evidence]\ncheck_paths = true\n", "sub/data/stage.csv": "stage\n17.1\n",
+      "sub/ok.json": cites("data/stage.csv:2"), "sub/gone.json": cites("data/missing.csv:2"),
+    });
+    const r = await w.run(["validate", join("sub", "ok.json"), join("sub", "gone.json"), "--settings", "paths.toml"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout.split("\n")).toEqual([`PASS ${join("sub", "ok.json")} (score 100.0)`, expect.stringMatching(/^BLOCK sub\/gone\.json \(score \d+\.\d\): evidence$/), ""]);
+  });
+
   it("reads memory/claims.jsonl found upwards as a ledger for the run", async () => {
     const w = workspace({ "memory/claims.jsonl": `${JSON.stringify(CLM1)}\nnot json\n`, "june.json": { task: { id: "s" }, result: schedulerResult("2.08x") } });
     const r = await w.run(["validate", "june.json"]);

@@ -59,6 +59,13 @@ describe("contradiction gate against the ledger", () => {
     expect(contradictionGate(replacing, settings(), { demoted: [], live }, same).status).toBe("passed");
   });
 
+  it("does not read a live ledger claim with a key but no value as a conflicting empty value", () => {
+    // POST /v1/claims and an imported line may carry a key without a value; such a claim states no value to contradict.
+    const live = [{ id: "CLM-8", text: "Latency was measured", key: "latency", value: null }];
+    const r = result({ output: "x", claims: [keyed("A", "latency", "380 ms")] });
+    expect(contradictionGate(r, settings(), { demoted: [], live }, same)).toEqual({ status: "passed", score: 100, findings: [] });
+  });
+
   it("blocks an output matching a demoted claim's watch, naming the claim, its reason and who demoted it", () => {
     const r = withFields({ output: "June: Thompson beats greedy by 2.08x." });
     const o = contradictionGate(r, settings(), { demoted: [demoted({})], live: [] }, same);

@@ -19,6 +19,14 @@ describe("outcome gate", () => {
     ]);
   });
 
+  it("reports a required deliverable named like an Object property (constructor, toString) as missing instead of throwing", () => {
+    const o = outcomeGate(task({ required_deliverables: ["constructor", "toString"] }), withFields({ deliverables: { toString: "The table." } }), settings());
+    expect([o.status, o.score]).toEqual(["blocked", 75]);
+    expect(o.findings.map((f) => [f.code, f.message])).toEqual([
+      ["DELIVERABLE_MISSING", 'The task requires the deliverable "constructor"; the result\'s deliverables have no entry "constructor".'],
+    ]);
+  });
+
   it("blocks an empty output", () => {
     const o = outcomeGate(task(), result({ output: " \n" }), settings());
     expect(o.findings.map((f) => f.code)).toEqual(["OUTPUT_EMPTY"]);

@@ -246,3 +246,29 @@ describe("results", () => {
     expect(r.violations[0]).toMatchObject({ code: "dimensionality_error", param: "return" });
   });
 });
+
+describe("declarations and arguments beyond the spec's examples (review)", () => {
+  it("checks a parameter declared in a reciprocal unit: 0.5 day^-1 passes, 1 s^-1 converts", () => {
+    const decay = tool("decay", { params: { k: { unit: "day^-1" } } });
+    const s = session();
+    expect(s.call(decay, { k: 0.5 })).toMatchObject({ ok: true, args: { k: { value: 0.5, unit: "day^-1" } } });
+    const v = s.call(decay, { k: { value: 1, unit: "s^-1" } });
+    expect(v.ok).toBe(true);
+    expect((v.args.k as { value: number }).value).toBeCloseTo(86400, 9);
+  });
+  it("refuses an argument named like an Object method (toString, constructor) as invalid_arguments", () => {
+    const v = session().call(plainStage, { stage: 1, toString: 3 });
+    expect(v.violations).toEqual([{
+      code: "invalid_arguments", param: null,
+      message: "plain_stage does not accept these arguments (got an unexpected argument 'toString'); it takes stage",
+      repair: "[invalid_arguments] plain_stage does not accept these arguments (got an unexpected argument 'toString'); it takes stage",
+    }]);
+    expect(codes(session().call(plainStage, { stage: 1, constructor: 3 }))).toEqual(["invalid_arguments"]);
+  });
+  it("passes an undeclared result key named like an Object method through a mapping unchanged", () => {
+    const t = tool("stage_and_flow", { params: {}, returns: { stage: { unit: "ft" } } });
+    const r = session().returned(t, { stage: 7.73, constructor: 5, toString: "x" });
+    expect(r.ok).toBe(true);
+    expect(r.result).toEqual({ stage: { value: 7.73, unit: "ft" }, constructor: 5, toString: "x" });
+  });
+});

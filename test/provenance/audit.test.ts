@@ -405,6 +405,12 @@ describe("derived values (spec 6.6.4)", () => {
     expect(only("60.7 ft", three)).toMatchObject({ status: "unsourced" });
   });
 
+  it("never adds two points on a degree scale: 50.5 °C is not 30.2 °C + 20.3 °C (spec: °C addition skipped)", () => {
+    const temps = ledger([30.2, "degC", "read_water_temp"], [20.3, "degC", "read_air_temp"]);
+    expect(only("50.5 °C", temps)).toMatchObject({ status: "unsourced", explanation: UNSOURCED });
+    expect(only("60.4 °C", temps)).toMatchObject({ status: "unsourced" });
+  });
+
   it("derives from the first 12 outputs only", () => {
     const first12 = Array.from({ length: 12 }, (_, i): Out => [100 + i * 1000, "ft", `read_${i + 1}`]);
     // 61100 is read_13 + read_12, one step, but read_13 is past the twelve that seed the candidates.

@@ -55,6 +55,14 @@ describe("arithmetic", () => {
     expect(q(21, "degC").sub(q(18, "degC")).toJSON()).toEqual({ value: 3, unit: "delta_degC" });
     expect(q(294, "K").mul(2).toJSON()).toEqual({ value: 588, unit: "K" });
   });
+  it("moves a degree-scale temperature by an interval, as the refusal to add two of them advises (review)", () => {
+    expect(() => q(21, "degC").add(q(18, "degC"))).toThrowError(/or add a delta_degC interval/);
+    expect(q(21, "degC").add(q(3, "delta_degC")).toJSON()).toEqual({ value: 24, unit: "degC" });
+    expect(q(21, "degC").sub(q(3, "delta_degC")).toJSON()).toEqual({ value: 18, unit: "degC" });
+    expect(q(70, "degF").add(q(5, "delta_degC")).toJSON()).toEqual({ value: 79, unit: "degF" });
+    expect(q(294, "K").add(q(3, "delta_degC")).toJSON()).toEqual({ value: 297, unit: "K" });
+    expect(() => q(3, "delta_degC").sub(q(21, "degC"))).toThrowError(code("dimensionality_error"));
+  });
   it("propagates the weakest quality and drops the source", () => {
     const r = new Quantity(1, "m", { quality: "approved", source: "x" }).add(new Quantity(1, "m", { quality: "provisional" }));
     expect(r.quality).toBe("provisional");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalUnit, convertMagnitude, parseUnit, sameDimension } from "../../src/quantity/units.js";
+import { canonicalUnit, convertMagnitude, formatMagnitude, parseUnit, sameDimension } from "../../src/quantity/units.js";
 import { Quantity } from "../../src/quantity/quantity.js";
 
 const close = (actual: number, expected: number) => expect(Math.abs(actual - expected) / Math.abs(expected)).toBeLessThan(1e-9);
@@ -134,5 +134,47 @@ describe("quantity strings", () => {
     for (const bad of ["NaN cfs", "Infinity cfs", "1e999 cfs", "abc cfs", "1250 cfs extra"]) {
       expect(() => Quantity.parse(bad), bad).toThrowError(expect.objectContaining({ code: "unit_parse_error" }));
     }
+  });
+});
+
+describe("reciprocal units (review)", () => {
+  it("spells a unit with no numerator so that it parses again: s^-1, day^-1, m^-2*s^-1", () => {
+    expect(canonicalUnit("s^-1")).toBe("s^-1");
+    expect(canonicalUnit("day**-1")).toBe("day^-1");
+    expect(canonicalUnit("m^-2*s^-1")).toBe("m^-2*s^-1");
+    for (const u of ["s^-1", "day^-1", "m^-2*s^-1"]) expect(canonicalUnit(canonicalUnit(u))).toBe(canonicalUnit(u));
+  });
+  it("converts between reciprocal units: 1 day^-1 is 1/86400 s^-1", () => {
+    close(convertMagnitude(1, "day^-1", "s^-1"), 1 / 86400);
+  });
+  it("answers a pure number divided by a time in a unit it accepts again", () => {
+    const r = new Quantity(1, "").div(new Quantity(2, "s"));
+    expect(r.toJSON()).toEqual({ value: 0.5, unit: "s^-1" });
+  });
+});
+
+describe("magnitudes in messages (%g, spec 1.5)", () => {
+  it.each([
+    [35.39605824, "35.3961"],
+    [2915830, "2.91583e+06"],
+    [-2915830, "-2.91583e+06"],
+    [0.0001, "0.0001"],
+    [0.00001234, "1.234e-05"],
+    [1250, "1250"],
+    [0, "0"],
+    // %g decides between fixed and exponent form after rounding to six figures.
+    [999999.7, "1e+06"],
+    [0.000099999999, "0.0001"],
+  ])("formats %d as %s", (value, text) => {
+    expect(formatMagnitude(value)).toBe(text);
+  });
+});
+
+describe("degree scales inside other units (review)", () => {
+  it("refuses a power of a degree-scale temperature as it refuses a compound: degC^2, degF^-1", () => {
+    for (const u of ["degC^2", "degF^-1", "degC/s"]) {
+      expect(() => parseUnit(u), u).toThrowError(/a degree-scale temperature cannot be part of a compound unit; use delta_degC or K/);
+    }
+    expect(parseUnit("K^2").dimension).toBe("[temperature]^2");
   });
 });

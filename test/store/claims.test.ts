@@ -178,6 +178,15 @@ describe("importing JSON Lines", () => {
     expect(r.warnings).toEqual([{ line: 1, id: "N", field: "supersedes", reason: "no claim 'GHOST' in the ledger or the file; the reference is kept but supersedes nothing yet" }]);
   });
 
+  it("skips a line whose value is nested too deep to store, importing the other lines", () => {
+    const { claims, team } = setup();
+    const deep = `{"id":"DEEP","status":"live","text":"t","value":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    const r = claims.importText(team, `${JSON.stringify({ id: "OK", status: "live", text: "fine" })}\n${deep}\n`, MARCH);
+    expect(r).toEqual({ imported: 1, updated: 0, unchanged: 0, warnings: [],
+      skipped: [{ line: 2, reason: "objects and arrays are nested deeper than 128 levels; send a flatter claim" }] });
+    expect(claims.find(team, "DEEP")).toBeNull();
+  });
+
   it("parses text without a store: never throws, whatever the input", () => {
     for (const t of ["", "\n\n", "null", "{}", "\u0000", "1\n2"]) expect(() => parseLedgerText(t)).not.toThrow();
     expect(parseLedgerText("{}").skipped).toEqual([{ line: 1, reason: "id is missing; status is missing" }]);

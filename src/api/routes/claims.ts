@@ -80,7 +80,7 @@ const getRoute = createRoute({
 const importRoute = createRoute({
   method: "post", path: "/v1/claims/import", summary: "Import JSON Lines (memory/claims.jsonl); bad lines are skipped and reported", tags: ["claims"],
   request: { body: { required: true, content: { [NDJSON]: { schema: z.string().openapi({ description: "one claim object a line" }) } } } },
-  responses: { 200: jsonResponse(ImportReportSchema, "what was imported, updated, skipped and warned about"), ...errorResponses(401, 413) },
+  responses: { 200: jsonResponse(ImportReportSchema, "what was imported, updated, skipped and warned about"), ...errorResponses(400, 401, 413) },
 });
 const exportRoute = createRoute({
   method: "get", path: "/v1/claims/export", summary: "The ledger as JSON Lines, re-importable", tags: ["claims"],

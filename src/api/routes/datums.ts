@@ -4,7 +4,8 @@ import { DimensionalityError } from "../../quantity/errors.js";
 import { ConflictError } from "../../store/errors.js";
 import { ledgerFor } from "../../store/ledger.js";
 import type { AppDeps, LedgerApp } from "../env.js";
-import { errorResponses, jsonBody, jsonResponse } from "../http.js";
+import { ApiError } from "../errors.js";
+import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
 import { QuantitySchema } from "../schemas.js";
 import { readQuantity } from "./quantities.js";
 
@@ -12,7 +13,9 @@ const DATUM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$/;
 
 const DatumSchema = z.object({ name: z.string(), kind: z.string(), description: z.string(), builtin: z.boolean() }).openapi("Datum");
 const OffsetSchema = z.object({ from: z.string(), to: z.string(), offset: QuantitySchema, source: z.string().nullable() }).openapi("DatumOffset");
-const RegistrySchema = z.object({ items: z.array(DatumSchema), offsets: z.array(OffsetSchema), next_cursor: z.null() }).openapi("DatumRegistry");
+const RegistrySchema = z
+  .object({ items: z.array(DatumSchema), offsets: z.array(OffsetSchema).openapi({ description: "every offset of the team, on every page" }), next_cursor: z.string().nullable() })
+  .openapi("DatumRegistry");
 
 const DatumCreateSchema = z
   .strictObject({ name: z.string().regex(DATUM_NAME, "datum names are letters, digits and _ . : + -, up to 128"), description: z.string().max(1000).optional() })
@@ -21,14 +24,19 @@ const OffsetCreateSchema = z
   .strictObject({
     from: z.string().min(1).max(128),
     to: z.string().min(1).max(128),
-    offset: z.union([QuantitySchema, z.string().min(1).max(256)]).openapi({ description: "a length with its unit; a bare number is refused" }),
+    offset: z
+      .union([QuantitySchema, z.string().min(1).max(256)], {
+        error: 'a datum offset states its unit, never a bare number: send {"value": 0.3, "unit": "m"} or "0.3 m"',
+      })
+      .openapi({ description: "a length with its unit; a bare number is refused" }),
     source: z.string().max(512).optional(),
   })
   .openapi("OffsetCreate");
 
 const listRoute = createRoute({
   method: "get", path: "/v1/datums", summary: "The datum registry: built-ins, the team's datums and its offsets", tags: ["datums"],
-  responses: { 200: jsonResponse(RegistrySchema, "the registry"), ...errorResponses(401) },
+  request: { query: PageQuerySchema },
+  responses: { 200: jsonResponse(RegistrySchema, "the registry, builtins first"), ...errorResponses(400, 401) },
 });
 const createDatumRoute = createRoute({
   method: "post", path: "/v1/datums", summary: "Register a datum for this team", tags: ["datums"],
@@ -46,9 +54,18 @@ export function registerDatumRoutes(app: LedgerApp, deps: AppDeps): void {
   const ledger = ledgerFor(deps.store, deps.clock);
 
   app.openapi(listRoute, (c) => {
+    const q = c.req.valid("query");
     const reg = ledger.datums(c.get("teamId"));
+    const all = reg.list();
+    // The cursor is the last name answered: datums are never removed, so it always names a row of this list.
+    const after = decodeCursor(q.cursor)?.[0];
+    const start = after === undefined ? 0 : all.findIndex((d) => d.name === after) + 1;
+    if (start === 0 && after !== undefined) {
+      throw new ApiError("invalid_request", "cursor is not valid: send the next_cursor of a previous page unchanged", [{ path: "cursor", message: "not a datum cursor" }]);
+    }
+    const page = toPage(all.slice(start, start + q.limit + 1), q.limit, (d) => [d.name]);
     const offsets = reg.listOffsets().map((o) => ({ from: o.from, to: o.to, offset: { value: o.offsetM, unit: "m" }, source: o.source ?? null }));
-    return c.json({ items: reg.list(), offsets, next_cursor: null }, 200);
+    return c.json({ items: page.items, offsets, next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(createDatumRoute, (c) => {

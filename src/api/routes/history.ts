@@ -24,7 +24,10 @@ const SessionListQuery = PageQuerySchema.extend({
 });
 
 const CrossingQuery = PageQuerySchema.extend({
-  value: z.coerce.number().refine(Number.isFinite, "must be a finite number").openapi(q("value", "the magnitude, in `unit`")),
+  // Read by hand: z.coerce would read an empty `value=` as 0 and search for zero.
+  value: z
+    .preprocess((v) => (typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN), z.number({ error: "value must be a finite number, such as 1250" }))
+    .openapi({ param: { name: "value", in: "query", required: true }, type: "number", description: "the magnitude, in `unit`" }),
   unit: z.string().min(1).max(200).openapi(q("unit", "the unit of `value`, such as m^3/s or cfs")),
   tolerance: z.coerce.number().min(0).max(1).optional().openapi(q("tolerance", "relative, default 1e-9")),
   tool: z.string().min(1).max(128).optional().openapi(q("tool", "only crossings of this tool")),

@@ -15,7 +15,8 @@ const ConvertSchema = z
   .openapi("ConvertRequest");
 
 const OPS = ["add", "sub", "mul", "div", "lt", "gt", "eq"] as const;
-const Operand = z.union([QuantitySchema, z.number()]);
+// API.md: every quantity input may also be a string ("12.4 ft"); a plain number is dimensionless here.
+const Operand = z.union([QuantitySchema, z.string().min(1).max(256), z.number()]);
 const ComputeSchema = z.strictObject({ op: z.enum(OPS), a: Operand, b: Operand }).openapi("ComputeRequest");
 
 const convertRoute = createRoute({

@@ -53,7 +53,7 @@ const resultRoute = createRoute({
 const listCallsRoute = createRoute({
   method: "get", path: "/v1/sessions/{id}/calls", summary: "The calls of a session in order, each with its crossings (paginated)", tags: ["sessions"],
   request: { params: IdParam, query: PageQuerySchema },
-  responses: { 200: jsonResponse(z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }), "calls in order"), ...errorResponses(401, 404) },
+  responses: { 200: jsonResponse(z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }), "calls in order"), ...errorResponses(400, 401, 404) },
 });
 const reportRoute = createRoute({
   method: "get", path: "/v1/sessions/{id}/report", summary: "How many calls were (or would have been) blocked, by code", tags: ["sessions"],
