@@ -15,7 +15,7 @@ const TEXT_TYPE = /^(?:text\/[\w.+-]+|application\/(?:x-)?ndjson|application\/js
 
 const decoder = new TextDecoder();
 
-/** What is wrong with a parsed JSON value, or null: a non-finite number or nesting deeper than `maxDepth`. */
+/** What is wrong with a parsed JSON value, or null: a non-finite number, a `__proto__` key, or nesting deeper than `maxDepth`. */
 export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: string; message: string } | null {
   // Iterative on purpose: the values this looks at are the ones too deep for recursion.
   const stack: { v: unknown; depth: number; path: string }[] = [{ v: value, depth: 0, path: "" }];
@@ -30,6 +30,11 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: 
     if (v === null || typeof v !== "object") continue;
     if (depth >= maxDepth) return { path, message: `objects and arrays are nested deeper than ${maxDepth} levels: send flatter JSON` };
     const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    // JSON.parse keeps "__proto__" as an own key, but every later object copy turns it into a prototype
+    // assignment and drops it silently (or worse): refuse it where it enters.
+    if (!Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, "__proto__")) {
+      return { path: path ? `${path}.__proto__` : "__proto__", message: "the key __proto__ is reserved by JavaScript objects and would be dropped silently: rename it" };
+    }
     for (const [k, x] of entries) stack.push({ v: x, depth: depth + 1, path: path.length < 200 ? (path ? `${path}.${k}` : k) : path });
   }
   return null;

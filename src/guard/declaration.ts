@@ -26,11 +26,16 @@ const DECLARATION_KEYS = new Set(Object.keys(DeclarationSchema.shape));
 /** Tool names match `[A-Za-z0-9_.:-]{1,128}` (API.md). */
 export const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+// Names that JavaScript objects already carry: a parameter so named would be dropped or shadowed silently.
+const RESERVED = new Set(["__proto__", "constructor", "prototype"]);
 
 /** A tool declaration as sent to `PUT /v1/tools/{name}`. */
 export const ToolDeclarationSchema = z.object({
   description: z.string().max(8000).optional(),
-  params: z.record(z.string().regex(PARAM_NAME, "parameter names are letters, digits, _ . and -"), z.union([z.string().min(1).max(200), DeclarationSchema])),
+  params: z.record(
+    z.string().regex(PARAM_NAME, "parameter names are letters, digits, _ . and -").refine((n) => !RESERVED.has(n), "this name is reserved by JavaScript objects; choose another"),
+    z.union([z.string().min(1).max(200), DeclarationSchema]),
+  ),
   returns: z.union([z.string().min(1).max(200), DeclarationSchema, z.record(z.string().min(1).max(128), z.union([z.string().min(1).max(200), DeclarationSchema]))]).optional(),
 }).strict();
 

@@ -195,7 +195,8 @@ export function readUnit(text: string, from: number): UnitToken | null {
   const written = w[0];
   const lower = written.toLowerCase();
   if (STOP_WORDS.has(lower)) return null;
-  const ambiguous = AMBIGUOUS_WORDS[lower];
+  // Own keys only: a word such as "constructor" must not find Object.prototype's members in these tables.
+  const ambiguous = Object.hasOwn(AMBIGUOUS_WORDS, lower) ? AMBIGUOUS_WORDS[lower] : undefined;
   if (ambiguous !== undefined) return token(written, ambiguous, at, true);
   const resolved = resolve(written);
   return resolved === null ? null : token(written, resolved, at, false);
@@ -212,7 +213,7 @@ function resolve(written: string): string | null {
   const spellings = [written];
   if (/[A-Za-z]/.test(written) && written === written.toUpperCase()) spellings.push(written.toLowerCase());
   for (const s of spellings) {
-    const unit = s.split("/").map((part) => REGISTRY_GAPS[part.trim()] ?? part.trim()).join("/");
+    const unit = s.split("/").map((part) => (Object.hasOwn(REGISTRY_GAPS, part.trim()) ? REGISTRY_GAPS[part.trim()]! : part.trim())).join("/");
     try {
       parseUnit(unit);
       return unit;

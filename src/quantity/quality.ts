@@ -73,7 +73,8 @@ export class QualityTable {
     const exact = this.exact.get(flag);
     if (exact) return exact;
     const t = flag.trim().toLowerCase();
-    if (t in GRADE_RANK) return t as Grade;
+    // Own keys only: "constructor" must not pass as a grade through Object.prototype.
+    if (Object.hasOwn(GRADE_RANK, t)) return t as Grade;
     const folded = this.folded.get(t);
     if (folded) return folded;
     throw new QualityViolation(

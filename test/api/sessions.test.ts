@@ -191,3 +191,12 @@ describe("listing a session's calls", () => {
     expect([last.body.items.map((c: { seq: number }) => c.seq), last.body.next_cursor]).toEqual([[5], null]);
   });
 });
+
+describe("reserved parameter names", () => {
+  it("refuses a __proto__ key anywhere in a body with 400 naming its path, never dropping it silently", async () => {
+    const t = createTestApp();
+    const r = (await t.call("PUT", "/v1/tools/odd", { body: JSON.parse('{"params": {"__proto__": {"unit": "m"}}}') })) as Answer;
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([{ path: "params.__proto__", message: "the key __proto__ is reserved by JavaScript objects and would be dropped silently: rename it" }]);
+  });
+});

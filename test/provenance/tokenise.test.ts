@@ -177,3 +177,10 @@ describe("scientific notation, thousands, negatives and ranges (our reading)", (
     expect(numberValuesIn("For USGS station 07374000, in 1993, the 29,000 km2 basin?")).toEqual([7374000, 1993, 29000]);
   });
 });
+
+describe("words named like Object members (review)", () => {
+  it("reads 'constructor' after a number as prose, not as a unit, and does not throw", () => {
+    expect(readUnit("1250 constructor", 4)).toBeNull();
+    expect(seen("The 1250 constructor built it")).toEqual([{ text: "1250", value: 1250, unit: null }]);
+  });
+});

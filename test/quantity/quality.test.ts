@@ -32,3 +32,9 @@ describe("quality", () => {
     expect(t.normalise("q1")).toBe("approved");
   });
 });
+
+describe("quality flags named like Object members (review)", () => {
+  it.each(["constructor", "__proto__", "Constructor"])("refuses %s as an unknown flag, not a grade", (flag) => {
+    expect(() => normaliseQuality(flag)).toThrowError(new RegExp(`^unknown quality flag '${flag}'`));
+  });
+});
