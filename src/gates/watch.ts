@@ -7,6 +7,55 @@ export type CompiledWatch = { ok: true; re: RE2 } | { ok: false; reason: string 
 /** Longest pattern accepted; a watch names a claim, it is not a program. */
 export const MAX_WATCH_LENGTH = 2_000;
 
+/**
+ * Most extra copies counted repetition may make of a watch's parts. RE2 stays linear, but a pattern such as
+ * [\s\S]{800}x outgrows its DFA budget and is scanned by the slow NFA: 300 of them took 4.5 s per 35 KB report.
+ */
+export const MAX_WATCH_REPEATS = 100;
+
+const COUNTED = /^\{(\d+)(?:,(\d*))?\}/;
+// \p{L}, \P{Greek}, \x{263a}: braces that belong to an escape, not a repetition.
+const BRACED_ESCAPE = /^[pPx]\{[^}]*\}/;
+
+/** How many extra copies of its parts a pattern's counted repetitions ({n}, {n,}, {n,m}) make, nesting multiplied. */
+export function countedRepeats(pattern: string): number {
+  const extras: number[] = [0]; // per open group
+  let atom = 0; // size of the atom just read; 0 when there is nothing a quantifier could repeat
+  for (let i = 0; i < pattern.length; i += 1) {
+    const ch = pattern.charAt(i);
+    if (ch === "\\") {
+      i += BRACED_ESCAPE.exec(pattern.slice(i + 1))?.[0].length ?? 1;
+      atom = 1;
+    } else if (ch === "[") {
+      let j = i + 1;
+      if (pattern[j] === "^") j += 1;
+      if (pattern[j] === "]") j += 1;
+      while (j < pattern.length && pattern[j] !== "]") j += pattern[j] === "\\" ? 2 : 1;
+      i = j;
+      atom = 1;
+    } else if (ch === "(") {
+      extras.push(0);
+      atom = 0;
+    } else if (ch === ")" && extras.length > 1) {
+      const inner = extras.pop() ?? 0;
+      extras[extras.length - 1] = (extras[extras.length - 1] ?? 0) + inner;
+      atom = 1 + inner;
+    } else if (ch === "{" && atom > 0 && COUNTED.test(pattern.slice(i))) {
+      const m = COUNTED.exec(pattern.slice(i)) ?? ["", "0"];
+      const n = Math.max(Number(m[1]), m[2] ? Number(m[2]) : 0);
+      const added = atom * Math.max(0, n - 1);
+      extras[extras.length - 1] = (extras[extras.length - 1] ?? 0) + added;
+      atom += added;
+      i += m[0].length - 1;
+    } else if (ch === "|") {
+      atom = 0;
+    } else if (ch !== "*" && ch !== "+" && ch !== "?") {
+      atom = 1;
+    }
+  }
+  return extras.reduce((a, b) => a + b, 0);
+}
+
 // RE2's own messages ("invalid perl operator: (?=") are exact but terse; say what the user can do.
 const REFUSALS: readonly { test: RegExp; why: string }[] = [
   { test: /invalid escape sequence: \\[1-9]/, why: "backreferences (\\1) are not supported" },
@@ -18,6 +67,10 @@ function compile(pattern: string): CompiledWatch {
   if (pattern.length === 0) return { ok: false, reason: "the watch pattern is empty; send a regular expression or leave watch out" };
   if (pattern.length > MAX_WATCH_LENGTH) {
     return { ok: false, reason: `the watch pattern is ${pattern.length} characters long; the limit is ${MAX_WATCH_LENGTH}` };
+  }
+  const repeats = countedRepeats(pattern);
+  if (repeats > MAX_WATCH_REPEATS) {
+    return { ok: false, reason: `the watch pattern ${JSON.stringify(pattern)} repeats parts of itself ${repeats} extra times through counted repetition ({n}, {n,m}); the limit is ${MAX_WATCH_REPEATS}` };
   }
   try {
     return { ok: true, re: new RE2(pattern) };
