@@ -99,7 +99,7 @@ for (const size of LEDGER_SIZES) {
       size, importMs, firstMs, medianMs: median(times), p95Ms: p95(times), recordMs: median(recorded),
       blockedBy: first.blocked_by.join(", "), findings: first.gates.contradiction.findings.length,
     });
-    plan ||= (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${PRIOR_RUN_CLAIMS_SQL}`).all(teamId, TASK, "[]") as { detail: string }[]).map((r) => r.detail).join("; ");
+    plan ||= (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${PRIOR_RUN_CLAIMS_SQL}`).all({ team: teamId, task: TASK, keys: "[]" }) as { detail: string }[]).map((r) => r.detail).join("; ");
     const dbMb = statSync(join(dir, "ledger.db")).size / 1e6;
     process.stderr.write(`ledger ${size}: done (${dbMb.toFixed(1)} MB file)\n`);
     store.close();

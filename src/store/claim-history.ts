@@ -7,14 +7,28 @@ import type { LedgerLine } from "./claims-jsonl.js";
 type Statements = Record<"demoted" | "stamp" | "live" | "prior", Statement>;
 type RawDemoted = { id: string; text: string; key: string | null; value: string | null; reason: string | null; demoted_by: string | null; watch: string | null };
 /** A PRIOR_RUN_CLAIMS_SQL row, in its column order. */
-type RawPrior = [run_id: string, key: string, value: string | null, text: string, created_at: string, claim_id: string | null, supersedes: string | null];
+type RawPrior = [run_id: string, key: string, value: string | null, text: string, created_at: string, claim_id: string | null];
 
 /**
- * The stability query: one team's keyed claims of a task's earlier released runs, through run_claims_team_task_key_idx.
- * Exported so a test can pin its query plan.
+ * The stability query: one team's keyed claims of a task's earlier released runs, through run_claims_team_task_key_idx,
+ * one row per distinct (key, value, claim id) with its latest run: a released run holds one value per key (the
+ * contradiction gate blocks two), so the distinct values are all the gate compares, and the cost stays a scan in
+ * SQLite instead of one JavaScript object per earlier claim. A key's history starts at the last released run that
+ * named a claim in `supersedes` for it (that run replaced the values before it). Exported so a test can pin its plan.
  */
-export const PRIOR_RUN_CLAIMS_SQL = `SELECT run_id, key, value, text, created_at, claim_id, supersedes FROM run_claims
-  WHERE team_id = ? AND task = ? AND key IN (SELECT value FROM json_each(?)) AND released = 1 ORDER BY created_at, id`;
+export const PRIOR_RUN_CLAIMS_SQL = `WITH wanted(key) AS (SELECT DISTINCT value FROM json_each(@keys)),
+  replacing AS MATERIALIZED (
+    SELECT w.key, (SELECT s.run_id FROM run_claims s WHERE s.team_id = @team AND s.task = @task AND s.key = w.key AND s.released = 1
+                   AND s.supersedes IS NOT NULL ORDER BY s.id DESC LIMIT 1) AS run_id
+    FROM wanted w),
+  starts AS MATERIALIZED (
+    SELECT r.key, (SELECT min(x.id) FROM run_claims x WHERE x.team_id = @team AND x.task = @task AND x.key = r.key AND x.run_id = r.run_id) AS first_id
+    FROM replacing r)
+  SELECT max(c.run_id), c.key, c.value, min(c.text), max(c.created_at), c.claim_id
+  FROM starts st JOIN run_claims c ON c.team_id = @team AND c.task = @task AND c.key = st.key
+  WHERE c.released = 1 AND c.id >= coalesce(st.first_id, 0)
+  GROUP BY c.key, c.value, c.claim_id
+  ORDER BY min(c.id)`;
 
 /** Live ledger claims by key, through claims_team_key_idx; the status is the claim's latest event. */
 export const LIVE_CLAIMS_SQL = `SELECT c.id, c.text, c.key, c.value FROM claims c
@@ -49,25 +63,6 @@ function prepared(sqlite: Database): Statements {
 
 const parseJson = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
 
-/**
- * Drops earlier values a later released run explicitly replaced: once a run's claim for a key names anything in
- * `supersedes`, that run starts the key's record and the runs before it no longer count as drift.
- */
-export function retireReplaced(rows: readonly PriorRunClaim[], replaced: readonly boolean[]): PriorRunClaim[] {
-  const startRun = new Map<string, string>();
-  rows.forEach((r, i) => {
-    if (replaced[i]) startRun.set(r.key, r.run_id);
-  });
-  if (startRun.size === 0) return [...rows];
-  const started = new Set<string>();
-  return rows.filter((r) => {
-    const start = startRun.get(r.key);
-    if (start === undefined) return true;
-    if (r.run_id === start) started.add(r.key);
-    return started.has(r.key);
-  });
-}
-
 /** The ClaimHistory port for one team, each method one indexed query. */
 export function claimHistory(sqlite: Database, teamId: string): ClaimHistory {
   const s = prepared(sqlite);
@@ -89,9 +84,8 @@ export function claimHistory(sqlite: Database, teamId: string): ClaimHistory {
     },
     priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[] {
       if (keys.length === 0) return [];
-      const raw = s.prior.all(teamId, task, JSON.stringify(keys)) as RawPrior[];
-      const rows = raw.map(([run_id, key, value, text, created_at, claim_id]) => ({ run_id, key, value: parseJson(value), text, created_at, claim_id }));
-      return retireReplaced(rows, raw.map((r) => r[6] !== null));
+      const raw = s.prior.all({ team: teamId, task, keys: JSON.stringify(keys) }) as RawPrior[];
+      return raw.map(([run_id, key, value, text, created_at, claim_id]) => ({ run_id, key, value: parseJson(value), text, created_at, claim_id }));
     },
   };
 }

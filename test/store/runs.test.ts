@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
-import { PRIOR_RUN_CLAIMS_SQL, retireReplaced } from "../../src/store/claim-history.js";
+import { PRIOR_RUN_CLAIMS_SQL } from "../../src/store/claim-history.js";
 import { ClaimStore } from "../../src/store/claims.js";
 import { parseLedgerText } from "../../src/store/claims-jsonl.js";
 import { RunStore } from "../../src/store/runs.js";
@@ -131,8 +131,12 @@ describe("stability across stored runs", () => {
 
   it("queries run_claims through the (team, task, key) index", () => {
     const { store } = setup();
-    const plan = (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${PRIOR_RUN_CLAIMS_SQL}`).all("t", "task", "[]") as { detail: string }[]).map((r) => r.detail);
-    expect(plan[0]).toBe("SEARCH run_claims USING INDEX run_claims_team_task_key_idx (team_id=? AND task=? AND key=?)");
+    const plan = (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${PRIOR_RUN_CLAIMS_SQL}`).all({ team: "t", task: "task", keys: "[]" }) as { detail: string }[]).map((r) => r.detail);
+    // Every access to run_claims, the grouped scan and the two per-key look-ups, goes through the index; none scans the table.
+    const searches = plan.filter((d) => d.startsWith("SEARCH"));
+    expect(searches).toHaveLength(3);
+    for (const d of searches) expect(d).toMatch(/^SEARCH [a-z] USING INDEX run_claims_team_task_key_idx \(team_id=\? AND task=\? AND key=\?( AND rowid>\?)?\)$/);
+    expect(plan.some((d) => /SCAN (run_claims|c|s|x)\b/.test(d))).toBe(false);
   });
 });
 
@@ -186,11 +190,4 @@ describe("listing evaluations", () => {
   });
 });
 
-describe("retireReplaced", () => {
-  it("drops a key's values from runs before the last run that replaced it, keeping other keys", () => {
-    const row = (run_id: string, key: string) => ({ run_id, key, value: 1, text: "", created_at: "" });
-    const rows = [row("r1", "a"), row("r1", "b"), row("r2", "a"), row("r3", "a"), row("r3", "b")];
-    expect(retireReplaced(rows, [false, false, true, false, false]).map((r) => `${r.run_id}:${r.key}`)).toEqual(["r1:b", "r2:a", "r3:a", "r3:b"]);
-    expect(retireReplaced(rows, [false, false, false, false, false])).toHaveLength(5);
-  });
-});
+
