@@ -1,6 +1,6 @@
 // Answer audit (spec 6.6): each number of a final answer traced to a tool output, a one-step sum or difference of outputs,
 // or the question; or flagged as unsourced, mislabelled or sign-inverted.
-import { convertMagnitude, formatMagnitude } from "../quantity/units.js";
+import { formatMagnitude, tryConvert } from "../quantity/units.js";
 import { type Candidate, DERIVABLE_BASE, derivableCandidates } from "./derivable.js";
 import type { PriorOutput } from "./history.js";
 import { type Literal, type UnitToken, literalsIn, numberValuesIn } from "./tokenise.js";
@@ -219,11 +219,7 @@ export function roundDecimal(text: string, d: number): bigint | null {
 }
 
 function convert(value: number, from: string, to: string): number | null {
-  try {
-    return convertMagnitude(value, from, to);
-  } catch {
-    return null;
-  }
+  return tryConvert(value, from, to);
 }
 
 function where(o: PriorOutput): string {

@@ -1,7 +1,7 @@
 // Carry-over: a magnitude reused from an earlier output on a different footing (unit or datum), so no conversion happened.
 import { UnconvertedCarryOver } from "../quantity/errors.js";
 import type { Quantity } from "../quantity/quantity.js";
-import { convertMagnitude, formatMagnitude } from "../quantity/units.js";
+import { formatMagnitude, tryConvert } from "../quantity/units.js";
 import { receivedText, type Shape } from "../guard/normalise.js";
 import { type History, type PriorOutput, window } from "./history.js";
 
@@ -21,12 +21,8 @@ export function findCarryOver(v: Quantity, history: History): CarryOver | null {
   for (const p of history.outputsByMagnitude(lo, hi)) {
     if (!same(x, p.value)) continue;
     if (v.datum && p.datum && v.datum !== p.datum) return { prior: p, reason: "datum" };
-    let converted: number;
-    try {
-      converted = convertMagnitude(p.value, p.unit, v.unit);
-    } catch {
-      continue;
-    }
+    const converted = tryConvert(p.value, p.unit, v.unit);
+    if (converted === null) continue;
     // Same unit, an alias (cms and m^3/s) or zero: reuse needs no conversion, so it is not suspicious.
     if (same(converted, p.value)) continue;
     return { prior: p, reason: "unit" };

@@ -1,5 +1,5 @@
 // One-step derivable values: the first twelve outputs, and every sum and difference of two of like dimension.
-import { convertMagnitude, parseUnit, toSI } from "../quantity/units.js";
+import { parseUnit, toSI, tryConvert } from "../quantity/units.js";
 import type { PriorOutput } from "./history.js";
 
 /** How many outputs seed the derivable candidates (spec 6.6.4). */
@@ -14,12 +14,8 @@ export function derivableCandidates(base: PriorOutput[]): Candidate[] {
   for (const l of base) {
     for (const r of base) {
       if (l.dimension !== r.dimension) continue;
-      let rv: number;
-      try {
-        rv = convertMagnitude(r.value, r.unit, l.unit);
-      } catch {
-        continue;
-      }
+      const rv = tryConvert(r.value, r.unit, l.unit);
+      if (rv === null) continue;
       // Two points on a degree scale do not add (spec 6.6.4: "failures such as °C addition skipped").
       const ops = parseUnit(l.unit).temperature === "absolute" ? ([["difference", l.value - rv]] as const) : ([["sum", l.value + rv], ["difference", l.value - rv]] as const);
       for (const [op, v] of ops) {

@@ -1,7 +1,7 @@
 // Sourced inputs: a value that must trace to an output, a one-step sum or difference of outputs, or the question.
 import { UnsourcedInput } from "../quantity/errors.js";
 import type { Quantity } from "../quantity/quantity.js";
-import { convertMagnitude, dimensionKey, formatMagnitude } from "../quantity/units.js";
+import { dimensionKey, formatMagnitude, tryConvert } from "../quantity/units.js";
 import { DERIVABLE_BASE, derivableCandidates } from "./derivable.js";
 import { type History, window } from "./history.js";
 import { numbersIn, within } from "./numbers.js";
@@ -33,11 +33,7 @@ export function traceSourced(v: Quantity, history: History, context: string): Tr
 }
 
 function safeConvert(value: number, from: string, to: string): number {
-  try {
-    return convertMagnitude(value, from, to);
-  } catch {
-    return Number.NaN;
-  }
+  return tryConvert(value, from, to) ?? Number.NaN;
 }
 
 /** The refusal for an unsourced value. */

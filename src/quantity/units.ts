@@ -113,6 +113,7 @@ function escapeForRegExp(s: string): string {
 export const DIMENSIONLESS: ParsedUnit = { canonical: "", dimension: "dimensionless", factor: 1, offset: 0, temperature: null };
 
 const cache = new Map<string, ParsedUnit>();
+const refusals = new Map<string, string>();
 const CACHE_LIMIT = 20_000;
 
 /** Parses a unit string (cached); throws UnitParseError naming the text. */
@@ -120,7 +121,19 @@ export function parseUnit(text: string): ParsedUnit {
   if (text === "") return DIMENSIONLESS;
   const hit = cache.get(text);
   if (hit) return hit;
-  const parsed = parseUncached(text);
+  // Refusals are cached too: the audit tries every word after a number, and most words are not units.
+  const refused = refusals.get(text);
+  if (refused !== undefined) throw new UnitParseError(refused);
+  let parsed: ParsedUnit;
+  try {
+    parsed = parseUncached(text);
+  } catch (e) {
+    if (e instanceof UnitParseError && text.length <= MAX_UNIT_TEXT) {
+      if (refusals.size >= CACHE_LIMIT) refusals.clear();
+      refusals.set(text, e.message);
+    }
+    throw e;
+  }
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, parsed);
   return parsed;
@@ -212,6 +225,27 @@ function compatibleTemperature(a: ParsedUnit, b: ParsedUnit): boolean {
   return true;
 }
 
+/** Converts a magnitude between units, or answers null when either unit is unreadable or no conversion exists. */
+export function tryConvert(value: number, from: string, to: string): number | null {
+  if (from === to) return value;
+  let a: ParsedUnit;
+  let b: ParsedUnit;
+  try {
+    a = parseUnit(from);
+    b = parseUnit(to);
+  } catch {
+    return null;
+  }
+  // Checked before converting: the provenance scans try many pairs, and an exception per miss is costly.
+  if (a.dimension !== b.dimension || !compatibleTemperature(a, b)) return null;
+  return scale(value, a, b);
+}
+
+function scale(value: number, a: ParsedUnit, b: ParsedUnit): number {
+  if (a.offset === 0 && b.offset === 0) return (value * a.factor) / b.factor;
+  return ((value + a.offset) * a.factor) / b.factor - b.offset;
+}
+
 /** Converts a magnitude between units; throws DimensionalityError when no conversion exists. */
 export function convertMagnitude(value: number, from: string, to: string): number {
   if (from === to) return value;
@@ -223,8 +257,7 @@ export function convertMagnitude(value: number, from: string, to: string): numbe
       { context: { from: a.canonical, to: b.canonical } },
     );
   }
-  if (a.offset === 0 && b.offset === 0) return (value * a.factor) / b.factor;
-  return ((value + a.offset) * a.factor) / b.factor - b.offset;
+  return scale(value, a, b);
 }
 
 /** The magnitude in SI base units; null for a point on a degree scale (no SI magnitude is comparable across scales without offsets). */

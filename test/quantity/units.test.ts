@@ -178,3 +178,12 @@ describe("degree scales inside other units (review)", () => {
     expect(parseUnit("K^2").dimension).toBe("[temperature]^2");
   });
 });
+
+describe("tryConvert", () => {
+  it("converts like convertMagnitude and answers null, never throwing, where no conversion exists", () => {
+    expect(tryConvert(1250, "cfs", "m^3/s")).toBeCloseTo(35.39605824, 9);
+    expect(tryConvert(1, "ft", "s")).toBeNull();
+    expect(tryConvert(21, "degC", "delta_degC")).toBeNull();
+    expect(tryConvert(1, "furlongs", "m")).toBeNull();
+  });
+});
