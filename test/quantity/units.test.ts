@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalUnit, convertMagnitude, formatMagnitude, parseUnit, sameDimension } from "../../src/quantity/units.js";
+import { canonicalUnit, convertMagnitude, formatMagnitude, parseUnit, sameDimension, tryConvert } from "../../src/quantity/units.js";
 import { Quantity } from "../../src/quantity/quantity.js";
 
 const close = (actual: number, expected: number) => expect(Math.abs(actual - expected) / Math.abs(expected)).toBeLessThan(1e-9);
