@@ -188,6 +188,7 @@ describe("GET /v1/evaluations and /v1/evaluations/{id}", () => {
     expect(await ids("?task=crest-report")).toEqual([b.id, a.id]);
     expect(await ids("?status=blocked")).toEqual([b.id]);
     expect(await ids("?since=2026-03-03T10:00:00%2B01:00")).toEqual([c.id, b.id]);
+    expect(await ids("?since=2026-03-04")).toEqual([c.id]);
     const p1 = (await t.call("GET", "/v1/evaluations?limit=2")).body as { items: { id: string }[]; next_cursor: string };
     expect(await ids(`?limit=2&cursor=${p1.next_cursor}`)).toEqual([a.id]);
     expect((await t.call("GET", "/v1/evaluations?since=2026-03-03T10:00:00")).status).toBe(400);

@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
 import { ledgerFor } from "../../store/ledger.js";
+import { parseInstant } from "../../store/queries.js";
 import { RunStore, type Evaluation } from "../../store/runs.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
@@ -39,7 +40,7 @@ const EvaluationRequestSchema = z
 const ListQuery = PageQuerySchema.extend({
   task: z.string().min(1).max(256).optional().openapi({ param: { name: "task", in: "query" } }),
   status: z.enum(["released", "blocked"]).optional().openapi({ param: { name: "status", in: "query" } }),
-  since: z.iso.datetime({ offset: true }).optional().openapi({ param: { name: "since", in: "query" }, description: "ISO 8601 with offset" }),
+  since: z.string().min(1).max(64).optional().openapi({ param: { name: "since", in: "query" }, description: "a date (midnight UTC) or a date-time with an offset, as on every since filter" }),
 });
 const IdParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
 
@@ -92,7 +93,7 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     const before = decodeCursor(q.cursor);
     const page = runs.list(c.get("teamId"), {
       limit: q.limit, ...(q.task ? { task: q.task } : {}), ...(q.status ? { status: q.status } : {}),
-      ...(q.since ? { since: new Date(q.since).toISOString() } : {}),
+      ...(q.since ? { since: parseInstant(q.since, "since") } : {}),
       before: before && before.length === 2 ? [String(before[0]), String(before[1])] : null,
     });
     return c.json({ items: page.items, next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null }, 200);
