@@ -50,11 +50,7 @@ export function openDb(file: string = ":memory:"): LedgerDb {
     sqlite.pragma("foreign_keys = OFF");
     const db = drizzle(sqlite, { schema });
     const before = countMigrations(sqlite);
-    try {
-      migrate(db, { migrationsFolder: MIGRATIONS_DIR });
-    } catch (cause) {
-      throw new MigrationError(`could not migrate ${file}: ${(cause as Error).message}`, { cause });
-    }
+    migrateWithRetry(db, file);
     const bad = sqlite.pragma("foreign_key_check") as unknown[];
     if (bad.length > 0) {
       throw new MigrationError(`foreign_key_check found ${bad.length} inconsistent row(s) in ${file} after migrating`);
@@ -65,6 +61,25 @@ export function openDb(file: string = ":memory:"): LedgerDb {
   } catch (e) {
     sqlite.close();
     throw e;
+  }
+}
+
+const MIGRATE_ATTEMPTS = 5;
+
+/**
+ * Runs the pending migrations. Two processes opening the same new file at once can both read "nothing applied"
+ * before either commits; the loser's CREATE TABLE then fails. Its retry, after a short wait, reads the winner's
+ * committed migrations and applies nothing.
+ */
+function migrateWithRetry(db: Parameters<typeof migrate>[0], file: string): void {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+      return;
+    } catch (cause) {
+      if (attempt >= MIGRATE_ATTEMPTS) throw new MigrationError(`could not migrate ${file}: ${(cause as Error).message}`, { cause });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100 * attempt);
+    }
   }
 }
 

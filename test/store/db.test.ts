@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,4 +73,24 @@ describe("openDb", () => {
       .toThrow(/FOREIGN KEY constraint failed/);
     store.close();
   });
+});
+
+describe("several processes opening one new file", () => {
+  it("all migrate it without error: the losers of the race retry and find the migrations applied", async () => {
+    const dbModule = new URL("../../src/store/db.ts", import.meta.url).href;
+    const failures: string[] = [];
+    for (let trial = 0; trial < 3; trial += 1) {
+      const file = join(mkdtempSync(join(tmpdir(), "ledger-race-")), "new.db");
+      await Promise.all([0, 1, 2, 3].map(() => new Promise<void>((resolve) => {
+        const p = spawn(process.execPath, ["--import", "tsx", "-e", `import(${JSON.stringify(dbModule)}).then((m) => m.openDb(${JSON.stringify(file)}).close())`], { stdio: ["ignore", "ignore", "pipe"] });
+        let err = "";
+        p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+        p.on("exit", (code) => {
+          if (code !== 0) failures.push(err.slice(0, 300));
+          resolve();
+        });
+      })));
+    }
+    expect(failures).toEqual([]);
+  }, 60_000);
 });
