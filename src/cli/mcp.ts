@@ -7,7 +7,7 @@ import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-clien
 import { GuardedProxy } from "../mcp/proxy.js";
 import { cliConfig, CliError } from "./shared.js";
 
-type Flags = { annotations: string; ledgerUrl?: string; token?: string; db?: string; timeout?: string };
+type Flags = { annotations: string; ledgerUrl?: string; token?: string; db?: string; timeout?: string; namespace?: string };
 
 const log = (line: string) => process.stderr.write(`agent-ledger mcp: ${line}\n`);
 
@@ -39,8 +39,13 @@ async function run(command: string[], flags: Flags): Promise<void> {
   if (command.length === 0) throw new CliError("give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js", 2);
   const annotations = loadAnnotations(flags.annotations);
   const timeout = timeoutMs(flags.timeout);
+  if (flags.namespace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(flags.namespace)) {
+    throw new CliError(`--namespace takes letters, digits, _ and - (at most 64), such as "water", received '${flags.namespace}'`, 2);
+  }
   const ledger = openLedger(flags);
-  const proxy = new GuardedProxy({ upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() }, annotations, ledger, log, timeoutMs: timeout });
+  const proxy = new GuardedProxy({
+    upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() }, annotations, ledger, log, timeoutMs: timeout, namespace: flags.namespace,
+  });
   try {
     await proxy.start();
   } catch (e) {
@@ -73,6 +78,7 @@ export function configure(cmd: Command): void {
     .option("--ledger-url <url>", "record into a running agent-ledger service instead")
     .option("--token <token>", "bearer token for --ledger-url")
     .option("--timeout <seconds>", "how long one upstream request may take (default 60)")
+    .option("--namespace <name>", "record the upstream's tools as <name>.<tool>, apart from the team's own tools of the same name")
     .argument("[command...]", "the upstream MCP server's command line, after --")
     .action((command: string[], flags: Flags) => run(command, flags));
 }

@@ -19,6 +19,8 @@ export type ProxyOptions = {
   log?: (line: string) => void;
   /** How long one upstream request may take, in milliseconds (the SDK's 60 s by default). */
   timeoutMs?: number;
+  /** Declares and records the upstream's tools as `<namespace>.<tool>` in the ledger, apart from the team's own tools. */
+  namespace?: string;
 };
 
 // API.md: label values are at most 256 characters.
@@ -33,8 +35,12 @@ export class GuardedProxy {
   private readonly ledger: ProxyLedger;
   private readonly log: (line: string) => void;
   private readonly servers = new Set<Server>();
+  /** The name a tool is declared and recorded under in the ledger (the agent and the upstream keep the plain name). */
+  private readonly ledgerName: (tool: string) => string;
 
   constructor(options: ProxyOptions) {
+    const ns = options.namespace;
+    this.ledgerName = ns ? (tool) => `${ns}.${tool}` : (tool) => tool;
     this.annotations = options.annotations;
     this.ledger = options.ledger;
     this.log = options.log ?? (() => undefined);
@@ -94,7 +100,7 @@ export class GuardedProxy {
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const a of this.annotations.values()) {
       try {
-        await this.ledger.declare(a.name, ledgerDeclaration(a, byName.get(a.name)));
+        await this.ledger.declare(this.ledgerName(a.name), ledgerDeclaration(a, byName.get(a.name)));
       } catch (e) {
         throw new Error(`cannot declare ${a.name} to the ledger (${this.ledger.where}): ${errorText(e)}`, { cause: e });
       }
@@ -123,7 +129,7 @@ export class GuardedProxy {
     let verdict: LedgerCallAnswer;
     try {
       session = await sessionId();
-      verdict = await this.ledger.call(session, name, args);
+      verdict = await this.ledger.call(session, this.ledgerName(name), args);
     } catch (e) {
       return toolError(`the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`);
     }
