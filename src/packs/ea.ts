@@ -3,7 +3,7 @@ import { DEFAULT_QUALITY, type Grade } from "../quantity/quality.js";
 import { Quantity, type QuantityJSON } from "../quantity/quantity.js";
 import { PackNotFoundError, PackPayloadError, PackRequestError } from "./errors.js";
 import type { Fetch } from "./fetch.js";
-import { type PackDatums, type ReadOptions, fetchOrNotFound, observedAt, parseJson, pick, readNumber, tooOld, trimBase } from "./shared.js";
+import { type PackDatums, type ReadOptions, fetchOrNotFound, observationTime, parseJson, pick, readNumber, trimBase } from "./shared.js";
 import { EA_UNIT_NAMES, type EaSurface, eaUnit } from "./units.js";
 
 /** The public service; a mirror or a server of recorded responses can stand in, keeping the service's own paths. */
@@ -155,16 +155,8 @@ function readMeasure(m: unknown, i: number, ref: string, stationDatum: string, o
     warnings.push(`skipping EA measure ${shown} at ${ref}: ${(e as Error).message}`);
     return null;
   }
-  const when = observedAt(pick(latest, ["dateTime"]));
-  if (when === null) {
-    warnings.push(`skipping EA measure ${shown} at ${ref}: its timestamp '${String(pick(latest, ["dateTime"]) ?? "")}' has no offset or cannot be read`);
-    return null;
-  }
-  const stale = tooOld(when, opts);
-  if (stale) {
-    warnings.push(`dropping EA measure ${shown} at ${ref}: ${stale}`);
-    return null;
-  }
+  const when = observationTime(pick(latest, ["dateTime"]), opts, `EA measure ${shown} at ${ref}`, warnings);
+  if (when === null) return null;
   const datum = surface.surface === "station" ? stationDatum : surface.surface === "datum" ? surface.datum : null;
   const quality = grade(pick(latest, ["quality"]) ?? pick(m, ["quality"]), opts, shown, ref, warnings);
   return {

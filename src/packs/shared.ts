@@ -55,6 +55,24 @@ export function tooOld(iso: string, opts: ReadOptions): string | null {
   return `last reading is ${(age / 86_400).toFixed(1)} days old (${iso}), older than the ${duration(opts.maxAgeSeconds)} requested`;
 }
 
+/**
+ * The observation time of a reading, or null with a warning: "skipping <what>" when it has no offset or cannot be
+ * read, "dropping <what>" when it is older than `opts.maxAgeSeconds`. Both packs read their points this way.
+ */
+export function observationTime(raw: unknown, opts: ReadOptions, what: string, warnings: string[]): string | null {
+  const when = observedAt(raw);
+  if (when === null) {
+    warnings.push(`skipping ${what}: its timestamp '${String(raw ?? "")}' has no offset or cannot be read`);
+    return null;
+  }
+  const stale = tooOld(when, opts);
+  if (stale) {
+    warnings.push(`dropping ${what}: ${stale}`);
+    return null;
+  }
+  return when;
+}
+
 const UNITS: [number, string][] = [[86_400, "day"], [3_600, "hour"], [60, "minute"], [1, "second"]];
 
 /** A whole number of the largest fitting unit: "1 day", "6 hours", "90 minutes", "45 seconds". */

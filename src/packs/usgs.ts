@@ -5,7 +5,7 @@ import { Quantity, type QuantityJSON } from "../quantity/quantity.js";
 import { convertMagnitude } from "../quantity/units.js";
 import { PackPayloadError, PackRequestError } from "./errors.js";
 import type { Fetch } from "./fetch.js";
-import { type PackDatums, type ReadOptions, fetchOrNotFound, observedAt, parseJson, pick, readNumber, tooOld, trimBase } from "./shared.js";
+import { type PackDatums, type ReadOptions, fetchOrNotFound, observationTime, parseJson, pick, readNumber, trimBase } from "./shared.js";
 import { USGS_UNIT_CODES, usgsUnit } from "./units.js";
 
 /** The public service; a mirror or a server of recorded responses can stand in, keeping the service's own paths. */
@@ -223,16 +223,8 @@ function readSeries(s: unknown, i: number, site: string, datumName: string, ctx:
     warnings.push(`skipping USGS parameter ${code} at ${site}: ${(e as Error).message}`);
     return null;
   }
-  const when = observedAt(pick(last, ["dateTime"]));
-  if (when === null) {
-    warnings.push(`skipping USGS parameter ${code} at ${site}: its timestamp '${String(pick(last, ["dateTime"]) ?? "")}' has no offset or cannot be read`);
-    return null;
-  }
-  const stale = tooOld(when, ctx);
-  if (stale) {
-    warnings.push(`dropping USGS parameter ${code} at ${site}: ${stale}`);
-    return null;
-  }
+  const when = observationTime(pick(last, ["dateTime"]), ctx, `USGS parameter ${code} at ${site}`, warnings);
+  if (when === null) return null;
   // Only exact publisher codes grade a value; an unknown code ("Zz") says nothing about review status.
   const quality = weakest(...qualifiers.filter((q) => ctx.exact.has(q)).map((q) => ctx.table.normalise(q)));
   const on = USGS_DATUM_PARAMETERS[code];
