@@ -4,7 +4,8 @@ import type { Quantity } from "../quantity/quantity.js";
 import { dimensionKey, formatMagnitude, tryConvert } from "../quantity/units.js";
 import { DERIVABLE_BASE, derivableCandidates } from "./derivable.js";
 import { type History, window } from "./history.js";
-import { numbersIn, within } from "./numbers.js";
+import { within } from "./numbers.js";
+import { numberValuesIn } from "./tokenise.js";
 
 /** Relative tolerance of a sourced match (spec 6.3). */
 export const SOURCED_TOLERANCE = 0.005;
@@ -26,7 +27,7 @@ export function traceSourced(v: Quantity, history: History, context: string): Tr
     if (c.dimension !== dimension) continue;
     if (within(x, safeConvert(c.value, c.unit, v.unit), SOURCED_TOLERANCE)) return { kind: "derived", callIds: c.from.map((f) => f.callId) };
   }
-  for (const n of numbersIn(context)) {
+  for (const n of numberValuesIn(context)) {
     if (within(x, n, SOURCED_TOLERANCE)) return { kind: "context", number: n };
   }
   return null;

@@ -201,16 +201,6 @@ export function dimensionKey(unit: string): string {
   return p.temperature === "absolute" ? `${p.dimension} absolute` : p.dimension;
 }
 
-/** True when the text parses as a unit. */
-export function isUnit(text: string): boolean {
-  try {
-    parseUnit(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** True when both units measure the same physical dimension (absolute temperature and intervals differ). */
 export function sameDimension(a: string, b: string): boolean {
   const pa = parseUnit(a);

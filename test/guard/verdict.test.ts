@@ -215,6 +215,8 @@ describe("sourced inputs (checklist 9)", () => {
     expect(s.call(areaTool, { area: 11197 }).ok).toBe(true);
     expect(codes(s.call(areaTool, { area: "11197 mi**2" }))).toEqual(["unsourced_input"]);
     expect(session("enforce", "runoff over the 29,000 km2 basin?").call(areaTool, { area: 29000 }).ok).toBe(true);
+    // The question's numbers are read as the answer audit reads them, scientific notation included.
+    expect(session("enforce", "a basin of 2.9×10^4 km2").call(areaTool, { area: 29000 }).ok).toBe(true);
   });
 });
 
