@@ -11,11 +11,26 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const dbFlag = process.argv.indexOf("--db");
-const db = dbFlag > 0 && process.argv[dbFlag + 1] ? process.argv[dbFlag + 1]! : join(mkdtempSync(join(tmpdir(), "agent-ledger-demo-")), "ledger.db");
+const db =
+  dbFlag > 0 && process.argv[dbFlag + 1]
+    ? process.argv[dbFlag + 1]!
+    : join(mkdtempSync(join(tmpdir(), "agent-ledger-demo-")), "ledger.db");
 
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [join(ROOT, "bin/agent-ledger.js"), "mcp", "--annotations", join(ROOT, "demo/water.toml"), "--db", db, "--", process.execPath, "--import", "tsx", join(ROOT, "demo/server.ts")],
+  args: [
+    join(ROOT, "bin/agent-ledger.js"),
+    "mcp",
+    "--annotations",
+    join(ROOT, "demo/water.toml"),
+    "--db",
+    db,
+    "--",
+    process.execPath,
+    "--import",
+    "tsx",
+    join(ROOT, "demo/server.ts"),
+  ],
   cwd: ROOT,
   stderr: "ignore",
 });
@@ -33,7 +48,11 @@ for (const [param, schema] of Object.entries(runoff.inputSchema.properties ?? {}
 line("schema", `read_discharge: ${tools.find((t) => t.name === "read_discharge")!.description}`);
 
 /** Calls a tool and prints what came back; `kind` names the outcome expected (a tool error is "refused" unless "error" was expected). */
-async function step(kind: "ok" | "converted" | "passed" | "error", name: string, args: Record<string, unknown> = {}): Promise<void> {
+async function step(
+  kind: "ok" | "converted" | "passed" | "error",
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<void> {
   const r = (await agent.callTool({ name, arguments: args })) as CallToolResult;
   const call = `${name} ${JSON.stringify(args)}`;
   if (r.isError) {

@@ -35,7 +35,8 @@ server.registerTool(
 server.registerTool(
   "runoff_depth",
   {
-    description: "Mean runoff depth over a basin, in millimetres per day, from a discharge in cubic metres per second and an area in square kilometres.",
+    description:
+      "Mean runoff depth over a basin, in millimetres per day, from a discharge in cubic metres per second and an area in square kilometres.",
     inputSchema: { discharge: z.number().describe("Flow rate."), area: z.number().describe("Basin area.") },
   },
   // m³/s over km² is 1e-6 m/s, and 1e-6 m/s is 86.4 mm per day.
@@ -45,7 +46,8 @@ server.registerTool(
 server.registerTool(
   "read_discharge_si",
   {
-    description: "Latest discharge at a USGS station, converted by the server itself; answers a JSON object with its unit.",
+    description:
+      "Latest discharge at a USGS station, converted by the server itself; answers a JSON object with its unit.",
     inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
   },
   // 1250 cfs in m³/s: this server states its unit, so the proxy must convert it, not relabel it.
@@ -64,7 +66,8 @@ server.registerTool(
 server.registerTool(
   "echo_arguments",
   {
-    description: "Answers, as JSON, exactly the arguments it received: discharge in cubic metres per second, since as a UTC timestamp.",
+    description:
+      "Answers, as JSON, exactly the arguments it received: discharge in cubic metres per second, since as a UTC timestamp.",
     inputSchema: {
       discharge: z.union([z.number(), z.array(z.number().nullable())]).describe("Flow rate."),
       since: z.string().optional().describe("Start of the period."),
@@ -80,7 +83,8 @@ server.registerTool(
     description: "The name of a USGS station.",
     inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
   },
-  async ({ station }) => text(station === "07374000" ? "Mississippi River at Baton Rouge, LA" : `unknown station ${station}`),
+  async ({ station }) =>
+    text(station === "07374000" ? "Mississippi River at Baton Rouge, LA" : `unknown station ${station}`),
 );
 
 server.registerTool(

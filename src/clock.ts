@@ -13,5 +13,10 @@ export const systemClock: Clock = { now: () => new Date() };
 export function fixedClock(iso: string): Clock & { advance(ms: number): void } {
   let t = Date.parse(iso);
   if (Number.isNaN(t)) throw new Error(`fixedClock needs an ISO 8601 instant, received ${JSON.stringify(iso)}`);
-  return { now: () => new Date(t), advance: (ms: number) => { t += ms; } };
+  return {
+    now: () => new Date(t),
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }

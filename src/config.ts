@@ -4,10 +4,15 @@ import { z } from "zod";
 /** An unset variable and an empty one mean the same: take the default. */
 const unsetIfEmpty = (v: unknown): unknown => (v === "" ? undefined : v);
 
-const baseUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://example.org" })
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://example.org" })
   .transform((u) => u.replace(/\/+$/, ""));
 const wholeNumber = (min: number, max: number, what: string) =>
-  z.coerce.number({ error: `must be ${what}` }).int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`);
+  z.coerce
+    .number({ error: `must be ${what}` })
+    .int(`must be ${what}`)
+    .min(min, `must be ${what}`)
+    .max(max, `must be ${what}`);
 
 /** Variables whose value must never be echoed back in an error. */
 const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN"]);
@@ -22,8 +27,14 @@ const EnvSchema = z.object({
   ),
   AGENT_LEDGER_USGS_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://waterservices.usgs.gov")),
   AGENT_LEDGER_EA_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://environment.data.gov.uk/flood-monitoring")),
-  AGENT_LEDGER_BODY_LIMIT: z.preprocess(unsetIfEmpty, wholeNumber(1, Number.MAX_SAFE_INTEGER, "a positive whole number of bytes").default(1024 * 1024)),
-  AGENT_LEDGER_PACK_CACHE_SECONDS: z.preprocess(unsetIfEmpty, wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60)),
+  AGENT_LEDGER_BODY_LIMIT: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(1, Number.MAX_SAFE_INTEGER, "a positive whole number of bytes").default(1024 * 1024),
+  ),
+  AGENT_LEDGER_PACK_CACHE_SECONDS: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60),
+  ),
 });
 
 /** The parsed settings the app, the CLI and the packs use. */
@@ -45,7 +56,10 @@ export type Config = {
 /** A setting in the environment is malformed; `field` names the variable. */
 export class ConfigError extends Error {
   readonly code = "config_error";
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
     this.name = "ConfigError";
   }

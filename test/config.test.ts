@@ -17,14 +17,28 @@ describe("loadConfig", () => {
 
   it("reads every variable, treats empty as unset, strips a trailing slash and lets overrides win", () => {
     const c = loadConfig(
-      { PORT: "9000", HOST: "", AGENT_LEDGER_DB: "/tmp/x.db", AGENT_LEDGER_USGS_URL: "http://127.0.0.1:9/", AGENT_LEDGER_BODY_LIMIT: "2048" },
+      {
+        PORT: "9000",
+        HOST: "",
+        AGENT_LEDGER_DB: "/tmp/x.db",
+        AGENT_LEDGER_USGS_URL: "http://127.0.0.1:9/",
+        AGENT_LEDGER_BODY_LIMIT: "2048",
+      },
       { PORT: "9001", HOST: undefined },
     );
-    expect(c).toMatchObject({ port: 9001, host: "127.0.0.1", dbFile: "/tmp/x.db", usgsUrl: "http://127.0.0.1:9", bodyLimit: 2048 });
+    expect(c).toMatchObject({
+      port: 9001,
+      host: "127.0.0.1",
+      dbFile: "/tmp/x.db",
+      usgsUrl: "http://127.0.0.1:9",
+      bodyLimit: 2048,
+    });
   });
 
   it("fails naming the bad variable and the value received", () => {
-    expect(() => loadConfig({ PORT: "eighty" })).toThrow('PORT must be a whole number from 0 to 65535 (received "eighty")');
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(
+      'PORT must be a whole number from 0 to 65535 (received "eighty")',
+    );
     try {
       loadConfig({ AGENT_LEDGER_EA_URL: "ftp://mirror" });
     } catch (e) {

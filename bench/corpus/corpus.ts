@@ -6,7 +6,13 @@ import { join, resolve } from "node:path";
 export type RecordedError = { text: string; code: string | null; field: string | null };
 
 /** One recorded tool call: arguments as the model sent them, and the (replayed) result or error. */
-export type RecordedCall = { tool: string; args: unknown; result: unknown; error: RecordedError | null; violation: boolean };
+export type RecordedCall = {
+  tool: string;
+  args: unknown;
+  result: unknown;
+  error: RecordedError | null;
+  violation: boolean;
+};
 
 /** A tool declaration as the corpus writes it (`tool_declarations`, `tasks.json`). */
 export type CorpusTool = {
@@ -21,7 +27,11 @@ export type CorpusClaim = { text: string; value: number; unit: string | null; st
 
 /** One run of `transcripts.jsonl`, the fields this benchmark reads. */
 export type Run = {
-  id: string; batch: string; task: string; model: string; condition: "baseline" | "schema_only" | "guarded" | "guarded_repair";
+  id: string;
+  batch: string;
+  task: string;
+  model: string;
+  condition: "baseline" | "schema_only" | "guarded" | "guarded_repair";
   condition_config: { enforcement: "off" | "strict" };
   question: string;
   tool_declarations: Record<string, CorpusTool>;
@@ -57,13 +67,17 @@ export type Tasks = {
 /** The corpus folder: ../shared/corpus beside the repository, else /work/shared/corpus; null when neither holds it. */
 export function findCorpus(root: string): { dir: string | null; looked: string[] } {
   const looked = [resolve(root, "..", "shared", "corpus"), "/work/shared/corpus"];
-  for (const dir of looked) if (existsSync(join(dir, "transcripts.jsonl")) && existsSync(join(dir, "tasks.json"))) return { dir, looked };
+  for (const dir of looked)
+    if (existsSync(join(dir, "transcripts.jsonl")) && existsSync(join(dir, "tasks.json"))) return { dir, looked };
   return { dir: null, looked };
 }
 
 /** Every run, in file order. */
 export function readRuns(dir: string): Run[] {
-  return readFileSync(join(dir, "transcripts.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Run);
+  return readFileSync(join(dir, "transcripts.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Run);
 }
 
 /** The task facts. */
@@ -74,11 +88,14 @@ export function readTasks(dir: string): Tasks {
 /** The corpus declaration as a `PUT /v1/tools/{name}` body: identifiers are declared as `{}` (passed through unchecked). */
 export function declarationBody(tool: CorpusTool): Record<string, unknown> {
   const params: Record<string, unknown> = {};
-  for (const [name, d] of Object.entries(tool.params)) params[name] = Object.fromEntries(Object.entries(d).filter(([, v]) => v !== null && v !== undefined));
+  for (const [name, d] of Object.entries(tool.params))
+    params[name] = Object.fromEntries(Object.entries(d).filter(([, v]) => v !== null && v !== undefined));
   for (const name of tool.undeclared_params) params[name] = {};
   const body: Record<string, unknown> = { params };
   if (tool.description) body.description = tool.description;
-  const returns = Object.fromEntries(Object.entries(tool.returns ?? {}).filter(([, v]) => v !== null && v !== undefined));
+  const returns = Object.fromEntries(
+    Object.entries(tool.returns ?? {}).filter(([, v]) => v !== null && v !== undefined),
+  );
   if (Object.keys(returns).length) body.returns = returns;
   return body;
 }

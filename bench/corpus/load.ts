@@ -6,10 +6,26 @@ import { declarationBody, type Run, type Tasks } from "./corpus.js";
 /** A violation as the API answers it. */
 export type ApiViolation = { code: string; param: string | null; message: string; repair: string };
 /** One audited number as the API answers it. */
-export type ApiNumber = { text: string; value: number; unit: string | null; status: string; source: string | null; explanation: string; call_id: string | null; start: number; end: number };
+export type ApiNumber = {
+  text: string;
+  value: number;
+  unit: string | null;
+  status: string;
+  source: string | null;
+  explanation: string;
+  call_id: string | null;
+  start: number;
+  end: number;
+};
 
 /** What our service said about one recorded call. */
-export type ObservedCall = { status: number; ok: boolean; guarded: boolean; violations: ApiViolation[]; resultViolations: ApiViolation[] };
+export type ObservedCall = {
+  status: number;
+  ok: boolean;
+  guarded: boolean;
+  violations: ApiViolation[];
+  resultViolations: ApiViolation[];
+};
 
 /** What our service said about one run. */
 export type Observed = {
@@ -36,7 +52,13 @@ export function client(app: LedgerApp) {
 
 type Client = ReturnType<typeof client>;
 
-async function must(api: Client, method: string, path: string, token: string, body?: unknown): Promise<Record<string, unknown>> {
+async function must(
+  api: Client,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
   const r = await api(method, path, token, body);
   if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body;
@@ -48,20 +70,32 @@ export async function setUpTeams(api: Client, adminToken: string, tasks: Tasks):
   const datums = new Set(tasks.registered_datum_offsets.flatMap((o) => [o.from, o.to]));
   for (const [task, def] of Object.entries(tasks.tasks)) {
     const team = await must(api, "POST", "/v1/admin/teams", adminToken, { name: `corpus-${task}` });
-    const issued = await must(api, "POST", `/v1/admin/teams/${team.id as string}/tokens`, adminToken, { name: "bench" });
+    const issued = await must(api, "POST", `/v1/admin/teams/${team.id as string}/tokens`, adminToken, {
+      name: "bench",
+    });
     const token = issued.token as string;
     tokens.set(task, token);
-    const known = new Set(((await must(api, "GET", "/v1/datums", token)).items as { name: string }[]).map((d) => d.name));
+    const known = new Set(
+      ((await must(api, "GET", "/v1/datums", token)).items as { name: string }[]).map((d) => d.name),
+    );
     for (const name of datums) if (!known.has(name)) await must(api, "POST", "/v1/datums", token, { name });
     for (const o of tasks.registered_datum_offsets) {
-      if (o.offset) await must(api, "POST", "/v1/datums/offsets", token, { from: o.from, to: o.to, offset: o.offset, source: "corpus tasks.json" });
+      if (o.offset)
+        await must(api, "POST", "/v1/datums/offsets", token, {
+          from: o.from,
+          to: o.to,
+          offset: o.offset,
+          source: "corpus tasks.json",
+        });
     }
-    for (const [name, tool] of Object.entries(def.tools)) await must(api, "PUT", `/v1/tools/${name}`, token, declarationBody(tool));
+    for (const [name, tool] of Object.entries(def.tools))
+      await must(api, "PUT", `/v1/tools/${name}`, token, declarationBody(tool));
   }
   return tokens;
 }
 
-const asArgs = (a: unknown): Record<string, unknown> => (a && typeof a === "object" && !Array.isArray(a) ? (a as Record<string, unknown>) : {});
+const asArgs = (a: unknown): Record<string, unknown> =>
+  a && typeof a === "object" && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
 
 /**
  * Loads one run: its session (the question as context; `warn` where the harness did not enforce, `enforce` where it
@@ -82,12 +116,18 @@ export async function loadRun(api: Client, token: string, run: Run): Promise<Obs
       continue;
     }
     const observed: ObservedCall = {
-      status: 200, ok: r.body.ok as boolean, guarded: r.body.guarded as boolean, violations: r.body.violations as ApiViolation[], resultViolations: [],
+      status: 200,
+      ok: r.body.ok as boolean,
+      guarded: r.body.guarded as boolean,
+      violations: r.body.violations as ApiViolation[],
+      resultViolations: [],
     };
     // The recorded result is posted even where our guard refused the call: the run went on with it, and the audit
     // of its answer is judged against what the tools really returned.
     if (c.result !== null && c.result !== undefined) {
-      const res = await must(api, "POST", `/v1/sessions/${id}/calls/${r.body.call_id as string}/result`, token, { result: c.result });
+      const res = await must(api, "POST", `/v1/sessions/${id}/calls/${r.body.call_id as string}/result`, token, {
+        result: c.result,
+      });
       observed.resultViolations = res.violations as ApiViolation[];
     }
     calls.push(observed);

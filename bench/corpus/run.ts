@@ -43,7 +43,12 @@ try {
   seedDatabase(store);
   const adminToken = "bench-corpus-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);
-  const app = createApp({ db: store, config: defaultConfig(), clock: systemClock, logger: { error: (m, e) => console.error(m, e) } });
+  const app = createApp({
+    db: store,
+    config: defaultConfig(),
+    clock: systemClock,
+    logger: { error: (m, e) => console.error(m, e) },
+  });
   const api = client(app);
   const t0 = performance.now();
   const tokens = await setUpTeams(api, adminToken, tasks);
@@ -63,7 +68,14 @@ try {
   if (dump) writeFileSync(dump, JSON.stringify(observed.map(({ run, ...rest }) => ({ id: run.id, ...rest }))));
   const command = `npm run bench:corpus${sampleSize === null ? "" : ` -- --sample ${sampleSize}`}`;
   const report = renderReport(score(observed, tasks), {
-    command, runs: runs.length, of: all.length, stride, loadS, replayS, requests, date: new Date().toISOString().slice(0, 10),
+    command,
+    runs: runs.length,
+    of: all.length,
+    stride,
+    loadS,
+    replayS,
+    requests,
+    date: new Date().toISOString().slice(0, 10),
   });
   console.log(report);
   if (process.argv.includes("--record")) {
@@ -72,7 +84,10 @@ try {
     const start = text.indexOf("## Corpus replay");
     const next = start < 0 ? -1 : text.indexOf("\n## ", start + 1);
     const section = `${report.trim()}\n`;
-    const out = start < 0 ? `${text.trimEnd()}\n\n${section}` : `${text.slice(0, start)}${section}${next < 0 ? "" : text.slice(next)}`;
+    const out =
+      start < 0
+        ? `${text.trimEnd()}\n\n${section}`
+        : `${text.slice(0, start)}${section}${next < 0 ? "" : text.slice(next)}`;
     writeFileSync(file, out);
     process.stderr.write(`recorded in ${file}\n`);
   }

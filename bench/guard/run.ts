@@ -19,7 +19,12 @@ const ledger = new Ledger(store, systemClock);
 const datums = ledger.datums(teamId);
 ledger.tools.put(teamId, "read_discharge", { params: { station: {} }, returns: { unit: "cfs" } }, datums);
 ledger.tools.put(teamId, "read_area", { params: {}, returns: { unit: "km**2" } }, datums);
-ledger.tools.put(teamId, "runoff_depth", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2", sourced: true } } }, datums);
+ledger.tools.put(
+  teamId,
+  "runoff_depth",
+  { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2", sourced: true } } },
+  datums,
+);
 
 const bare = store.sqlite.prepare(
   `INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series, outcome, created_at)
@@ -28,7 +33,9 @@ const bare = store.sqlite.prepare(
 const bareCall = store.sqlite.prepare(
   `INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at) VALUES (?, ?, ?, ?, 'runoff_depth', 3, 1, ?, 1, '[]', ?)`,
 );
-const bareBump = store.sqlite.prepare("UPDATE sessions SET call_count = call_count + 1 WHERE id = ? RETURNING call_count");
+const bareBump = store.sqlite.prepare(
+  "UPDATE sessions SET call_count = call_count + 1 WHERE id = ? RETURNING call_count",
+);
 
 function fill(n: number): string {
   const s = ledger.sessions.create(teamId, { context: "What is the runoff depth?" }, new Date());
@@ -60,22 +67,31 @@ for (const n of LENGTHS) {
   let k = 0;
   const bareUs = timeIt(() => {
     const now = new Date().toISOString();
-    store.sqlite.transaction(() => {
-      const seq = (bareBump.get(sessionId) as { call_count: number }).call_count;
-      const id = `bare${n}_${k++}`;
-      bareCall.run(id, teamId, sessionId, seq, '{"discharge":"1250 cfs","area":29000}', now);
-      bare.run(teamId, sessionId, id, seq, "discharge", '"1250 cfs"', 35.39605824, "m^3/s", 35.39605824, now);
-      bare.run(teamId, sessionId, id, seq, "area", "29000", 29000, "km^2", 2.9e10, now);
-    }).immediate();
+    store.sqlite
+      .transaction(() => {
+        const seq = (bareBump.get(sessionId) as { call_count: number }).call_count;
+        const id = `bare${n}_${k++}`;
+        bareCall.run(id, teamId, sessionId, seq, '{"discharge":"1250 cfs","area":29000}', now);
+        bare.run(teamId, sessionId, id, seq, "discharge", '"1250 cfs"', 35.39605824, "m^3/s", 35.39605824, now);
+        bare.run(teamId, sessionId, id, seq, "area", "29000", 29000, "km^2", 2.9e10, now);
+      })
+      .immediate();
   }, PROBES);
   rows.push({ n, guarded, bare: bareUs });
-  console.log(`session of ${n.toLocaleString("en")} calls: guarded call ${guarded.toFixed(1)} us, bare insert ${bareUs.toFixed(1)} us, ratio ${(guarded / bareUs).toFixed(2)}x`);
+  console.log(
+    `session of ${n.toLocaleString("en")} calls: guarded call ${guarded.toFixed(1)} us, bare insert ${bareUs.toFixed(1)} us, ratio ${(guarded / bareUs).toFixed(2)}x`,
+  );
 }
 const first = rows[0]!;
 const last = rows[rows.length - 1]!;
 console.log(`\n| session length | guarded call (us) | bare insert (us) | guarded / bare |`);
 console.log(`|---|---|---|---|`);
-for (const r of rows) console.log(`| ${r.n.toLocaleString("en")} | ${r.guarded.toFixed(1)} | ${r.bare.toFixed(1)} | ${(r.guarded / r.bare).toFixed(2)}x |`);
-console.log(`\n100k / 1k guarded: ${(last.guarded / first.guarded).toFixed(2)}x (target <= 1.5x); worst guarded / bare: ${Math.max(...rows.map((r) => r.guarded / r.bare)).toFixed(2)}x (target <= 5x)`);
+for (const r of rows)
+  console.log(
+    `| ${r.n.toLocaleString("en")} | ${r.guarded.toFixed(1)} | ${r.bare.toFixed(1)} | ${(r.guarded / r.bare).toFixed(2)}x |`,
+  );
+console.log(
+  `\n100k / 1k guarded: ${(last.guarded / first.guarded).toFixed(2)}x (target <= 1.5x); worst guarded / bare: ${Math.max(...rows.map((r) => r.guarded / r.bare)).toFixed(2)}x (target <= 5x)`,
+);
 store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,10 @@ const dir = mkdtempSync(join(tmpdir(), "bench-http-"));
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const onData = (d: Buffer) => {
       if (ready.test(d.toString())) resolve(child);
     };
@@ -36,7 +39,11 @@ async function waitHealthy(url: string): Promise<void> {
 }
 
 async function json(url: string, method: string, body: unknown): Promise<{ id: string }> {
-  const r = await fetch(url, { method, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return (await r.json()) as { id: string };
 }
 
@@ -44,25 +51,55 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-const ours = await start(["src/cli/main.ts", "serve"], { PORT: "8791", AGENT_LEDGER_DB: join(dir, "ledger.db"), AGENT_LEDGER_ADMIN_TOKEN: TOKEN }, /listening|8791/);
-const base = await start(["bench/http/baseline-server.ts"], { PORT: "8790", BASELINE_DB: join(dir, "baseline.db") }, /baseline ready/);
+const ours = await start(
+  ["src/cli/main.ts", "serve"],
+  { PORT: "8791", AGENT_LEDGER_DB: join(dir, "ledger.db"), AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
+  /listening|8791/,
+);
+const base = await start(
+  ["bench/http/baseline-server.ts"],
+  { PORT: "8790", BASELINE_DB: join(dir, "baseline.db") },
+  /baseline ready/,
+);
 try {
   await waitHealthy("http://127.0.0.1:8791/healthz");
-  await json("http://127.0.0.1:8791/v1/tools/runoff_depth", "PUT", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } });
+  await json("http://127.0.0.1:8791/v1/tools/runoff_depth", "PUT", {
+    params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } },
+    returns: { unit: "mm/day" },
+  });
   const session = await json("http://127.0.0.1:8791/v1/sessions", "POST", { context: "bench" });
   const results: [string, autocannon.Result][] = [];
-  results.push(["baseline: parse JSON + insert one row", await run({
-    url: "http://127.0.0.1:8790/readings", method: "POST", connections: CONNECTIONS, duration: DURATION,
-    headers: { "content-type": "application/json" }, body: JSON.stringify({ site: "07374000", value: 1250 }),
-  })]);
-  results.push(["guarded call (\"1250 cfs\" converted, carry-over checked, 2 crossings stored)", await run({
-    url: `http://127.0.0.1:8791/v1/sessions/${session.id}/calls`, method: "POST", connections: CONNECTIONS, duration: DURATION,
-    headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } }),
-  })]);
+  results.push([
+    "baseline: parse JSON + insert one row",
+    await run({
+      url: "http://127.0.0.1:8790/readings",
+      method: "POST",
+      connections: CONNECTIONS,
+      duration: DURATION,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ site: "07374000", value: 1250 }),
+    }),
+  ]);
+  results.push([
+    'guarded call ("1250 cfs" converted, carry-over checked, 2 crossings stored)',
+    await run({
+      url: `http://127.0.0.1:8791/v1/sessions/${session.id}/calls`,
+      method: "POST",
+      connections: CONNECTIONS,
+      duration: DURATION,
+      headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } }),
+    }),
+  ]);
   console.log(`| route | req/s | p50 ms | p99 ms | non-2xx | errors |`);
   console.log(`|---|---|---|---|---|---|`);
-  for (const [name, r] of results) console.log(`| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`);
-  console.log(`\nguarded / baseline throughput: ${(results[1]![1].requests.average / results[0]![1].requests.average).toFixed(2)} (target >= 0.5)`);
+  for (const [name, r] of results)
+    console.log(
+      `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`,
+    );
+  console.log(
+    `\nguarded / baseline throughput: ${(results[1]![1].requests.average / results[0]![1].requests.average).toFixed(2)} (target >= 0.5)`,
+  );
 } finally {
   ours.kill("SIGTERM");
   base.kill("SIGTERM");

@@ -16,8 +16,20 @@ const TOKEN = "bench-load-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "bench-load-"));
 const dbFile = join(dir, "ledger.db");
 
-type Acks = { sessions: Set<string>; calls: Set<string>; results: Set<string>; audits: Set<string>; evaluations: Set<string> };
-const acks: Acks = { sessions: new Set(), calls: new Set(), results: new Set(), audits: new Set(), evaluations: new Set() };
+type Acks = {
+  sessions: Set<string>;
+  calls: Set<string>;
+  results: Set<string>;
+  audits: Set<string>;
+  evaluations: Set<string>;
+};
+const acks: Acks = {
+  sessions: new Set(),
+  calls: new Set(),
+  results: new Set(),
+  audits: new Set(),
+  evaluations: new Set(),
+};
 const failures: string[] = [];
 const byKind = new Map<string, number>();
 
@@ -30,9 +42,16 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
+function start(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     const onData = (d: Buffer) => {
       out += d.toString();
@@ -52,7 +71,8 @@ const headers = { "content-type": "application/json", authorization: `Bearer ${T
 type Ctx = { session?: string; call?: string };
 type Setup = NonNullable<autocannon.Request["setupRequest"]>;
 /** autocannon restarts a connection's sequence when setupRequest answers undefined (a step before it failed); its types leave that out. */
-const setup = (fn: (req: autocannon.Request, ctx: Ctx) => autocannon.Request | undefined): Setup => fn as unknown as Setup;
+const setup = (fn: (req: autocannon.Request, ctx: Ctx) => autocannon.Request | undefined): Setup =>
+  fn as unknown as Setup;
 
 /** Counts an answer of one kind; a non-2xx answer is a failure, with its body kept for the report. */
 function seen(kind: string, status: number, body: string): unknown {
@@ -65,7 +85,10 @@ function seen(kind: string, status: number, body: string): unknown {
 }
 
 const session: autocannon.Request = {
-  method: "POST", path: "/v1/sessions", headers, body: JSON.stringify({ context: "What is the runoff depth at site 07374000?" }),
+  method: "POST",
+  path: "/v1/sessions",
+  headers,
+  body: JSON.stringify({ context: "What is the runoff depth at site 07374000?" }),
   onResponse: (status, body, ctx: Ctx) => {
     const s = seen("session", status, body) as { id: string } | undefined;
     if (s) acks.sessions.add((ctx.session = s.id));
@@ -76,16 +99,26 @@ const session: autocannon.Request = {
 function callWithResult(tool: string, args: unknown, result: unknown): autocannon.Request[] {
   return [
     {
-      method: "POST", headers,
-      setupRequest: setup((req, ctx) => (ctx.session ? { ...req, path: `/v1/sessions/${ctx.session}/calls`, body: JSON.stringify({ tool, args }) } : undefined)),
+      method: "POST",
+      headers,
+      setupRequest: setup((req, ctx) =>
+        ctx.session
+          ? { ...req, path: `/v1/sessions/${ctx.session}/calls`, body: JSON.stringify({ tool, args }) }
+          : undefined,
+      ),
       onResponse: (status, body, ctx: Ctx) => {
         const c = seen("call", status, body) as { call_id: string } | undefined;
         if (c) acks.calls.add((ctx.call = c.call_id));
       },
     },
     {
-      method: "POST", headers,
-      setupRequest: setup((req, ctx) => (ctx.call ? { ...req, path: `/v1/sessions/${ctx.session}/calls/${ctx.call}/result`, body: JSON.stringify({ result }) } : undefined)),
+      method: "POST",
+      headers,
+      setupRequest: setup((req, ctx) =>
+        ctx.call
+          ? { ...req, path: `/v1/sessions/${ctx.session}/calls/${ctx.call}/result`, body: JSON.stringify({ result }) }
+          : undefined,
+      ),
       onResponse: (status, body, ctx: Ctx) => {
         if (seen("result", status, body) && ctx.call) acks.results.add(ctx.call);
       },
@@ -99,8 +132,17 @@ const readThenCompute = [
 ];
 
 const audit: autocannon.Request = {
-  method: "POST", headers,
-  setupRequest: setup((req, ctx) => (ctx.session ? { ...req, path: `/v1/sessions/${ctx.session}/audit`, body: JSON.stringify({ answer: "Runoff depth is 12.5 mm/day from 1250 cfs over 29000 km2." }) } : undefined)),
+  method: "POST",
+  headers,
+  setupRequest: setup((req, ctx) =>
+    ctx.session
+      ? {
+          ...req,
+          path: `/v1/sessions/${ctx.session}/audit`,
+          body: JSON.stringify({ answer: "Runoff depth is 12.5 mm/day from 1250 cfs over 29000 km2." }),
+        }
+      : undefined,
+  ),
   onResponse: (status, body) => {
     const a = seen("audit", status, body) as { id: string } | undefined;
     if (a) acks.audits.add(a.id);
@@ -109,13 +151,27 @@ const audit: autocannon.Request = {
 
 let task = 0;
 const evaluation: autocannon.Request = {
-  method: "POST", path: "/v1/evaluations", headers,
+  method: "POST",
+  path: "/v1/evaluations",
+  headers,
   // Ten tasks, so stability compares each evaluation with a growing history of its task, as it would in use.
   setupRequest: (req) => ({
     ...req,
     body: JSON.stringify({
       task: { id: `load-${(task += 1) % 10}`, objective: "runoff depth at 07374000" },
-      result: { output: "Runoff depth is 12.5 mm/day.", claims: [{ id: "J1", kind: "judgment", text: "Runoff depth is 12.5 mm/day", key: "runoff_depth", value: 12.5, rationale: "1250 cfs over 29000 km2" }] },
+      result: {
+        output: "Runoff depth is 12.5 mm/day.",
+        claims: [
+          {
+            id: "J1",
+            kind: "judgment",
+            text: "Runoff depth is 12.5 mm/day",
+            key: "runoff_depth",
+            value: 12.5,
+            rationale: "1250 cfs over 29000 km2",
+          },
+        ],
+      },
     }),
   }),
   onResponse: (status, body) => {
@@ -126,8 +182,16 @@ const evaluation: autocannon.Request = {
 
 const baselinePort = await freePort();
 const ourPort = await freePort();
-const ours = await start(["src/cli/main.ts", "serve"], { PORT: String(ourPort), AGENT_LEDGER_DB: dbFile, AGENT_LEDGER_ADMIN_TOKEN: TOKEN }, /listening on/);
-const base = await start(["bench/http/baseline-server.ts"], { PORT: String(baselinePort), BASELINE_DB: join(dir, "baseline.db") }, /baseline ready/);
+const ours = await start(
+  ["src/cli/main.ts", "serve"],
+  { PORT: String(ourPort), AGENT_LEDGER_DB: dbFile, AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
+  /listening on/,
+);
+const base = await start(
+  ["bench/http/baseline-server.ts"],
+  { PORT: String(baselinePort), BASELINE_DB: join(dir, "baseline.db") },
+  /baseline ready/,
+);
 const url = `http://127.0.0.1:${ourPort}`;
 let exitCode = 0;
 try {
@@ -142,28 +206,54 @@ try {
     if (!r.ok) throw new Error(`PUT /v1/tools/${name} answered ${r.status}`);
   }
 
-  const mix = [session, ...readThenCompute, ...readThenCompute, ...(hasAudit ? [audit] : []), ...(hasEvaluations ? [evaluation] : [])];
+  const mix = [
+    session,
+    ...readThenCompute,
+    ...readThenCompute,
+    ...(hasAudit ? [audit] : []),
+    ...(hasEvaluations ? [evaluation] : []),
+  ];
   const phases: [string, autocannon.Options][] = [
-    ["baseline: parse JSON + insert one row", {
-      url: `http://127.0.0.1:${baselinePort}/readings`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ site: "07374000", value: 1250 }),
-    }],
-    [`mix: 1 session, 4 guarded calls + 4 results${hasAudit ? ", 1 audit" : ""}${hasEvaluations ? ", 1 evaluation" : ""} per cycle`, { url, requests: mix }],
-    ["guarded calls with results only (a new session every 50 calls)", { url, requests: [session, ...Array.from({ length: 25 }, () => readThenCompute).flat()] }],
+    [
+      "baseline: parse JSON + insert one row",
+      {
+        url: `http://127.0.0.1:${baselinePort}/readings`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ site: "07374000", value: 1250 }),
+      },
+    ],
+    [
+      `mix: 1 session, 4 guarded calls + 4 results${hasAudit ? ", 1 audit" : ""}${hasEvaluations ? ", 1 evaluation" : ""} per cycle`,
+      { url, requests: mix },
+    ],
+    [
+      "guarded calls with results only (a new session every 50 calls)",
+      { url, requests: [session, ...Array.from({ length: 25 }, () => readThenCompute).flat()] },
+    ],
   ];
   // Each heavier write alone, so the mix's cost can be read per kind.
-  if (hasAudit) phases.push(["audits only (a new session with 2 calls every 20 audits)", { url, requests: [session, ...readThenCompute, ...Array.from({ length: 20 }, () => audit)] }]);
+  if (hasAudit)
+    phases.push([
+      "audits only (a new session with 2 calls every 20 audits)",
+      { url, requests: [session, ...readThenCompute, ...Array.from({ length: 20 }, () => audit)] },
+    ]);
   if (hasEvaluations) phases.push(["evaluations only", { url, requests: [evaluation] }]);
   const results: [string, autocannon.Result][] = [];
-  for (const [name, opts] of phases) results.push([name, await run({ ...opts, connections: CONNECTIONS, duration: SECONDS })]);
+  for (const [name, opts] of phases)
+    results.push([name, await run({ ...opts, connections: CONNECTIONS, duration: SECONDS })]);
 
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per phase, node ${process.version}\n`);
   console.log("| phase | requests | req/s | p50 ms | p99 ms | non-2xx | errors | timeouts |");
   console.log("|---|---|---|---|---|---|---|---|");
   for (const [name, r] of results) {
-    console.log(`| ${name} | ${r.requests.total} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`);
+    console.log(
+      `| ${name} | ${r.requests.total} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`,
+    );
   }
   const baseRate = results[0]![1].requests.average;
-  for (const [name, r] of results.slice(1)) console.log(`\n${name}: ${(r.requests.average / baseRate).toFixed(2)} × baseline throughput`);
+  for (const [name, r] of results.slice(1))
+    console.log(`\n${name}: ${(r.requests.average / baseRate).toFixed(2)} × baseline throughput`);
   console.log(`\nanswers by kind: ${[...byKind].map(([k, n]) => `${k} ${n}`).join(", ")}`);
 
   // Stop the server cleanly (its WAL is checkpointed), then count what was acknowledged.
@@ -180,9 +270,13 @@ try {
   };
   const integrity = db.pragma("integrity_check", { simple: true });
   db.close();
-  const missing = (Object.keys(acks) as (keyof Acks)[]).map((k) => [k, [...acks[k]].filter((id) => !stored[k].has(id)).length] as const);
+  const missing = (Object.keys(acks) as (keyof Acks)[]).map(
+    (k) => [k, [...acks[k]].filter((id) => !stored[k].has(id)).length] as const,
+  );
   const checked = (Object.keys(acks) as (keyof Acks)[]).reduce((n, k) => n + acks[k].size, 0);
-  console.log(`\nacknowledged writes looked up after the run: ${(Object.keys(acks) as (keyof Acks)[]).map((k) => `${acks[k].size} ${k}`).join(", ")} (${checked} rows); missing: ${missing.map(([k, n]) => `${k} ${n}`).join(", ")}; integrity_check: ${integrity}`);
+  console.log(
+    `\nacknowledged writes looked up after the run: ${(Object.keys(acks) as (keyof Acks)[]).map((k) => `${acks[k].size} ${k}`).join(", ")} (${checked} rows); missing: ${missing.map(([k, n]) => `${k} ${n}`).join(", ")}; integrity_check: ${integrity}`,
+  );
 
   const failed = results.reduce((n, [, r]) => n + r.non2xx + r.errors + r.timeouts + r.resets, 0);
   if (failures.length) console.log(`\nfirst failures:\n${failures.join("\n")}`);

@@ -46,7 +46,13 @@ async function timeHealthy(dbFile: string): Promise<number> {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve"], {
     cwd: ROOT,
     stdio: "ignore",
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", AGENT_LEDGER_DB: dbFile, AGENT_LEDGER_ADMIN_TOKEN: "bench-admin-token-0123456789" },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      AGENT_LEDGER_DB: dbFile,
+      AGENT_LEDGER_ADMIN_TOKEN: "bench-admin-token-0123456789",
+    },
   });
   try {
     for (;;) {
@@ -68,7 +74,14 @@ async function timeHealthy(dbFile: string): Promise<number> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "ledger-bench-startup-"));
-const samples: Record<string, number[]> = { bare: [], version: [], npxOwn: [], npxVersion: [], healthyFresh: [], healthyExisting: [] };
+const samples: Record<string, number[]> = {
+  bare: [],
+  version: [],
+  npxOwn: [],
+  npxVersion: [],
+  healthyFresh: [],
+  healthyExisting: [],
+};
 try {
   const existing = join(dir, "existing.db");
   await timeHealthy(existing); // create, migrate and seed it once
@@ -97,8 +110,11 @@ const rows: [string, string, number][] = [
 console.log(`startup, median of ${RUNS} runs (node ${process.version}, ${new Date().toISOString()})`);
 console.log("| what | median s | × bare node | + over bare node s |");
 console.log("|---|---|---|---|");
-for (const [, label, s] of rows) console.log(`| ${label} | ${s.toFixed(3)} | ${(s / bare).toFixed(1)} | ${(s - bare).toFixed(3)} |`);
+for (const [, label, s] of rows)
+  console.log(`| ${label} | ${s.toFixed(3)} | ${(s / bare).toFixed(1)} | ${(s - bare).toFixed(3)} |`);
 const extra = median(samples.version!) - bare;
 const ok = extra < TARGET_EXTRA_S;
-console.log(`--version costs ${extra.toFixed(3)} s more than bare node: ${ok ? "PASS" : "FAIL"} (target < ${TARGET_EXTRA_S} s)`);
+console.log(
+  `--version costs ${extra.toFixed(3)} s more than bare node: ${ok ? "PASS" : "FAIL"} (target < ${TARGET_EXTRA_S} s)`,
+);
 process.exitCode = ok ? 0 : 1;

@@ -76,9 +76,10 @@ function bearerAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const match = header === undefined ? null : /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
     if (!match) {
       c.header("WWW-Authenticate", 'Bearer realm="agent-ledger"');
-      const message = header === undefined
-        ? "missing bearer token: send Authorization: Bearer <token>"
-        : "malformed Authorization header: send Authorization: Bearer <token>";
+      const message =
+        header === undefined
+          ? "missing bearer token: send Authorization: Bearer <token>"
+          : "malformed Authorization header: send Authorization: Bearer <token>";
       return c.json(errorBody("unauthenticated", message), 401);
     }
     const principal = authenticate(deps.store.db, match[1]!);
@@ -106,7 +107,8 @@ const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
  * touching `c.req.raw.body` builds a web stream per request, a quarter of a guarded call's cost.
  */
 function limitBody(max: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>) => c.json(errorBody("payload_too_large", `the request body is over the limit of ${max} bytes`), 413);
+  const tooLarge = (c: Context<AppEnv>) =>
+    c.json(errorBody("payload_too_large", `the request body is over the limit of ${max} bytes`), 413);
   const streaming = bodyLimit({ maxSize: max, onError: tooLarge });
   return async (c, next) => {
     const length = c.req.header("content-length");
@@ -136,7 +138,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     config: options.config ?? defaultConfig(),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? consoleLogger,
-    packFetch: options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
+    packFetch:
+      options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
   };
   const app: LedgerApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

@@ -34,7 +34,9 @@ function schemaName(s: SchemaRef | undefined): string {
 function mediaNames(content: Media | undefined): string {
   if (!content) return "";
   return Object.entries(content)
-    .map(([type, m]) => (type === "application/json" ? schemaName(m?.schema) : `${type} ${schemaName(m?.schema)}`.trim()))
+    .map(([type, m]) =>
+      type === "application/json" ? schemaName(m?.schema) : `${type} ${schemaName(m?.schema)}`.trim(),
+    )
     .join(", ");
 }
 
@@ -43,7 +45,10 @@ function renderOperation(path: string, method: string, op: Operation, secured: b
     .map((p) => `${escape(p.name ?? "")}<small> (${escape(p.in ?? "")}${p.required ? ", required" : ""})</small>`)
     .join(", ");
   const responses = Object.entries(op.responses ?? {})
-    .map(([status, r]) => `<li><code>${escape(status)}</code> ${escape(mediaNames(r?.content))} <small>${escape(r?.description ?? "")}</small></li>`)
+    .map(
+      ([status, r]) =>
+        `<li><code>${escape(status)}</code> ${escape(mediaNames(r?.content))} <small>${escape(r?.description ?? "")}</small></li>`,
+    )
     .join("");
   const body = mediaNames(op.requestBody?.content);
   const auth = (op.security ?? (secured ? [{}] : [])).length > 0 ? "bearer token" : "no auth";
@@ -64,7 +69,10 @@ export function renderDocsPage(doc: DocInput): string {
   }
   const schemas = Object.entries(doc.components?.schemas ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, s]) => `<details id="schema-${escape(name)}"><summary><code>${escape(name)}</code></summary><pre>${escape(JSON.stringify(s, null, 2))}</pre></details>`)
+    .map(
+      ([name, s]) =>
+        `<details id="schema-${escape(name)}"><summary><code>${escape(name)}</code></summary><pre>${escape(JSON.stringify(s, null, 2))}</pre></details>`,
+    )
     .join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escape(doc.info.title)} ${escape(doc.info.version)} API</title>

@@ -77,6 +77,7 @@ export function toErrorResponse(err: unknown): { status: ContentfulStatusCode; b
     const message = code!.startsWith("SQLITE_") ? "the row conflicts with one that exists" : String(e?.message ?? code);
     return { status, body: errorBody(publicCode, message, e?.details), internal: false };
   }
-  if (status === 502) return { status, body: errorBody(code!, String(e?.message ?? code), e?.details), internal: false };
+  if (status === 502)
+    return { status, body: errorBody(code!, String(e?.message ?? code), e?.details), internal: false };
   return { status: 500, body: errorBody("internal", "internal error"), internal: true };
 }

@@ -30,7 +30,8 @@ type ErrorResponse = { description: string; content: { "application/json": { sch
 /** OpenAPI `responses` entries for the given error statuses, all with the envelope schema. */
 export function errorResponses<S extends ErrorStatus>(...statuses: S[]): { [K in S]: ErrorResponse } {
   const out: Partial<Record<ErrorStatus, ErrorResponse>> = {};
-  for (const s of statuses) out[s] = { description: ERROR_DESCRIPTIONS[s], content: { "application/json": { schema: ErrorSchema } } };
+  for (const s of statuses)
+    out[s] = { description: ERROR_DESCRIPTIONS[s], content: { "application/json": { schema: ErrorSchema } } };
   return out as { [K in S]: ErrorResponse };
 }
 
@@ -100,7 +101,11 @@ export function decodeCursor(cursor: string | undefined): CursorKey | null {
  * Cuts rows fetched with `limit + 1` into a page: the extra row only says another page exists.
  * @example toPage(rows, q.limit, (r) => [r.id])
  */
-export function toPage<T>(rows: readonly T[], limit: number, keyOf: (row: T) => CursorKey): { items: T[]; next_cursor: string | null } {
+export function toPage<T>(
+  rows: readonly T[],
+  limit: number,
+  keyOf: (row: T) => CursorKey,
+): { items: T[]; next_cursor: string | null } {
   if (rows.length <= limit) return { items: [...rows], next_cursor: null };
   const items = rows.slice(0, limit);
   return { items, next_cursor: encodeCursor(keyOf(items[items.length - 1]!)) };

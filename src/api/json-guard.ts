@@ -23,19 +23,28 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: 
     const { v, depth, path } = stack.pop()!;
     if (typeof v === "number") {
       if (!Number.isFinite(v)) {
-        return { path, message: "a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)" };
+        return {
+          path,
+          message:
+            "a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)",
+        };
       }
       continue;
     }
     if (v === null || typeof v !== "object") continue;
-    if (depth >= maxDepth) return { path, message: `objects and arrays are nested deeper than ${maxDepth} levels: send flatter JSON` };
+    if (depth >= maxDepth)
+      return { path, message: `objects and arrays are nested deeper than ${maxDepth} levels: send flatter JSON` };
     const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
     // JSON.parse keeps "__proto__" as an own key, but every later object copy turns it into a prototype
     // assignment and drops it silently (or worse): refuse it where it enters.
     if (!Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, "__proto__")) {
-      return { path: path ? `${path}.__proto__` : "__proto__", message: "the key __proto__ is reserved by JavaScript objects and would be dropped silently: rename it" };
+      return {
+        path: path ? `${path}.__proto__` : "__proto__",
+        message: "the key __proto__ is reserved by JavaScript objects and would be dropped silently: rename it",
+      };
     }
-    for (const [k, x] of entries) stack.push({ v: x, depth: depth + 1, path: path.length < 200 ? (path ? `${path}.${k}` : k) : path });
+    for (const [k, x] of entries)
+      stack.push({ v: x, depth: depth + 1, path: path.length < 200 ? (path ? `${path}.${k}` : k) : path });
   }
   return null;
 }
@@ -53,7 +62,10 @@ export function guardJsonBody(): MiddlewareHandler<AppEnv> {
     if (!isJson && !TEXT_TYPE.test(type)) return next();
     const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
     if (!isUtf8(bytes)) {
-      return c.json(errorBody("invalid_request", "the request body is not valid UTF-8: send the JSON encoded as UTF-8"), 400);
+      return c.json(
+        errorBody("invalid_request", "the request body is not valid UTF-8: send the JSON encoded as UTF-8"),
+        400,
+      );
     }
     const text = decoder.decode(bytes);
     // Hono types the cache entries as values, but reads and stores promises (request.js #cachedBody).

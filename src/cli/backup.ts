@@ -10,12 +10,18 @@ type Flags = { db?: string; force?: boolean };
 
 async function run(file: string, flags: Flags): Promise<void> {
   const src = cliConfig(flags).dbFile;
-  if (src === ":memory:") throw new CliError("the database is :memory:, so there is no file to back up: set AGENT_LEDGER_DB or pass --db <file>");
-  if (!existsSync(src)) throw new CliError(`no database at ${src}: nothing to back up (set AGENT_LEDGER_DB or pass --db <file>)`);
+  if (src === ":memory:")
+    throw new CliError(
+      "the database is :memory:, so there is no file to back up: set AGENT_LEDGER_DB or pass --db <file>",
+    );
+  if (!existsSync(src))
+    throw new CliError(`no database at ${src}: nothing to back up (set AGENT_LEDGER_DB or pass --db <file>)`);
   const dest = resolve(file);
   if (dest === resolve(src)) throw new CliError(`${file} is the database itself: write the backup to another path`);
-  if (!existsSync(dirname(dest))) throw new CliError(`the folder ${dirname(dest)} does not exist: create it, or choose another path`);
-  if (existsSync(dest) && !flags.force) throw new CliError(`${file} exists: choose a new file name, or pass --force to overwrite it`);
+  if (!existsSync(dirname(dest)))
+    throw new CliError(`the folder ${dirname(dest)} does not exist: create it, or choose another path`);
+  if (existsSync(dest) && !flags.force)
+    throw new CliError(`${file} exists: choose a new file name, or pass --force to overwrite it`);
 
   // Written beside the target and renamed into place, so a failed or interrupted backup never leaves a half file at <file>.
   const partial = `${dest}.partial-${process.pid}`;
@@ -30,7 +36,9 @@ async function run(file: string, flags: Flags): Promise<void> {
       copy.pragma("journal_mode = DELETE");
       const problems = integrityProblems(copy, partial);
       if (problems.length > 0) {
-        throw new CliError(`the copy of ${src} fails PRAGMA integrity_check (${problems.slice(0, 3).join("; ")}): the database itself may be damaged; no backup was written`);
+        throw new CliError(
+          `the copy of ${src} fails PRAGMA integrity_check (${problems.slice(0, 3).join("; ")}): the database itself may be damaged; no backup was written`,
+        );
       }
       summary = describeLedger(copy);
     } finally {

@@ -11,8 +11,10 @@ type Flags = { db?: string; team: string };
 function withLedger<T>(flags: Flags, fn: (claims: ClaimStore, teamId: string) => T): T {
   const store = openConfiguredDb(cliConfig(flags));
   try {
-    const team = findTeamByName(store.db, flags.team)?.id ?? (flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : null);
-    if (team === null) throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
+    const team =
+      findTeamByName(store.db, flags.team)?.id ?? (flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : null);
+    if (team === null)
+      throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
     return fn(new ClaimStore(store.sqlite), team);
   } finally {
     store.close();
@@ -37,7 +39,9 @@ export function configure(cmd: Command): void {
       const r = withLedger(flags, (claims, team) => claims.importText(team, text, systemClock.now()));
       for (const s of r.skipped) process.stderr.write(`line ${s.line} skipped: ${s.reason}\n`);
       for (const w of r.warnings) process.stderr.write(`line ${w.line} (${w.id}) ${w.field}: ${w.reason}\n`);
-      say(`imported ${r.imported}, updated ${r.updated}, unchanged ${r.unchanged}, skipped ${r.skipped.length}, warnings ${r.warnings.length}`);
+      say(
+        `imported ${r.imported}, updated ${r.updated}, unchanged ${r.unchanged}, skipped ${r.skipped.length}, warnings ${r.warnings.length}`,
+      );
     });
   cmd
     .command("export")

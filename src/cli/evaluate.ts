@@ -25,10 +25,18 @@ function run(files: string[], flags: Flags): void {
     const reports = results.map(({ file, evaluation, settings: used }) => {
       const id = target.record ? evaluation.id : null;
       if (format === "json") return { file, json: { source: file.path, ...evaluation, id } };
-      const md = renderMarkdown(evaluation, { title: file.path, conjunctive: used.global.conjunctive, minScore: used.global.min_score });
-      return { file, markdown: `${md}\n${id === null ? "Not recorded (--no-record)." : `Recorded as evaluation ${id} in ${target.where}.`}\n` };
+      const md = renderMarkdown(evaluation, {
+        title: file.path,
+        conjunctive: used.global.conjunctive,
+        minScore: used.global.min_score,
+      });
+      return {
+        file,
+        markdown: `${md}\n${id === null ? "Not recorded (--no-record)." : `Recorded as evaluation ${id} in ${target.where}.`}\n`,
+      };
     });
-    const text = (r: (typeof reports)[number]): string => ("json" in r ? `${JSON.stringify(r.json, null, 2)}\n` : r.markdown);
+    const text = (r: (typeof reports)[number]): string =>
+      "json" in r ? `${JSON.stringify(r.json, null, 2)}\n` : r.markdown;
     if (flags.out !== undefined) {
       mkdirSync(flags.out, { recursive: true });
       reports.forEach((r, i) => {
@@ -37,7 +45,13 @@ function run(files: string[], flags: Flags): void {
         say(`wrote ${path} (${results[i]?.evaluation.status})`);
       });
     } else if (format === "json" && reports.length > 1) {
-      say(JSON.stringify(reports.map((r) => ("json" in r ? r.json : null)), null, 2));
+      say(
+        JSON.stringify(
+          reports.map((r) => ("json" in r ? r.json : null)),
+          null,
+          2,
+        ),
+      );
     } else {
       process.stdout.write(reports.map(text).join("\n"));
     }
@@ -50,7 +64,10 @@ function run(files: string[], flags: Flags): void {
 /** Adds `evaluate` and its flags. */
 export function configure(cmd: Command): void {
   cmd
-    .argument("<files...>", "result files: a result, {task, result} or {task, runs}, optionally with settings and ledger")
+    .argument(
+      "<files...>",
+      "result files: a result, {task, result} or {task, runs}, optionally with settings and ledger",
+    )
     .option("--settings <file>", "thresholds.toml (default ./thresholds.toml, else the built-in defaults)")
     .option("--format <format>", "json or markdown", "markdown")
     .option("--out <dir>", "write one report per file into DIR instead of stdout")

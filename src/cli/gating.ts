@@ -4,7 +4,13 @@ import { dirname, join, resolve } from "node:path";
 import { systemClock } from "../clock.js";
 import { ConfigError } from "../config.js";
 import { splitEvaluationInput } from "../gates/contracts.js";
-import { DEFAULT_SETTINGS, mergeSettings, parseThresholdsToml, SettingsError, type Settings } from "../gates/settings.js";
+import {
+  DEFAULT_SETTINGS,
+  mergeSettings,
+  parseThresholdsToml,
+  SettingsError,
+  type Settings,
+} from "../gates/settings.js";
 import { parseLedgerText, type LedgerLine } from "../store/claims-jsonl.js";
 import { openDb, type LedgerDb } from "../store/db.js";
 import { ledgerFor } from "../store/ledger.js";
@@ -26,7 +32,9 @@ export function resolveSettings(flag: string | undefined, cwd: string = process.
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read the settings file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass --settings with a thresholds.toml (agent-ledger init writes one)`);
+    throw new CliError(
+      `cannot read the settings file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass --settings with a thresholds.toml (agent-ledger init writes one)`,
+    );
   }
   try {
     return { settings: mergeSettings(DEFAULT_SETTINGS, parseThresholdsToml(text)), source: path };
@@ -75,7 +83,9 @@ export function readInputFile(path: string): InputFile {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    throw new CliError(
+      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
   }
   let input: unknown;
   try {
@@ -83,9 +93,11 @@ export function readInputFile(path: string): InputFile {
   } catch (e) {
     return { path, input: text, ledger: [], jsonError: (e as Error).message };
   }
-  if (typeof input !== "object" || input === null || Array.isArray(input) || !("ledger" in input)) return { path, input, ledger: [], jsonError: null };
+  if (typeof input !== "object" || input === null || Array.isArray(input) || !("ledger" in input))
+    return { path, input, ledger: [], jsonError: null };
   const { ledger, ...rest } = input as Record<string, unknown>;
-  if (!Array.isArray(ledger)) throw new CliError(`${path}: "ledger" must be an array of claim objects (the lines of memory/claims.jsonl)`);
+  if (!Array.isArray(ledger))
+    throw new CliError(`${path}: "ledger" must be an array of claim objects (the lines of memory/claims.jsonl)`);
   const parsed = parseLedgerText(ledger.map((l) => JSON.stringify(l)).join("\n"));
   for (const s of parsed.skipped) process.stderr.write(`${path}: ledger entry ${s.line} skipped: ${s.reason}\n`);
   return { path, input: rest, ledger: parsed.claims.map((c) => c.claim), jsonError: null };
@@ -108,20 +120,39 @@ export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
   }
   const memory = (): GateTarget => {
     const store = openDb(":memory:");
-    return { store, teamId: ensureDefaultTeam(store.db), record: false, where: "an empty history (no database written)", close: () => store.close() };
+    return {
+      store,
+      teamId: ensureDefaultTeam(store.db),
+      record: false,
+      where: "an empty history (no database written)",
+      close: () => store.close(),
+    };
   };
   if (!record && !existsSync(file)) return memory();
   const store = openDb(file);
   const team = findTeamByName(store.db, flags.team);
-  if (team) return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };
-  if (record && flags.team === DEFAULT_TEAM) return { store, teamId: ensureDefaultTeam(store.db), record, where: `${file} (team default)`, close: () => store.close() };
+  if (team)
+    return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };
+  if (record && flags.team === DEFAULT_TEAM)
+    return {
+      store,
+      teamId: ensureDefaultTeam(store.db),
+      record,
+      where: `${file} (team default)`,
+      close: () => store.close(),
+    };
   store.close();
   if (!record && flags.team === DEFAULT_TEAM) return memory();
   throw new CliError(`no team named '${flags.team}' in ${file}; pass --team with an existing team's name`);
 }
 
 /** Gates each file against the target, recording when the target says so; a bad setting in any file stops before the first. */
-export function gateFiles(files: readonly InputFile[], target: GateTarget, base: Settings, note: (line: string) => void): { file: InputFile; evaluation: Evaluation; settings: Settings }[] {
+export function gateFiles(
+  files: readonly InputFile[],
+  target: GateTarget,
+  base: Settings,
+  note: (line: string) => void,
+): { file: InputFile; evaluation: Evaluation; settings: Settings }[] {
   const runs = new RunStore(target.store.sqlite);
   const fileLedger = findLedgerFile(base);
   const shared = fileLedger === null ? [] : readLedgerFile(fileLedger, note);
@@ -136,9 +167,14 @@ export function gateFiles(files: readonly InputFile[], target: GateTarget, base:
     }
   }
   return files.map((file) => {
-    if (file.jsonError !== null) note(`${file.path} is not valid JSON (${file.jsonError}); the contract gate blocks it`);
+    if (file.jsonError !== null)
+      note(`${file.path} is not valid JSON (${file.jsonError}); the contract gate blocks it`);
     const { evaluation, settings } = runs.evaluate(target.teamId, file.input, {
-      clock: systemClock, settings: base, record: target.record, extraLedger: [...shared, ...file.ledger], datums,
+      clock: systemClock,
+      settings: base,
+      record: target.record,
+      extraLedger: [...shared, ...file.ledger],
+      datums,
       // evidence.check_paths: file sources are relative to the input file's directory.
       pathExists: (p: string) => existsSync(resolve(dirname(file.path), p)),
     });

@@ -15,7 +15,8 @@ export function configure(cmd: Command): void {
     .option("--dir <dir>", "where to write thresholds.toml", ".")
     .action((flags: { force?: boolean; dir: string }) => {
       const target = resolve(flags.dir, "thresholds.toml");
-      if (existsSync(target) && !flags.force) throw new CliError(`${target} exists; pass --force to overwrite it with the defaults`);
+      if (existsSync(target) && !flags.force)
+        throw new CliError(`${target} exists; pass --force to overwrite it with the defaults`);
       copyFileSync(DEFAULT_THRESHOLDS, target);
       say(`wrote ${target}`);
     });

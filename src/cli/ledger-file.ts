@@ -18,7 +18,8 @@ export function integrityProblems(db: Database.Database, file: string): string[]
     return lines.length === 1 && lines[0] === "ok" ? [] : lines;
   } catch (e) {
     const err = e as { code?: string; message?: string };
-    if (err.code === "SQLITE_NOTADB") throw new CliError(`${file} is not a SQLite database (${err.message}): nothing was changed`);
+    if (err.code === "SQLITE_NOTADB")
+      throw new CliError(`${file} is not a SQLite database (${err.message}): nothing was changed`);
     if (err.code?.startsWith("SQLITE_CORRUPT")) return [err.message ?? err.code];
     throw e;
   }
@@ -28,7 +29,9 @@ export function integrityProblems(db: Database.Database, file: string): string[]
 export function assertLedger(db: Database.Database, file: string): void {
   const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
   if (!tables.has("__drizzle_migrations") || !tables.has("sessions")) {
-    throw new CliError(`${file} is a SQLite database but not an agent-ledger one (no __drizzle_migrations or sessions table): nothing was changed`);
+    throw new CliError(
+      `${file} is a SQLite database but not an agent-ledger one (no __drizzle_migrations or sessions table): nothing was changed`,
+    );
   }
 }
 

@@ -12,20 +12,60 @@ type CommandSpec = { name: string; summary: string; load: () => Promise<CommandM
 
 /** Every command, in help order. Add a command with one line here and a src/cli/<name>.ts module. */
 const COMMANDS: readonly CommandSpec[] = [
-  { name: "serve", summary: "migrate, seed and serve the HTTP API (PORT, HOST, AGENT_LEDGER_DB)", load: () => import("./serve.js") },
+  {
+    name: "serve",
+    summary: "migrate, seed and serve the HTTP API (PORT, HOST, AGENT_LEDGER_DB)",
+    load: () => import("./serve.js"),
+  },
   { name: "migrate", summary: "create or upgrade the database schema, then exit", load: () => import("./migrate.js") },
   { name: "seed", summary: "add the default team and the examples (idempotent)", load: () => import("./seed.js") },
   { name: "admin", summary: "administration: rotate-token", load: () => import("./admin.js") },
-  { name: "mcp", summary: "guard an MCP server: --annotations FILE -- <command> [args...]", load: () => import("./mcp.js") },
-  { name: "sessions", summary: "list past sessions by --label, --tool, --code, --since, --until", load: () => import("./sessions.js") },
-  { name: "replay", summary: "re-check stored sessions (an id, --label or --since); exit 2 when a verdict differs", load: () => import("./replay.js") },
+  {
+    name: "mcp",
+    summary: "guard an MCP server: --annotations FILE -- <command> [args...]",
+    load: () => import("./mcp.js"),
+  },
+  {
+    name: "sessions",
+    summary: "list past sessions by --label, --tool, --code, --since, --until",
+    load: () => import("./sessions.js"),
+  },
+  {
+    name: "replay",
+    summary: "re-check stored sessions (an id, --label or --since); exit 2 when a verdict differs",
+    load: () => import("./replay.js"),
+  },
   { name: "export", summary: "print a session's manifest as JSON", load: () => import("./export.js") },
-  { name: "backup", summary: "copy the database to <file> with SQLite's online backup, safe while the server runs", load: () => import("./backup.js") },
-  { name: "restore", summary: "check a backup with integrity_check, then restore it (--force to replace an existing database)", load: () => import("./restore.js") },
-  { name: "init", summary: "write ./thresholds.toml with the default release-gate thresholds (--force to overwrite)", load: () => import("./init.js") },
-  { name: "evaluate", summary: "gate result files against the local ledger and record them; exit 2 when any is blocked", load: () => import("./evaluate.js") },
-  { name: "validate", summary: "one PASS or BLOCK line per result file, recording nothing; exit 2 when any is blocked", load: () => import("./validate.js") },
-  { name: "claims", summary: "the team claim ledger as JSON Lines: claims import FILE, claims export", load: () => import("./claims.js") },
+  {
+    name: "backup",
+    summary: "copy the database to <file> with SQLite's online backup, safe while the server runs",
+    load: () => import("./backup.js"),
+  },
+  {
+    name: "restore",
+    summary: "check a backup with integrity_check, then restore it (--force to replace an existing database)",
+    load: () => import("./restore.js"),
+  },
+  {
+    name: "init",
+    summary: "write ./thresholds.toml with the default release-gate thresholds (--force to overwrite)",
+    load: () => import("./init.js"),
+  },
+  {
+    name: "evaluate",
+    summary: "gate result files against the local ledger and record them; exit 2 when any is blocked",
+    load: () => import("./evaluate.js"),
+  },
+  {
+    name: "validate",
+    summary: "one PASS or BLOCK line per result file, recording nothing; exit 2 when any is blocked",
+    load: () => import("./validate.js"),
+  },
+  {
+    name: "claims",
+    summary: "the team claim ledger as JSON Lines: claims import FILE, claims export",
+    load: () => import("./claims.js"),
+  },
 ];
 
 /** The command named on the command line (`help <name>` counts), or undefined. */

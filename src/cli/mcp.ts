@@ -7,7 +7,14 @@ import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-clien
 import { GuardedProxy } from "../mcp/proxy.js";
 import { cliConfig, CliError } from "./shared.js";
 
-type Flags = { annotations: string; ledgerUrl?: string; token?: string; db?: string; timeout?: string; namespace?: string };
+type Flags = {
+  annotations: string;
+  ledgerUrl?: string;
+  token?: string;
+  db?: string;
+  timeout?: string;
+  namespace?: string;
+};
 
 const log = (line: string) => process.stderr.write(`agent-ledger mcp: ${line}\n`);
 
@@ -19,9 +26,14 @@ const upstreamEnv = (): NodeJS.ProcessEnv => {
 
 function openLedger(flags: Flags): ProxyLedger {
   if (flags.ledgerUrl) {
-    if (flags.db) throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
+    if (flags.db)
+      throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
     if (!flags.token) throw new CliError("--ledger-url needs --token, a bearer token of the team to record into", 2);
-    if (!/^https?:\/\/\S+$/.test(flags.ledgerUrl)) throw new CliError(`--ledger-url must be an http(s) URL such as http://127.0.0.1:8787, received '${flags.ledgerUrl}'`, 2);
+    if (!/^https?:\/\/\S+$/.test(flags.ledgerUrl))
+      throw new CliError(
+        `--ledger-url must be an http(s) URL such as http://127.0.0.1:8787, received '${flags.ledgerUrl}'`,
+        2,
+      );
     return new RemoteLedger(flags.ledgerUrl, flags.token);
   }
   if (flags.token) throw new CliError("--token goes with --ledger-url; a local database needs no token", 2);
@@ -31,20 +43,33 @@ function openLedger(flags: Flags): ProxyLedger {
 function timeoutMs(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const s = Number(text);
-  if (!Number.isFinite(s) || s <= 0) throw new CliError(`--timeout must be a positive number of seconds, received '${text}'`, 2);
+  if (!Number.isFinite(s) || s <= 0)
+    throw new CliError(`--timeout must be a positive number of seconds, received '${text}'`, 2);
   return Math.round(s * 1000);
 }
 
 async function run(command: string[], flags: Flags): Promise<void> {
-  if (command.length === 0) throw new CliError("give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js", 2);
+  if (command.length === 0)
+    throw new CliError(
+      "give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js",
+      2,
+    );
   const annotations = loadAnnotations(flags.annotations);
   const timeout = timeoutMs(flags.timeout);
   if (flags.namespace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(flags.namespace)) {
-    throw new CliError(`--namespace takes letters, digits, _ and - (at most 64), such as "water", received '${flags.namespace}'`, 2);
+    throw new CliError(
+      `--namespace takes letters, digits, _ and - (at most 64), such as "water", received '${flags.namespace}'`,
+      2,
+    );
   }
   const ledger = openLedger(flags);
   const proxy = new GuardedProxy({
-    upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() }, annotations, ledger, log, timeoutMs: timeout, namespace: flags.namespace,
+    upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() },
+    annotations,
+    ledger,
+    log,
+    timeoutMs: timeout,
+    namespace: flags.namespace,
   });
   try {
     await proxy.start();
@@ -52,7 +77,9 @@ async function run(command: string[], flags: Flags): Promise<void> {
     await proxy.close().catch(() => undefined);
     throw new CliError((e as Error).message);
   }
-  log(`guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`);
+  log(
+    `guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`,
+  );
   let stopping = false;
   const stop = (why: string) => {
     if (stopping) return;
@@ -72,13 +99,18 @@ async function run(command: string[], flags: Flags): Promise<void> {
 /** Adds `mcp` and its flags. */
 export function configure(cmd: Command): void {
   cmd
-    .usage("--annotations <file> [--db <file> | --ledger-url <url> --token <token>] [--timeout <seconds>] -- <command> [args...]")
+    .usage(
+      "--annotations <file> [--db <file> | --ledger-url <url> --token <token>] [--timeout <seconds>] -- <command> [args...]",
+    )
     .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
     .option("--db <file>", "record into this SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--ledger-url <url>", "record into a running agent-ledger service instead")
     .option("--token <token>", "bearer token for --ledger-url")
     .option("--timeout <seconds>", "how long one upstream request may take (default 60)")
-    .option("--namespace <name>", "record the upstream's tools as <name>.<tool>, apart from the team's own tools of the same name")
+    .option(
+      "--namespace <name>",
+      "record the upstream's tools as <name>.<tool>, apart from the team's own tools of the same name",
+    )
     .argument("[command...]", "the upstream MCP server's command line, after --")
     .action((command: string[], flags: Flags) => run(command, flags));
 }

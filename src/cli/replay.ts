@@ -31,7 +31,7 @@ function progress(total: number): { tick(done: number): void } {
   };
 }
 
-const show = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v) ?? "absent");
+const show = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? "absent"));
 
 function where(d: ReplayDifference): string {
   if (d.audit_id !== undefined) return `audit ${d.audit_id}`;
@@ -41,12 +41,14 @@ function where(d: ReplayDifference): string {
 /** The sessions to replay: one id (of any team: the command holds the file), or a team's sessions by label and date. */
 function selectSessions(ledger: Ledger, id: string | undefined, flags: Flags): { teamId: string; id: string }[] {
   if (id !== undefined) {
-    if (flags.label.length || flags.since !== undefined) throw new CliError("name either a session id or --label/--since, not both");
+    if (flags.label.length || flags.since !== undefined)
+      throw new CliError("name either a session id or --label/--since, not both");
     const teamId = sessionTeam(ledger.store.sqlite, id);
     if (teamId === null) throw new CliError(`no session '${id}' in this database`);
     return [{ teamId, id }];
   }
-  if (!flags.label.length && flags.since === undefined) throw new CliError("name what to replay: a session id, --label k:v, or --since DATE");
+  if (!flags.label.length && flags.since === undefined)
+    throw new CliError("name what to replay: a session id, --label k:v, or --since DATE");
   const teamId = teamIdOf(ledger.store, flags.team);
   const labels = asCliError(() => flags.label.map((l) => parseLabel(l)));
   const since = flags.since === undefined ? undefined : asCliError(() => parseInstant(flags.since!, "since"));
@@ -79,11 +81,15 @@ function run(id: string | undefined, flags: Flags): void {
       else {
         differ += 1;
         const d = report.differences[0]!;
-        say(`DIFFERS    ${s.id}  ${report.difference_count} difference(s); first at ${where(d)}: ${d.field} stored ${show(d.stored)}, replayed ${show(d.replayed)}`);
+        say(
+          `DIFFERS    ${s.id}  ${report.difference_count} difference(s); first at ${where(d)}: ${d.field} stored ${show(d.stored)}, replayed ${show(d.replayed)}`,
+        );
       }
       bar.tick(i + 1);
     });
-    process.stderr.write(`replayed ${sessions.length} session(s): ${sessions.length - differ} identical, ${differ} differ\n`);
+    process.stderr.write(
+      `replayed ${sessions.length} session(s): ${sessions.length - differ} identical, ${differ} differ\n`,
+    );
     if (differ > 0) throw new CliError(`${differ} session(s) replayed with different verdicts`, EXIT_DIFFERS);
   } finally {
     store.close();

@@ -13,7 +13,10 @@ const stamp = (d: Date): string => d.toISOString().replace(/[:.]/g, "-");
 
 async function run(file: string, flags: Flags): Promise<void> {
   const target = cliConfig(flags).dbFile;
-  if (target === ":memory:") throw new CliError("the database is :memory:, so there is no file to restore into: set AGENT_LEDGER_DB or pass --db <file>");
+  if (target === ":memory:")
+    throw new CliError(
+      "the database is :memory:, so there is no file to restore into: set AGENT_LEDGER_DB or pass --db <file>",
+    );
   if (!existsSync(file)) throw new CliError(`no backup at ${file}: nothing was changed`);
   if (resolve(file) === resolve(target)) throw new CliError(`${file} is the database itself: nothing was changed`);
 
@@ -24,7 +27,9 @@ async function run(file: string, flags: Flags): Promise<void> {
     const problems = integrityProblems(backup, file);
     if (problems.length > 0) {
       const more = problems.length > 3 ? ` and ${problems.length - 3} more` : "";
-      throw new CliError(`${file} fails PRAGMA integrity_check (${problems.slice(0, 3).join("; ")}${more}): refusing to restore a damaged backup; nothing was changed`);
+      throw new CliError(
+        `${file} fails PRAGMA integrity_check (${problems.slice(0, 3).join("; ")}${more}): refusing to restore a damaged backup; nothing was changed`,
+      );
     }
     assertLedger(backup, file);
 
@@ -52,14 +57,20 @@ async function run(file: string, flags: Flags): Promise<void> {
     const restored = openExisting(target);
     try {
       const after = integrityProblems(restored, target);
-      if (after.length > 0) throw new CliError(`${target} fails PRAGMA integrity_check after the restore (${after.slice(0, 3).join("; ")})${kept ? `; the previous database is kept as ${kept}` : ""}`);
-      say(`restored ${file} into ${target}: integrity ok (${describeLedger(restored)})${kept ? `; the previous database is kept as ${kept}` : ""}`);
+      if (after.length > 0)
+        throw new CliError(
+          `${target} fails PRAGMA integrity_check after the restore (${after.slice(0, 3).join("; ")})${kept ? `; the previous database is kept as ${kept}` : ""}`,
+        );
+      say(
+        `restored ${file} into ${target}: integrity ok (${describeLedger(restored)})${kept ? `; the previous database is kept as ${kept}` : ""}`,
+      );
     } finally {
       restored.close();
     }
   } finally {
     backup.close();
-    for (const f of sidecars) if (existsSync(f) && (f.endsWith("-shm") || statSync(f).size === 0)) rmSync(f, { force: true });
+    for (const f of sidecars)
+      if (existsSync(f) && (f.endsWith("-shm") || statSync(f).size === 0)) rmSync(f, { force: true });
   }
 }
 

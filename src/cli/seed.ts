@@ -5,14 +5,16 @@ import { cliConfig, openConfiguredDb, say } from "./shared.js";
 
 /** Adds `seed` and its flags. */
 export function configure(cmd: Command): void {
-  cmd.option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)").action((flags: { db?: string }) => {
-    const config = cliConfig(flags);
-    const store = openConfiguredDb(config);
-    try {
-      const summary = seedDatabase(store);
-      say(`seeded ${config.dbFile}: team "default" is ${summary.teamId}`);
-    } finally {
-      store.close();
-    }
-  });
+  cmd
+    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .action((flags: { db?: string }) => {
+      const config = cliConfig(flags);
+      const store = openConfiguredDb(config);
+      try {
+        const summary = seedDatabase(store);
+        say(`seeded ${config.dbFile}: team "default" is ${summary.teamId}`);
+      } finally {
+        store.close();
+      }
+    });
 }

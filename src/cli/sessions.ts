@@ -6,7 +6,16 @@ import { findTeamByName } from "../store/teams.js";
 import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
 
 /** Flags of `sessions`. */
-type Flags = { db?: string; team: string; label: string[]; tool?: string; code?: string; since?: string; until?: string; limit: string };
+type Flags = {
+  db?: string;
+  team: string;
+  label: string[];
+  tool?: string;
+  code?: string;
+  since?: string;
+  until?: string;
+  limit: string;
+};
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
@@ -29,19 +38,29 @@ export function asCliError<T>(fn: () => T): T {
 
 function run(flags: Flags): void {
   const limit = Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new CliError(`--limit must be a whole number from 1 to 10000, received '${flags.limit}'`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new CliError(`--limit must be a whole number from 1 to 10000, received '${flags.limit}'`);
   const store = openConfiguredDb(cliConfig(flags));
   try {
     const teamId = teamIdOf(store, flags.team);
-    const rows = asCliError(() => listSessions(store.sqlite, teamId, {
-      labels: flags.label.map((l) => parseLabel(l)), tool: flags.tool, code: flags.code, limit,
-      since: flags.since === undefined ? undefined : parseInstant(flags.since, "since"),
-      until: flags.until === undefined ? undefined : parseInstant(flags.until, "until"),
-    })).slice(0, limit);
+    const rows = asCliError(() =>
+      listSessions(store.sqlite, teamId, {
+        labels: flags.label.map((l) => parseLabel(l)),
+        tool: flags.tool,
+        code: flags.code,
+        limit,
+        since: flags.since === undefined ? undefined : parseInstant(flags.since, "since"),
+        until: flags.until === undefined ? undefined : parseInstant(flags.until, "until"),
+      }),
+    ).slice(0, limit);
     if (rows.length === 0) say("no sessions match");
     for (const s of rows) {
-      const labels = Object.entries(s.labels).map(([k, v]) => `${k}:${v}`).join(" ");
-      say(`${s.id}  ${s.createdAt}  ${s.enforcement}  calls=${s.callCount} violations=${s.violationCount} would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`);
+      const labels = Object.entries(s.labels)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(" ");
+      say(
+        `${s.id}  ${s.createdAt}  ${s.enforcement}  calls=${s.callCount} violations=${s.violationCount} would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`,
+      );
     }
   } finally {
     store.close();

@@ -22,7 +22,10 @@ export function say(line: string): void {
 
 /** A failure a command reports in plain words, with the exit code main() returns. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
     this.name = "CliError";
   }

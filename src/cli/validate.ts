@@ -13,7 +13,11 @@ function run(files: string[], flags: GateFlags): void {
     const results = gateFiles(inputs, target, settings, note);
     for (const { file, evaluation: e } of results) {
       const score = e.overall_score.toFixed(1);
-      say(e.status === "released" ? `PASS ${file.path} (score ${score})` : `BLOCK ${file.path} (score ${score}): ${e.blocked_by.join(", ")}`);
+      say(
+        e.status === "released"
+          ? `PASS ${file.path} (score ${score})`
+          : `BLOCK ${file.path} (score ${score}): ${e.blocked_by.join(", ")}`,
+      );
     }
     finish(results);
   } finally {

@@ -14,7 +14,11 @@ export interface ReviewOutcome {
 }
 
 /** Gate 11: one check per enabled critic and per review; a check fails on any error finding. Reviews only add objections. */
-export function adversarialGate(result: Result, settings: Settings, reviews: readonly ReviewOutcome[] = []): GateOutcome {
+export function adversarialGate(
+  result: Result,
+  settings: Settings,
+  reviews: readonly ReviewOutcome[] = [],
+): GateOutcome {
   const t = new Tally();
   const take = (found: Finding[]): void => {
     const errors = found.filter((f) => f.severity === "error");
@@ -25,7 +29,12 @@ export function adversarialGate(result: Result, settings: Settings, reviews: rea
   for (const r of reviews) {
     if (r.error !== undefined) {
       const code = r.kind === "reviewer" ? "REVIEWER_ERROR" : "HOOK_ERROR";
-      take([finding(code, `The ${r.kind === "reviewer" ? "reviewer" : "post-run hook"} "${r.name}" failed: ${r.error}. The gate fails closed until it runs.`)]);
+      take([
+        finding(
+          code,
+          `The ${r.kind === "reviewer" ? "reviewer" : "post-run hook"} "${r.name}" failed: ${r.error}. The gate fails closed until it runs.`,
+        ),
+      ]);
     } else {
       take(r.findings);
     }

@@ -1,7 +1,12 @@
 // Gate 1, contract: the input matches the typed task and result contract; every other gate depends on it.
 import {
-  issueFinding, ResultSchema, TaskSchema,
-  type Finding, type RawEvaluationInput, type Result, type Task,
+  issueFinding,
+  ResultSchema,
+  TaskSchema,
+  type Finding,
+  type RawEvaluationInput,
+  type Result,
+  type Task,
 } from "./contracts.js";
 import { finding, type GateOutcome } from "./outcome-kit.js";
 import { normaliseKey } from "./values.js";
@@ -17,21 +22,45 @@ export function semanticViolations(task: Task, result: Result): Finding[] {
   const ids = new Set<string>();
   for (const c of result.claims) {
     if (c.id === undefined) continue;
-    if (ids.has(c.id)) out.push(finding("CONTRACT_DUPLICATE_ID", `Two claims have the id "${c.id}"; give each claim its own id.`, { claim_id: c.id }));
+    if (ids.has(c.id))
+      out.push(
+        finding("CONTRACT_DUPLICATE_ID", `Two claims have the id "${c.id}"; give each claim its own id.`, {
+          claim_id: c.id,
+        }),
+      );
     ids.add(c.id);
   }
   result.claims.forEach((c, i) => {
     const who = c.id ?? `#${i + 1}`;
     for (const ref of c.based_on ?? []) {
-      if (!ids.has(ref)) out.push(finding("CONTRACT_UNKNOWN_REFERENCE", `Claim ${who} is based_on "${ref}", which is not the id of a claim in this result.`, { claim_id: c.id }));
+      if (!ids.has(ref))
+        out.push(
+          finding(
+            "CONTRACT_UNKNOWN_REFERENCE",
+            `Claim ${who} is based_on "${ref}", which is not the id of a claim in this result.`,
+            { claim_id: c.id },
+          ),
+        );
     }
     if (c.key !== undefined && (c.value === undefined || c.value === null)) {
-      out.push(finding("CONTRACT_KEY_WITHOUT_VALUE", `Claim ${who} has the key "${c.key}" but no value; send the value the key stands for, or drop the key.`, { claim_id: c.id }));
+      out.push(
+        finding(
+          "CONTRACT_KEY_WITHOUT_VALUE",
+          `Claim ${who} has the key "${c.key}" but no value; send the value the key stands for, or drop the key.`,
+          { claim_id: c.id },
+        ),
+      );
     }
   });
   const keys = new Set(result.claims.flatMap((c) => (c.key === undefined ? [] : [normaliseKey(c.key)])));
   for (const k of task.required_keys) {
-    if (!keys.has(normaliseKey(k))) out.push(finding("CONTRACT_REQUIRED_KEY_MISSING", `The task requires a claim with the key "${k}"; no claim in the result has it.`));
+    if (!keys.has(normaliseKey(k)))
+      out.push(
+        finding(
+          "CONTRACT_REQUIRED_KEY_MISSING",
+          `The task requires a claim with the key "${k}"; no claim in the result has it.`,
+        ),
+      );
   }
   return out;
 }

@@ -110,17 +110,28 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** Splits a bare result, `{task, result}` or `{task, runs}` into task and runs without judging their contents. */
 export function splitEvaluationInput(input: unknown): RawEvaluationInput {
   const bad = (message: string): RawEvaluationInput => ({
-    task: undefined, runs: [], settings: undefined,
+    task: undefined,
+    runs: [],
+    settings: undefined,
     findings: [{ code: "CONTRACT_INVALID_RESULT", message, severity: "error" }],
   });
-  if (!isObject(input)) return bad(`The input must be a JSON object (a result, {task, result} or {task, runs}); received ${describeValue(input)}.`);
-  if (!("result" in input) && !("runs" in input)) return { task: undefined, runs: [input], settings: undefined, findings: [] };
+  if (!isObject(input))
+    return bad(
+      `The input must be a JSON object (a result, {task, result} or {task, runs}); received ${describeValue(input)}.`,
+    );
+  if (!("result" in input) && !("runs" in input))
+    return { task: undefined, runs: [input], settings: undefined, findings: [] };
   const unknown = Object.keys(input).filter((k) => !ENVELOPE_KEYS.has(k));
-  if (unknown.length > 0) return bad(`The envelope has unknown field(s) ${unknown.map((k) => `\`${k}\``).join(", ")}; allowed are task, result, runs and settings.`);
-  if ("result" in input && "runs" in input) return bad("The envelope has both `result` and `runs`; send exactly one of them.");
+  if (unknown.length > 0)
+    return bad(
+      `The envelope has unknown field(s) ${unknown.map((k) => `\`${k}\``).join(", ")}; allowed are task, result, runs and settings.`,
+    );
+  if ("result" in input && "runs" in input)
+    return bad("The envelope has both `result` and `runs`; send exactly one of them.");
   const settings = input.settings;
   if ("result" in input) return { task: input.task, runs: [input.result], settings, findings: [] };
-  if (!Array.isArray(input.runs) || input.runs.length === 0) return bad(`\`runs\` must be a non-empty array of results; received ${describeValue(input.runs)}.`);
+  if (!Array.isArray(input.runs) || input.runs.length === 0)
+    return bad(`\`runs\` must be a non-empty array of results; received ${describeValue(input.runs)}.`);
   return { task: input.task, runs: input.runs, settings, findings: [] };
 }
 
@@ -151,7 +162,13 @@ export function normaliseEvaluationInput(input: unknown): { task: Task; runs: Re
   const findings = [...raw.findings];
   if (!task.success) findings.push(...task.error.issues.map((i) => issueFinding(i, "task")));
   runs.forEach((r, n) => {
-    if (!r.success) findings.push(...r.error.issues.map((i) => ({ ...issueFinding(i, "result"), ...(raw.runs.length > 1 ? { run: n + 1 } : {}) })));
+    if (!r.success)
+      findings.push(
+        ...r.error.issues.map((i) => ({
+          ...issueFinding(i, "result"),
+          ...(raw.runs.length > 1 ? { run: n + 1 } : {}),
+        })),
+      );
   });
   if (findings.length > 0 || !task.success) throw new ContractError(findings);
   return { task: task.data, runs: runs.flatMap((r) => (r.success ? [r.data] : [])) };
@@ -164,9 +181,10 @@ export function issueFinding(issue: Issue, root: "task" | "result"): Finding {
   const path = [root, ...issue.path.map(String)].join(".");
   const last = issue.path[issue.path.length - 1];
   const code = issueCode(issue, last, root);
-  const message = issue.code === "unrecognized_keys"
-    ? `${path} has unknown field(s) ${issue.keys.map((k) => `\`${k}\``).join(", ")}; check the spelling against the contract.`
-    : `${path}: ${issue.message}.`;
+  const message =
+    issue.code === "unrecognized_keys"
+      ? `${path} has unknown field(s) ${issue.keys.map((k) => `\`${k}\``).join(", ")}; check the spelling against the contract.`
+      : `${path}: ${issue.message}.`;
   return { code, message, severity: "error" };
 }
 
@@ -176,6 +194,7 @@ function issueCode(issue: Issue, last: PropertyKey | undefined, root: string): s
   if (issue.code === "too_small" || issue.code === "too_big") {
     return issue.origin === "string" || issue.origin === "array" ? "CONTRACT_FIELD_TYPE" : "CONTRACT_RANGE";
   }
-  if (root === "result" && (issue.path.length === 0 || (issue.path.length === 1 && last === "output"))) return "CONTRACT_INVALID_RESULT";
+  if (root === "result" && (issue.path.length === 0 || (issue.path.length === 1 && last === "output")))
+    return "CONTRACT_INVALID_RESULT";
   return "CONTRACT_FIELD_TYPE";
 }

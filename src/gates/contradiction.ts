@@ -14,7 +14,15 @@ export interface LedgerSnapshot {
 
 /** Every id a result's claims name in `supersedes`. */
 export function supersededSet(result: Result): Set<string> {
-  return new Set(result.claims.flatMap((c) => (c.supersedes === undefined || c.supersedes === null ? [] : Array.isArray(c.supersedes) ? c.supersedes : [c.supersedes])));
+  return new Set(
+    result.claims.flatMap((c) =>
+      c.supersedes === undefined || c.supersedes === null
+        ? []
+        : Array.isArray(c.supersedes)
+          ? c.supersedes
+          : [c.supersedes],
+    ),
+  );
 }
 
 /** The text a result publishes: output, deliverables, and each claim's text and value, one per line. */
@@ -27,31 +35,54 @@ export function publishedText(result: Result): string {
 }
 
 /** The keyed claims a result stands behind: those with a key and a value whose id is not superseded in the same result. */
-export function keyedClaims(result: Result, superseded: ReadonlySet<string> = supersededSet(result)): (Claim & { key: string })[] {
+export function keyedClaims(
+  result: Result,
+  superseded: ReadonlySet<string> = supersededSet(result),
+): (Claim & { key: string })[] {
   return result.claims.flatMap((c) =>
-    c.key !== undefined && c.value !== undefined && c.value !== null && !(c.id !== undefined && superseded.has(c.id)) ? [{ ...c, key: normaliseKey(c.key) }] : []);
+    c.key !== undefined && c.value !== undefined && c.value !== null && !(c.id !== undefined && superseded.has(c.id))
+      ? [{ ...c, key: normaliseKey(c.key) }]
+      : [],
+  );
 }
 
 const show = (v: unknown): string => JSON.stringify(valueText(v));
 
-function keyChecks(t: Tally, claims: (Claim & { key: string })[], live: readonly LedgerClaim[], superseded: ReadonlySet<string>, same: ValueMatcher): void {
+function keyChecks(
+  t: Tally,
+  claims: (Claim & { key: string })[],
+  live: readonly LedgerClaim[],
+  superseded: ReadonlySet<string>,
+  same: ValueMatcher,
+): void {
   const byKey = new Map<string, (Claim & { key: string })[]>();
   for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
   for (const [key, group] of byKey) {
     const failures: Finding[] = [];
     const classes = distinctValues(group, (c) => c.value, same);
     if (classes.length > 1) {
-      const listed = classes.map((cls) => `${show(cls[0]?.value)} (${cls.map((c) => c.id ?? "unnamed").join(", ")})`).join(" and ");
-      failures.push(finding("CONFLICTING_VALUES", `The key "${key}" holds conflicting values in this result: ${listed}. Keep one value, or name the replaced claim in supersedes.`));
+      const listed = classes
+        .map((cls) => `${show(cls[0]?.value)} (${cls.map((c) => c.id ?? "unnamed").join(", ")})`)
+        .join(" and ");
+      failures.push(
+        finding(
+          "CONFLICTING_VALUES",
+          `The key "${key}" holds conflicting values in this result: ${listed}. Keep one value, or name the replaced claim in supersedes.`,
+        ),
+      );
     }
     for (const entry of live) {
       // A live claim with a key but no value states nothing to contradict.
       if (entry.key !== key || superseded.has(entry.id) || entry.value === null || entry.value === undefined) continue;
       const clash = group.find((c) => !same(c.value, entry.value));
       if (clash) {
-        failures.push(finding("LEDGER_CONFLICT",
-          `The key "${key}" is ${show(clash.value)} here but ${show(entry.value)} in live ledger claim ${entry.id} ("${entry.text}"); correct the value, or name ${entry.id} in supersedes if this replaces it.`,
-          { claim_id: clash.id }));
+        failures.push(
+          finding(
+            "LEDGER_CONFLICT",
+            `The key "${key}" is ${show(clash.value)} here but ${show(entry.value)} in live ledger claim ${entry.id} ("${entry.text}"); correct the value, or name ${entry.id} in supersedes if this replaces it.`,
+            { claim_id: clash.id },
+          ),
+        );
       }
     }
     t.check(failures.length === 0, failures);
@@ -59,36 +90,73 @@ function keyChecks(t: Tally, claims: (Claim & { key: string })[], live: readonly
 }
 
 /** How a demoted entry reappears in a result, or null when it does not. */
-function reappearance(entry: DemotedClaim, watch: "matched" | "clear" | "none", normPublished: string, byKey: Map<string, (Claim & { key: string })[]>, same: ValueMatcher): string | null {
+function reappearance(
+  entry: DemotedClaim,
+  watch: "matched" | "clear" | "none",
+  normPublished: string,
+  byKey: Map<string, (Claim & { key: string })[]>,
+  same: ValueMatcher,
+): string | null {
   if (watch === "matched") return `matches the watch pattern ${JSON.stringify(entry.watch)}`;
   if (entry.key !== null && entry.value !== undefined && entry.value !== null) {
     const hit = (byKey.get(entry.key) ?? []).find((c) => same(c.value, entry.value));
-    return hit ? `states the demoted value ${show(entry.value)} for the key "${entry.key}"${hit.id ? ` (claim ${hit.id})` : ""}` : null;
+    return hit
+      ? `states the demoted value ${show(entry.value)} for the key "${entry.key}"${hit.id ? ` (claim ${hit.id})` : ""}`
+      : null;
   }
-  if (watch === "none" && entry.text.trim() !== "" && normPublished.includes(` ${normaliseValueText(entry.text)} `)) return "repeats the demoted text";
+  if (watch === "none" && entry.text.trim() !== "" && normPublished.includes(` ${normaliseValueText(entry.text)} `))
+    return "repeats the demoted text";
   return null;
 }
 
-function demotedCheck(t: Tally, result: Result, demoted: readonly DemotedClaim[], claims: (Claim & { key: string })[], superseded: ReadonlySet<string>, same: ValueMatcher, cache: WatchCache | undefined): void {
+function demotedCheck(
+  t: Tally,
+  result: Result,
+  demoted: readonly DemotedClaim[],
+  claims: (Claim & { key: string })[],
+  superseded: ReadonlySet<string>,
+  same: ValueMatcher,
+  cache: WatchCache | undefined,
+): void {
   const published = publishedText(result);
   const normPublished = ` ${normaliseValueText(published)} `;
   const withWatch = demoted.flatMap((d, i) => (d.watch !== null && d.watch !== "" ? [i] : []));
-  const scan = scanWatches(withWatch.map((i) => demoted[i]?.watch ?? ""), published, cache);
-  const watchState = new Map<number, "matched" | "clear">(withWatch.flatMap((i, k) => (scan.refused.has(k) ? [] : [[i, scan.matched.has(k) ? "matched" : "clear"] as const])));
+  const scan = scanWatches(
+    withWatch.map((i) => demoted[i]?.watch ?? ""),
+    published,
+    cache,
+  );
+  const watchState = new Map<number, "matched" | "clear">(
+    withWatch.flatMap((i, k) => (scan.refused.has(k) ? [] : [[i, scan.matched.has(k) ? "matched" : "clear"] as const])),
+  );
   const byKey = new Map<string, (Claim & { key: string })[]>();
   for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
   const failures: Finding[] = [];
   withWatch.forEach((i, k) => {
     const reason = scan.refused.get(k);
-    if (reason !== undefined) failures.push(finding("LEDGER_BAD_WATCH", `The watch pattern of demoted claim ${demoted[i]?.id} is not used: ${reason}.`, { severity: "info" }));
+    if (reason !== undefined)
+      failures.push(
+        finding("LEDGER_BAD_WATCH", `The watch pattern of demoted claim ${demoted[i]?.id} is not used: ${reason}.`, {
+          severity: "info",
+        }),
+      );
   });
   demoted.forEach((entry, i) => {
     const how = reappearance(entry, watchState.get(i) ?? "none", normPublished, byKey, same);
     if (how === null) return;
     const about = `demoted claim ${entry.id} ("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
-    failures.push(superseded.has(entry.id)
-      ? finding("LEDGER_SUPERSEDED", `The result repeats ${about}; it ${how}. Allowed: a claim names ${entry.id} in supersedes.`, { severity: "info" })
-      : finding("LEDGER_DEMOTED_REAPPEARS", `The result repeats ${about}; it ${how}. Remove it, or name ${entry.id} in supersedes on the claim that replaces it.`));
+    failures.push(
+      superseded.has(entry.id)
+        ? finding(
+            "LEDGER_SUPERSEDED",
+            `The result repeats ${about}; it ${how}. Allowed: a claim names ${entry.id} in supersedes.`,
+            { severity: "info" },
+          )
+        : finding(
+            "LEDGER_DEMOTED_REAPPEARS",
+            `The result repeats ${about}; it ${how}. Remove it, or name ${entry.id} in supersedes on the claim that replaces it.`,
+          ),
+    );
   });
   const errors = failures.filter((f) => f.severity === "error");
   t.check(errors.length === 0, errors);
@@ -96,7 +164,13 @@ function demotedCheck(t: Tally, result: Result, demoted: readonly DemotedClaim[]
 }
 
 /** Gate 9: one check per key, and one check that no demoted ledger claim reappears without being superseded. */
-export function contradictionGate(result: Result, settings: Settings, ledger: LedgerSnapshot, same: ValueMatcher, cache?: WatchCache): GateOutcome {
+export function contradictionGate(
+  result: Result,
+  settings: Settings,
+  ledger: LedgerSnapshot,
+  same: ValueMatcher,
+  cache?: WatchCache,
+): GateOutcome {
   const t = new Tally();
   const superseded = supersededSet(result);
   const claims = keyedClaims(result, superseded);

@@ -6,9 +6,21 @@ import { finding } from "./outcome-kit.js";
 export type Critic = (result: Result) => Finding[];
 
 const CERTAINTY_PHRASES = [
-  "guaranteed", "guarantees", "definitely", "undeniably", "beyond (?:any )?doubt", "without (?:any )?doubt",
-  "proves that", "proven fact", "always works", "never fails", "cannot fail", "zero risk", "risk-free",
-  "100% certain", "100% sure",
+  "guaranteed",
+  "guarantees",
+  "definitely",
+  "undeniably",
+  "beyond (?:any )?doubt",
+  "without (?:any )?doubt",
+  "proves that",
+  "proven fact",
+  "always works",
+  "never fails",
+  "cannot fail",
+  "zero risk",
+  "risk-free",
+  "100% certain",
+  "100% sure",
 ];
 // Our own fixed pattern, not user input, so a JS RegExp is fine here.
 const CERTAINTY = new RegExp(`(?<![\\w-])(?:${CERTAINTY_PHRASES.join("|")})(?![\\w-])`, "gi");
@@ -17,7 +29,11 @@ const CERTAINTY = new RegExp(`(?<![\\w-])(?:${CERTAINTY_PHRASES.join("|")})(?![\
 const FIGURE = /(?<![\w.])[+\-−]?\d+(?:[.,]\d+)?\s?(?:%|x|×)(?!\w)/gi;
 
 function figureKey(raw: string): string {
-  return raw.replace(/[+\-−\s]/g, "").replace(/×/g, "x").replace(/,/g, ".").toLowerCase();
+  return raw
+    .replace(/[+\-−\s]/g, "")
+    .replace(/×/g, "x")
+    .replace(/,/g, ".")
+    .toLowerCase();
 }
 
 function figures(text: string): string[] {
@@ -26,13 +42,24 @@ function figures(text: string): string[] {
 
 function certaintyLanguage(result: Result): Finding[] {
   const hits = [...new Set([...result.output.matchAll(CERTAINTY)].map((m) => m[0].toLowerCase()))];
-  return hits.map((h) => finding("CERTAINTY_LANGUAGE",
-    `The output states "${h}"; evidence supports a measured claim, not certainty. Replace it with the measured figure and its source.`));
+  return hits.map((h) =>
+    finding(
+      "CERTAINTY_LANGUAGE",
+      `The output states "${h}"; evidence supports a measured claim, not certainty. Replace it with the measured figure and its source.`,
+    ),
+  );
 }
 
 function unsupportedFigure(result: Result): Finding[] {
   const support = [
-    ...result.claims.flatMap((c) => [c.text, c.value === undefined || c.value === null ? "" : typeof c.value === "object" ? `${String(c.value.value)} ${c.value.unit}` : String(c.value)]),
+    ...result.claims.flatMap((c) => [
+      c.text,
+      c.value === undefined || c.value === null
+        ? ""
+        : typeof c.value === "object"
+          ? `${String(c.value.value)} ${c.value.unit}`
+          : String(c.value),
+    ]),
     ...result.comparisons.map((c) => (c.effect === undefined || c.effect === null ? "" : String(c.effect))),
   ].join("\n");
   const supported = new Set(figures(support).map(figureKey));
@@ -42,8 +69,12 @@ function unsupportedFigure(result: Result): Finding[] {
     const k = figureKey(f);
     if (supported.has(k) || seen.has(k)) continue;
     seen.add(k);
-    out.push(finding("UNSUPPORTED_FIGURE",
-      `The output states the figure "${f.trim()}", which no claim or comparison carries. Add a claim whose text or value states it, with its source, or remove it.`));
+    out.push(
+      finding(
+        "UNSUPPORTED_FIGURE",
+        `The output states the figure "${f.trim()}", which no claim or comparison carries. Add a claim whose text or value states it, with its source, or remove it.`,
+      ),
+    );
   }
   return out;
 }

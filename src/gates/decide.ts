@@ -61,8 +61,12 @@ export function runKeys(runs: readonly Result[]): string[] {
 }
 
 /** The keyed claims a store records per run for later stability checks (key normalised). */
-export function claimsToRecord(runs: readonly Result[]): { run: number; key: string; value: unknown; text: string; claim_id: string | null }[] {
-  return runs.flatMap((r, i) => keyedClaims(r).map((c) => ({ run: i + 1, key: c.key, value: c.value, text: c.text, claim_id: c.id ?? null })));
+export function claimsToRecord(
+  runs: readonly Result[],
+): { run: number; key: string; value: unknown; text: string; claim_id: string | null }[] {
+  return runs.flatMap((r, i) =>
+    keyedClaims(r).map((c) => ({ run: i + 1, key: c.key, value: c.value, text: c.text, claim_id: c.id ?? null })),
+  );
 }
 
 /** Reads what the gates need from history, once per decision. */
@@ -99,14 +103,31 @@ export function conclude(gates: Record<GateName, GateOutcome>, settings: Setting
     blockedBy = blockedGates;
   } else if (overall < settings.global.min_score) {
     blockedBy = ["overall_score"];
-    findings.push(finding("OVERALL_BELOW_MIN", `The overall score ${overall} is below global.min_score ${settings.global.min_score}, and conjunctive = false lets the score decide.`));
+    findings.push(
+      finding(
+        "OVERALL_BELOW_MIN",
+        `The overall score ${overall} is below global.min_score ${settings.global.min_score}, and conjunctive = false lets the score decide.`,
+      ),
+    );
   } else {
     blockedBy = [];
     if (blockedGates.length > 0) {
-      findings.push(finding("GATES_COMPENSATED", `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ${overall} reaches global.min_score ${settings.global.min_score}.`, { severity: "warning" }));
+      findings.push(
+        finding(
+          "GATES_COMPENSATED",
+          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ${overall} reaches global.min_score ${settings.global.min_score}.`,
+          { severity: "warning" },
+        ),
+      );
     }
   }
-  return { status: blockedBy.length > 0 ? "blocked" : "released", blocked_by: blockedBy, overall_score: overall, gates, findings };
+  return {
+    status: blockedBy.length > 0 ? "blocked" : "released",
+    blocked_by: blockedBy,
+    overall_score: overall,
+    gates,
+    findings,
+  };
 }
 
 function allSkipped(reason: string): Record<GateName, GateOutcome> {
@@ -139,16 +160,19 @@ export function decide(input: unknown, options: DecideOptions = {}): Decision {
   }
   const { task, runs } = contract;
   const ctx: Context = {
-    task, settings, options,
+    task,
+    settings,
+    options,
     history: snapshotHistory(options.history ?? EMPTY_HISTORY, task, runs),
     same: createValueMatcher(options.compareQuantities),
   };
   const gates = { contract: contract.outcome } as Record<GateName, GateOutcome>;
   for (const g of GATE_NAMES) {
     if (g === "contract") continue;
-    gates[g] = g === "stability"
-      ? stabilityGate(runs, settings, ctx.history, ctx.same)
-      : combineRuns(runs.map((r, i) => PER_RUN[g](r, i, ctx)));
+    gates[g] =
+      g === "stability"
+        ? stabilityGate(runs, settings, ctx.history, ctx.same)
+        : combineRuns(runs.map((r, i) => PER_RUN[g](r, i, ctx)));
   }
   return conclude(gates, settings);
 }

@@ -18,7 +18,9 @@ export const DecisionSchema = z.object({
   status: z.enum(["released", "blocked"]),
   blocked_by: z.array(z.enum(BLOCKERS)),
   overall_score: z.number(),
-  gates: z.object(Object.fromEntries(GATE_NAMES.map((g) => [g, GateOutcomeSchema])) as Record<GateName, typeof GateOutcomeSchema>),
+  gates: z.object(
+    Object.fromEntries(GATE_NAMES.map((g) => [g, GateOutcomeSchema])) as Record<GateName, typeof GateOutcomeSchema>,
+  ),
   findings: z.array(FindingSchema),
 });
 

@@ -22,11 +22,23 @@ function who(c: Claim, i: number): string {
 function sourceFinding(v: SourceVerdict, name: string, claimId: string | undefined): Finding | null {
   switch (v.kind) {
     case "missing":
-      return finding("FACT_NO_SOURCE", `${name} has no source; send a locator a reader can follow (a URL, a file path with line, a commit, a command, a page or sheet).`, { claim_id: claimId });
+      return finding(
+        "FACT_NO_SOURCE",
+        `${name} has no source; send a locator a reader can follow (a URL, a file path with line, a commit, a command, a page or sheet).`,
+        { claim_id: claimId },
+      );
     case "junk":
-      return finding("SOURCE_NOT_LOCATOR", `${name} cites "${v.text}", which is not a locator; send a URL, a file path, a commit, a command ("$ ..."), a position ("sheet 12") or a registry number.`, { claim_id: claimId });
+      return finding(
+        "SOURCE_NOT_LOCATOR",
+        `${name} cites "${v.text}", which is not a locator; send a URL, a file path, a commit, a command ("$ ..."), a position ("sheet 12") or a registry number.`,
+        { claim_id: claimId },
+      );
     case "circular":
-      return finding("SOURCE_CIRCULAR", `${name} cites "${v.text}", which is circular: ${v.why}. Cite what that output was based on instead.`, { claim_id: claimId });
+      return finding(
+        "SOURCE_CIRCULAR",
+        `${name} cites "${v.text}", which is circular: ${v.why}. Cite what that output was based on instead.`,
+        { claim_id: claimId },
+      );
     case "locator":
       return null;
   }
@@ -48,22 +60,46 @@ export function evidenceGate(result: Result, settings: Settings, options: Eviden
         const path = v.text.replace(/:\d+(?:-\d+)?$/, "");
         if (!options.pathExists) unchecked += 1;
         else if (!options.pathExists(path)) {
-          failures.push(finding("SOURCE_PATH_MISSING", `${name} cites the file "${path}", which does not exist relative to the input file.`, { claim_id: c.id }));
+          failures.push(
+            finding(
+              "SOURCE_PATH_MISSING",
+              `${name} cites the file "${path}", which does not exist relative to the input file.`,
+              { claim_id: c.id },
+            ),
+          );
         }
       }
     }
     if (c.confidence === undefined || c.confidence === null) {
-      failures.push(finding("FACT_NO_CONFIDENCE", `${name} has no confidence; send a number from 0 to 1.`, { claim_id: c.id }));
+      failures.push(
+        finding("FACT_NO_CONFIDENCE", `${name} has no confidence; send a number from 0 to 1.`, { claim_id: c.id }),
+      );
     } else if (c.confidence < min_confidence) {
-      failures.push(finding("FACT_LOW_CONFIDENCE", `${name} has confidence ${c.confidence}, below the minimum ${min_confidence}.`, { claim_id: c.id }));
+      failures.push(
+        finding("FACT_LOW_CONFIDENCE", `${name} has confidence ${c.confidence}, below the minimum ${min_confidence}.`, {
+          claim_id: c.id,
+        }),
+      );
     }
     if (typeof c.verified !== "boolean") {
-      failures.push(finding("FACT_NO_VERIFIED_FLAG", `${name} has no verified flag; send true if it was measured in this run, false if it was recalled or inherited.`, { claim_id: c.id }));
+      failures.push(
+        finding(
+          "FACT_NO_VERIFIED_FLAG",
+          `${name} has no verified flag; send true if it was measured in this run, false if it was recalled or inherited.`,
+          { claim_id: c.id },
+        ),
+      );
     }
     t.check(failures.length === 0, failures);
   });
   if (unchecked > 0) {
-    t.note(finding("PATHS_NOT_CHECKED", `evidence.check_paths is on but no file-system check was supplied, so ${unchecked} file source(s) were checked for form only.`, { severity: "warning" }));
+    t.note(
+      finding(
+        "PATHS_NOT_CHECKED",
+        `evidence.check_paths is on but no file-system check was supplied, so ${unchecked} file source(s) were checked for form only.`,
+        { severity: "warning" },
+      ),
+    );
   }
   return finish(t, settings.global.warning_penalty);
 }

@@ -3,8 +3,17 @@ import type { Finding, Severity } from "./contracts.js";
 
 /** The eleven gates, in the fixed report order (the original README's table order). */
 export const GATE_NAMES = [
-  "contract", "outcome", "evidence", "provenance", "baseline", "statistics",
-  "simplicity", "explainability", "contradiction", "stability", "adversarial",
+  "contract",
+  "outcome",
+  "evidence",
+  "provenance",
+  "baseline",
+  "statistics",
+  "simplicity",
+  "explainability",
+  "contradiction",
+  "stability",
+  "adversarial",
 ] as const;
 
 /** One gate's name. */
@@ -41,7 +50,11 @@ export class Tally {
 }
 
 /** Builds a finding; severity defaults to `error`. */
-export function finding(code: string, message: string, extra: { severity?: Severity; claim_id?: string | undefined } = {}): Finding {
+export function finding(
+  code: string,
+  message: string,
+  extra: { severity?: Severity; claim_id?: string | undefined } = {},
+): Finding {
   const f: Finding = { code, message, severity: extra.severity ?? "error" };
   if (extra.claim_id !== undefined) f.claim_id = extra.claim_id;
   return f;
@@ -58,10 +71,15 @@ export function round1(n: number): number {
  */
 export function finish(t: Tally, warningPenalty: number, factor = 1): GateOutcome {
   const errors = t.findings.some((f) => f.severity === "error");
-  if (t.checks === 0) return { status: errors ? "blocked" : "not_applicable", score: errors ? 0 : null, findings: t.findings };
+  if (t.checks === 0)
+    return { status: errors ? "blocked" : "not_applicable", score: errors ? 0 : null, findings: t.findings };
   const warnings = t.findings.filter((f) => f.severity === "warning").length;
-  const base = (100 * t.passed) / t.checks * factor;
-  return { status: errors ? "blocked" : "passed", score: round1(Math.max(0, base - warningPenalty * warnings)), findings: t.findings };
+  const base = ((100 * t.passed) / t.checks) * factor;
+  return {
+    status: errors ? "blocked" : "passed",
+    score: round1(Math.max(0, base - warningPenalty * warnings)),
+    findings: t.findings,
+  };
 }
 
 /** Combines one gate's per-run outcomes: worst status, lowest score, findings tagged with their run. */
@@ -69,8 +87,11 @@ export function combineRuns(outcomes: GateOutcome[]): GateOutcome {
   if (outcomes.length === 1 && outcomes[0]) return outcomes[0];
   const tagged = outcomes.flatMap((o, i) => o.findings.map((f) => ({ ...f, run: i + 1 })));
   const scores = outcomes.map((o) => o.score).filter((s): s is number => s !== null);
-  const status: GateStatus = outcomes.some((o) => o.status === "blocked") ? "blocked"
-    : outcomes.some((o) => o.status === "passed") ? "passed" : "not_applicable";
+  const status: GateStatus = outcomes.some((o) => o.status === "blocked")
+    ? "blocked"
+    : outcomes.some((o) => o.status === "passed")
+      ? "passed"
+      : "not_applicable";
   return { status, score: scores.length > 0 ? Math.min(...scores) : null, findings: tagged };
 }
 

@@ -26,19 +26,35 @@ export function findPlaceholders(text: string): string[] {
 /** Gate 2: one check for the output, one per required deliverable, one for placeholders. */
 export function outcomeGate(task: Task, result: Result, settings: Settings): GateOutcome {
   const t = new Tally();
-  t.check(result.output.trim() !== "", [finding("OUTPUT_EMPTY", "The output is empty; the result must contain the text it releases.")]);
+  t.check(result.output.trim() !== "", [
+    finding("OUTPUT_EMPTY", "The output is empty; the result must contain the text it releases."),
+  ]);
   for (const name of task.required_deliverables) {
     // Own keys only: a deliverable named "constructor" must not read Object.prototype.
     const content = Object.hasOwn(result.deliverables, name) ? result.deliverables[name] : undefined;
-    t.check(content !== undefined && content.trim() !== "", [finding("DELIVERABLE_MISSING",
-      content === undefined
-        ? `The task requires the deliverable "${name}"; the result's deliverables have no entry "${name}".`
-        : `The deliverable "${name}" is empty; send its content.`)]);
+    t.check(content !== undefined && content.trim() !== "", [
+      finding(
+        "DELIVERABLE_MISSING",
+        content === undefined
+          ? `The task requires the deliverable "${name}"; the result's deliverables have no entry "${name}".`
+          : `The deliverable "${name}" is empty; send its content.`,
+      ),
+    ]);
   }
-  const where = [{ label: "the output", text: result.output }, ...Object.entries(result.deliverables).map(([k, v]) => ({ label: `deliverable "${k}"`, text: v }))];
+  const where = [
+    { label: "the output", text: result.output },
+    ...Object.entries(result.deliverables).map(([k, v]) => ({ label: `deliverable "${k}"`, text: v })),
+  ];
   const found = where.flatMap((w) => findPlaceholders(w.text).map((p) => ({ p, label: w.label })));
   const distinct = [...new Map(found.map((f) => [f.p, f])).values()];
-  t.check(distinct.length === 0, distinct.map((f) => finding("PLACEHOLDER",
-    `${f.label[0]?.toUpperCase()}${f.label.slice(1)} still contains the placeholder "${f.p}"; replace it with the finished content.`)));
+  t.check(
+    distinct.length === 0,
+    distinct.map((f) =>
+      finding(
+        "PLACEHOLDER",
+        `${f.label[0]?.toUpperCase()}${f.label.slice(1)} still contains the placeholder "${f.p}"; replace it with the finished content.`,
+      ),
+    ),
+  );
   return finish(t, settings.global.warning_penalty);
 }

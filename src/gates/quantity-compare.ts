@@ -58,7 +58,9 @@ function fromObject(o: Record<string, unknown>, known: ReadonlySet<string>): Sta
   } catch {
     return null;
   }
-  const half = Array.isArray(q.value) ? q.value.map((v) => (v === null ? null : halfUlp(String(v)))) : [halfUlp(String(q.value))];
+  const half = Array.isArray(q.value)
+    ? q.value.map((v) => (v === null ? null : halfUlp(String(v))))
+    : [halfUlp(String(q.value))];
   const datum = q.datum === null ? null : (canonicalDatum(q.datum, known) ?? q.datum.toUpperCase());
   return { q, half, datum };
 }
@@ -66,7 +68,8 @@ function fromObject(o: Record<string, unknown>, known: ReadonlySet<string>): Sta
 /** Reads a claim value as a quantity: "17.1 ft", "17.1 ft NAVD88", or {value, unit, datum?}; null when it is not one. */
 export function readStatedQuantity(value: unknown, knownDatums: ReadonlySet<string> = new Set()): Stated | null {
   if (typeof value === "string") return value.length > 256 ? null : fromText(value, knownDatums);
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) return fromObject(value as Record<string, unknown>, knownDatums);
+  if (typeof value === "object" && value !== null && !Array.isArray(value))
+    return fromObject(value as Record<string, unknown>, knownDatums);
   return null;
 }
 

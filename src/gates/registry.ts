@@ -1,14 +1,27 @@
 // Hooks and reviewers (library API), evaluation with them, and `gate(agent, { repeats })` for in-process use.
 import type { ReviewOutcome } from "./adversarial.js";
 import { contractGate } from "./contract.js";
-import { ResultSchema, SEVERITIES, TaskSchema, splitEvaluationInput, type Finding, type Result, type Severity, type Task } from "./contracts.js";
+import {
+  ResultSchema,
+  SEVERITIES,
+  TaskSchema,
+  splitEvaluationInput,
+  type Finding,
+  type Result,
+  type Severity,
+  type Task,
+} from "./contracts.js";
 import { blockedBeforeRun, conclude, decide, type DecideOptions } from "./decide.js";
 import type { Decision } from "./decision.js";
 import { GATE_NAMES, skipped, type GateName, type GateOutcome } from "./outcome-kit.js";
 import { DEFAULT_SETTINGS } from "./settings.js";
 
 /** A finding as a hook may write it: severity defaults to `error`. */
-export interface HookFinding { code: string; message: string; severity?: Severity }
+export interface HookFinding {
+  code: string;
+  message: string;
+  severity?: Severity;
+}
 type Awaitable<T> = T | Promise<T>;
 /** Runs before the agent; an error finding stops the agent from running. */
 export type PreRunHook = (task: Task) => Awaitable<HookFinding[]>;
@@ -17,7 +30,10 @@ export type PostRunHook = (task: Task, result: Result) => Awaitable<HookFinding[
 /** A reviewer (deterministic or model-based) may only add objections; it can never turn a blocked gate into a pass. */
 export type Reviewer = (task: Task, result: Result) => Awaitable<HookFinding[]>;
 
-interface Named<F> { name: string; fn: F }
+interface Named<F> {
+  name: string;
+  fn: F;
+}
 
 /** Hooks and reviewers in registration order. Each `add*` returns the function, so it reads well as a wrapper. */
 export class HookRegistry {
@@ -45,13 +61,15 @@ export class HookRegistry {
 }
 
 function toFindings(out: unknown, name: string): Finding[] {
-  if (!Array.isArray(out)) throw new TypeError(`returned ${out === null ? "null" : typeof out}, not a list of findings`);
+  if (!Array.isArray(out))
+    throw new TypeError(`returned ${out === null ? "null" : typeof out}, not a list of findings`);
   return out.map((f: unknown) => {
     const o = f as Partial<HookFinding> | null;
     if (o === null || typeof o !== "object" || typeof o.code !== "string" || typeof o.message !== "string") {
       throw new TypeError("returned an item without a string code and message");
     }
-    const severity = o.severity !== undefined && (SEVERITIES as readonly string[]).includes(o.severity) ? o.severity : "error";
+    const severity =
+      o.severity !== undefined && (SEVERITIES as readonly string[]).includes(o.severity) ? o.severity : "error";
     return { code: o.code, message: `${o.message} (${name})`, severity };
   });
 }
@@ -65,14 +83,22 @@ export async function runPreRun(registry: HookRegistry, task: Task): Promise<Fin
     try {
       out.push(...toFindings(await h.fn(task), h.name));
     } catch (e) {
-      out.push({ code: "HOOK_ERROR", message: `The pre-run hook "${h.name}" failed: ${reason(e)}.`, severity: "error" });
+      out.push({
+        code: "HOOK_ERROR",
+        message: `The pre-run hook "${h.name}" failed: ${reason(e)}.`,
+        severity: "error",
+      });
     }
   }
   return out;
 }
 
 /** Runs post-run hooks and reviewers on every run, one after another, capturing failures as data. */
-export async function collectReviews(registry: HookRegistry, task: Task, runs: readonly Result[]): Promise<ReviewOutcome[][]> {
+export async function collectReviews(
+  registry: HookRegistry,
+  task: Task,
+  runs: readonly Result[],
+): Promise<ReviewOutcome[][]> {
   const all: ReviewOutcome[][] = [];
   for (const run of runs) {
     const outcomes: ReviewOutcome[] = [];
@@ -125,7 +151,9 @@ export interface GateOptions extends EvaluateOptions {
 
 function taskBlocked(task: unknown): Decision {
   const contract = contractGate({ task, runs: [], settings: undefined, findings: [] });
-  const gates = Object.fromEntries(GATE_NAMES.map((g) => [g, skipped("Not evaluated: the task does not match the contract.")])) as Record<GateName, GateOutcome>;
+  const gates = Object.fromEntries(
+    GATE_NAMES.map((g) => [g, skipped("Not evaluated: the task does not match the contract.")]),
+  ) as Record<GateName, GateOutcome>;
   gates.contract = contract.outcome;
   return conclude(gates, DEFAULT_SETTINGS);
 }
@@ -136,9 +164,13 @@ function taskBlocked(task: unknown): Decision {
  * An agent that throws is a crash, not a verdict: its error propagates unchanged.
  * @example const safe = gate(myAgent, { repeats: 3, history }); const result = await safe({ id: "weekly" });
  */
-export function gate<T = unknown>(agent: (task: Task) => Awaitable<T>, options: GateOptions = {}): (task?: unknown) => Promise<T> {
+export function gate<T = unknown>(
+  agent: (task: Task) => Awaitable<T>,
+  options: GateOptions = {},
+): (task?: unknown) => Promise<T> {
   const repeats = options.repeats ?? 1;
-  if (!Number.isInteger(repeats) || repeats < 1) throw new RangeError(`repeats must be a whole number of at least 1; received ${repeats}.`);
+  if (!Number.isInteger(repeats) || repeats < 1)
+    throw new RangeError(`repeats must be a whole number of at least 1; received ${repeats}.`);
   const { repeats: _r, ...evalOptions } = options;
   return async (rawTask: unknown = {}) => {
     const parsed = TaskSchema.safeParse(rawTask);

@@ -22,7 +22,9 @@ const score = (s: number | null): string => (s === null ? "n/a" : s.toFixed(1));
 const cell = (s: string): string => s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 
 function findingLine(f: Finding): string {
-  const where = [f.claim_id !== undefined ? `claim ${f.claim_id}` : "", f.run !== undefined ? `run ${f.run}` : ""].filter(Boolean).join(", ");
+  const where = [f.claim_id !== undefined ? `claim ${f.claim_id}` : "", f.run !== undefined ? `run ${f.run}` : ""]
+    .filter(Boolean)
+    .join(", ");
   const level = f.severity === "error" ? "" : ` [${f.severity}]`;
   return `- \`${f.code}\`${level}${where ? ` (${where})` : ""}: ${cell(f.message)}`;
 }
@@ -32,10 +34,15 @@ export function renderMarkdown(decision: Decision, options: MarkdownOptions = {}
   const conjunctive = options.conjunctive ?? true;
   const lines: string[] = [`# Release report${options.title ? `: ${options.title}` : ""}`, ""];
   const verdict = decision.status === "released" ? "RELEASED" : "BLOCKED";
-  lines.push(`**Release: ${verdict}**${decision.blocked_by.length > 0 ? ` (blocked by ${decision.blocked_by.join(", ")})` : ""}`, "");
-  lines.push(conjunctive
-    ? `Overall score: ${decision.overall_score.toFixed(1)} of 100. This figure is for trend tracking; gates are conjunctive and the score does not block.`
-    : `Overall score: ${decision.overall_score.toFixed(1)} of 100. Gates are not conjunctive: the release blocks when the score is below ${options.minScore ?? "the minimum"}.`);
+  lines.push(
+    `**Release: ${verdict}**${decision.blocked_by.length > 0 ? ` (blocked by ${decision.blocked_by.join(", ")})` : ""}`,
+    "",
+  );
+  lines.push(
+    conjunctive
+      ? `Overall score: ${decision.overall_score.toFixed(1)} of 100. This figure is for trend tracking; gates are conjunctive and the score does not block.`
+      : `Overall score: ${decision.overall_score.toFixed(1)} of 100. Gates are not conjunctive: the release blocks when the score is below ${options.minScore ?? "the minimum"}.`,
+  );
   lines.push("", "| Gate | Status | Score | Errors | Warnings |", "|---|---|---:|---:|---:|");
   for (const g of GATE_NAMES) {
     const o = decision.gates[g];

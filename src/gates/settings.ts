@@ -48,7 +48,6 @@ export const PartialSettingsSchema: z.ZodType<PartialSettings> = z.strictObject(
   Object.fromEntries(SECTION_NAMES.map((s) => [s, z.strictObject(SECTIONS[s]).partial().optional()])),
 ) as unknown as z.ZodType<PartialSettings>;
 
-
 /** The shipped defaults (the spec's thresholds.toml); thresholds.default.toml holds the same values with comments. */
 export const DEFAULT_SETTINGS: Settings = {
   global: { conjunctive: true, min_score: 80, warning_penalty: 5, claim_ledger: "" },
@@ -68,7 +67,10 @@ export class SettingsError extends Error {
   readonly code = "invalid_settings";
   readonly issues: { key: string; message: string }[];
   constructor(issues: { key: string; message: string }[], cause?: unknown) {
-    super(issues.map((i) => (i.key ? `${i.key}: ${i.message}` : i.message)).join("; "), cause === undefined ? undefined : { cause });
+    super(
+      issues.map((i) => (i.key ? `${i.key}: ${i.message}` : i.message)).join("; "),
+      cause === undefined ? undefined : { cause },
+    );
     this.name = "SettingsError";
     this.issues = issues;
   }
@@ -78,7 +80,10 @@ function toIssues(error: z.ZodError): { key: string; message: string }[] {
   return error.issues.flatMap((i) => {
     const at = i.path.map(String);
     if (i.code === "unrecognized_keys") {
-      return i.keys.map((k) => ({ key: [...at, k].join("."), message: `unknown setting \`${[...at, k].join(".")}\`; known ${at.length ? `keys of [${at.join(".")}]` : "sections"} are ${knownKeys(at).join(", ")}` }));
+      return i.keys.map((k) => ({
+        key: [...at, k].join("."),
+        message: `unknown setting \`${[...at, k].join(".")}\`; known ${at.length ? `keys of [${at.join(".")}]` : "sections"} are ${knownKeys(at).join(", ")}`,
+      }));
     }
     return [{ key: at.join("."), message: `${i.message}` }];
   });
@@ -96,7 +101,15 @@ export function parseThresholdsToml(text: string): PartialSettings {
     raw = parseToml(text);
   } catch (e) {
     const where = e instanceof TomlError ? ` at line ${e.line}, column ${e.column}` : "";
-    throw new SettingsError([{ key: "", message: `thresholds.toml is not valid TOML${where}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` }], e);
+    throw new SettingsError(
+      [
+        {
+          key: "",
+          message: `thresholds.toml is not valid TOML${where}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
+        },
+      ],
+      e,
+    );
   }
   return validatePartial(raw);
 }

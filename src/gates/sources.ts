@@ -12,13 +12,35 @@ export type LocatorForm = "url" | "uri" | "path" | "file" | "command" | "commit"
 
 /** Phrases that point at the agent's own earlier output; the README's two first. */
 export const CIRCULAR_PHRASES = [
-  "our earlier draft", "as stated above",
-  "earlier draft", "previous draft", "prior draft", "our draft", "this draft",
-  "as mentioned above", "as noted above", "as shown above", "see above", "the above",
-  "stated earlier", "mentioned earlier", "noted earlier", "as discussed",
-  "earlier output", "previous output", "prior output", "our output",
-  "previous answer", "previous response", "earlier response",
-  "this report", "this document", "this analysis", "our analysis", "my analysis", "our own analysis",
+  "our earlier draft",
+  "as stated above",
+  "earlier draft",
+  "previous draft",
+  "prior draft",
+  "our draft",
+  "this draft",
+  "as mentioned above",
+  "as noted above",
+  "as shown above",
+  "see above",
+  "the above",
+  "stated earlier",
+  "mentioned earlier",
+  "noted earlier",
+  "as discussed",
+  "earlier output",
+  "previous output",
+  "prior output",
+  "our output",
+  "previous answer",
+  "previous response",
+  "earlier response",
+  "this report",
+  "this document",
+  "this analysis",
+  "our analysis",
+  "my analysis",
+  "our own analysis",
 ] as const;
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -26,12 +48,56 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const CIRCULAR = new RegExp(`(?<![\\w-])(?:${CIRCULAR_PHRASES.map(escape).join("|")})(?![\\w-])`, "i");
 
 const DOC_EXTENSIONS = [
-  "md", "txt", "csv", "tsv", "json", "jsonl", "yaml", "yml", "toml", "pdf", "xlsx", "xls", "docx", "doc", "pptx",
-  "html", "htm", "xml", "log", "sql", "ipynb", "parquet", "py", "ts", "js", "rs", "go", "java",
+  "md",
+  "txt",
+  "csv",
+  "tsv",
+  "json",
+  "jsonl",
+  "yaml",
+  "yml",
+  "toml",
+  "pdf",
+  "xlsx",
+  "xls",
+  "docx",
+  "doc",
+  "pptx",
+  "html",
+  "htm",
+  "xml",
+  "log",
+  "sql",
+  "ipynb",
+  "parquet",
+  "py",
+  "ts",
+  "js",
+  "rs",
+  "go",
+  "java",
 ];
 const POSITION_WORDS = [
-  "sheet", "tab", "page", "p\\.", "pp\\.", "table", "figure", "fig\\.", "section", "§", "appendix", "chapter",
-  "slide", "row", "column", "cell", "line", "item", "paragraph", "para",
+  "sheet",
+  "tab",
+  "page",
+  "p\\.",
+  "pp\\.",
+  "table",
+  "figure",
+  "fig\\.",
+  "section",
+  "§",
+  "appendix",
+  "chapter",
+  "slide",
+  "row",
+  "column",
+  "cell",
+  "line",
+  "item",
+  "paragraph",
+  "para",
 ];
 
 const LINE = "(?::\\d+(?:-\\d+)?)?";
@@ -40,13 +106,26 @@ const PATH = new RegExp(`^(\\.{1,2}/|/)?[\\w.@+-]+(?:/[\\w.@+-]+)*${LINE}$`);
 /** Whole-string grammars of the accepted forms, tried in order (our own fixed patterns). */
 const FORMS: readonly { form: LocatorForm; test: (s: string) => boolean }[] = [
   { form: "url", test: (s) => /^https?:\/\/(?:[^\s/:?#]+\.[^\s/:?#]+|localhost)(?::\d+)?(?:[/?#]\S*)?$/i.test(s) },
-  { form: "doi", test: (s) => /^(?:doi:\s?|https?:\/\/doi\.org\/)?10\.\d{4,9}\/\S+$/i.test(s) || /^arxiv:?\s?\d{4}\.\d{4,5}(?:v\d+)?$/i.test(s) },
-  { form: "uri", test: (s) => /^(?!https?:)[a-z][a-z0-9+.-]*:\/\/[^\s/]+(?:\/\S*)?$/i.test(s) || /^file:\/\/\/\S+$/i.test(s) },
+  {
+    form: "doi",
+    test: (s) =>
+      /^(?:doi:\s?|https?:\/\/doi\.org\/)?10\.\d{4,9}\/\S+$/i.test(s) || /^arxiv:?\s?\d{4}\.\d{4,5}(?:v\d+)?$/i.test(s),
+  },
+  {
+    form: "uri",
+    test: (s) => /^(?!https?:)[a-z][a-z0-9+.-]*:\/\/[^\s/]+(?:\/\S*)?$/i.test(s) || /^file:\/\/\/\S+$/i.test(s),
+  },
   { form: "command", test: (s) => /^\$\s+\S+/.test(s) },
   { form: "commit", test: isCommit },
-  { form: "file", test: (s) => new RegExp(`^[\\w@+-][\\w.@+-]*\\.(?:${DOC_EXTENSIONS.join("|")})${LINE}$`, "i").test(s) },
+  {
+    form: "file",
+    test: (s) => new RegExp(`^[\\w@+-][\\w.@+-]*\\.(?:${DOC_EXTENSIONS.join("|")})${LINE}$`, "i").test(s),
+  },
   { form: "path", test: isPath },
-  { form: "position", test: (s) => new RegExp(`^(?:${POSITION_WORDS.join("|")})\\s?[a-z]{0,3}\\d+[a-z0-9.:–-]*$`, "i").test(s) },
+  {
+    form: "position",
+    test: (s) => new RegExp(`^(?:${POSITION_WORDS.join("|")})\\s?[a-z]{0,3}\\d+[a-z0-9.:–-]*$`, "i").test(s),
+  },
   { form: "registry", test: isRegistryId },
 ];
 
@@ -88,7 +167,10 @@ export function classifySource(source: string, claimIds: ReadonlySet<string> = n
 }
 
 /** Judges a claim's `source` field: a string, a list (every element must pass) or nothing. */
-export function classifySources(source: string | string[] | null | undefined, claimIds: ReadonlySet<string> = new Set()): SourceVerdict[] {
+export function classifySources(
+  source: string | string[] | null | undefined,
+  claimIds: ReadonlySet<string> = new Set(),
+): SourceVerdict[] {
   if (source === undefined || source === null) return [{ kind: "missing" }];
   const list = Array.isArray(source) ? source : [source];
   if (list.length === 0) return [{ kind: "missing" }];

@@ -24,7 +24,11 @@ function notComparable(message: string, blocks: boolean): GateOutcome {
 }
 
 /** Earlier runs' values per key and run, without values the ledger demoted or the result superseded. */
-function priorByKey(history: StabilityHistory, superseded: ReadonlySet<string>, same: ValueMatcher): Map<string, Map<string, PriorRunClaim[]>> {
+function priorByKey(
+  history: StabilityHistory,
+  superseded: ReadonlySet<string>,
+  same: ValueMatcher,
+): Map<string, Map<string, PriorRunClaim[]>> {
   const demotedByKey = new Map<string, unknown[]>();
   for (const d of history.demoted) {
     if (d.key === null || d.value === null || d.value === undefined) continue;
@@ -47,13 +51,24 @@ function priorByKey(history: StabilityHistory, superseded: ReadonlySet<string>, 
 }
 
 /** The earlier runs whose values for a key differ from `ref`; runs with identical stored values are compared once. */
-function driftedRuns(ref: readonly unknown[], earlier: readonly PriorRunClaim[][], same: ValueMatcher): PriorRunClaim[][] {
+function driftedRuns(
+  ref: readonly unknown[],
+  earlier: readonly PriorRunClaim[][],
+  same: ValueMatcher,
+): PriorRunClaim[][] {
   const verdicts = new Map<string, boolean>();
   return earlier.filter((claims) => {
-    const signature = claims.map((p) => JSON.stringify(p.value)).sort().join("\u0000");
+    const signature = claims
+      .map((p) => JSON.stringify(p.value))
+      .sort()
+      .join("\u0000");
     let differs = verdicts.get(signature);
     if (differs === undefined) {
-      differs = !sameSet(ref, claims.map((p) => p.value), same);
+      differs = !sameSet(
+        ref,
+        claims.map((p) => p.value),
+        same,
+      );
       verdicts.set(signature, differs);
     }
     return differs;
@@ -61,23 +76,37 @@ function driftedRuns(ref: readonly unknown[], earlier: readonly PriorRunClaim[][
 }
 
 /** Gate 10: one check per key across the runs of this evaluation and the earlier runs of its task. */
-export function stabilityGate(runs: readonly Result[], settings: Settings, history: StabilityHistory, same: ValueMatcher): GateOutcome {
+export function stabilityGate(
+  runs: readonly Result[],
+  settings: Settings,
+  history: StabilityHistory,
+  same: ValueMatcher,
+): GateOutcome {
   const requireRepeats = settings.stability.require_repeats;
   const superseded = new Set(runs.flatMap((r) => [...supersededSet(r)]));
   const perRun = runs.map((r) => keyedClaims(r));
   const keyedRuns = perRun.filter((c) => c.length > 0).length;
   if (keyedRuns === 0) {
-    return notComparable("Not comparable: the result has no keyed claims (key and value), so its content cannot be compared across runs.", requireRepeats);
+    return notComparable(
+      "Not comparable: the result has no keyed claims (key and value), so its content cannot be compared across runs.",
+      requireRepeats,
+    );
   }
   if (keyedRuns < runs.length) {
     const empty = perRun.flatMap((c, i) => (c.length === 0 ? [i + 1] : []));
-    return notComparable(`Not comparable: run(s) ${empty.join(", ")} of ${runs.length} have no keyed claims, so the repeats cannot be compared.`, true);
+    return notComparable(
+      `Not comparable: run(s) ${empty.join(", ")} of ${runs.length} have no keyed claims, so the repeats cannot be compared.`,
+      true,
+    );
   }
   const prior = priorByKey(history, superseded, same);
   const keys = [...new Set(perRun.flatMap((cs) => cs.map((c) => c.key)))];
   const comparedPrior = keys.some((k) => (prior.get(k)?.size ?? 0) > 0);
   if (runs.length < 2 && !comparedPrior) {
-    return notComparable("Not comparable yet: one run and no earlier run of this task with the same keys; there is nothing to compare it with.", requireRepeats);
+    return notComparable(
+      "Not comparable yet: one run and no earlier run of this task with the same keys; there is nothing to compare it with.",
+      requireRepeats,
+    );
   }
 
   const t = new Tally();
@@ -86,7 +115,13 @@ export function stabilityGate(runs: readonly Result[], settings: Settings, histo
     const present = sets.flatMap((s, i) => (s.length > 0 ? [i] : []));
     const missing = sets.flatMap((s, i) => (s.length === 0 ? [i + 1] : []));
     if (missing.length > 0) {
-      t.note(finding("KEY_MISSING_IN_RUN", `The key "${key}" is missing from run(s) ${missing.join(", ")} of ${runs.length}.`, { severity: "warning" }));
+      t.note(
+        finding(
+          "KEY_MISSING_IN_RUN",
+          `The key "${key}" is missing from run(s) ${missing.join(", ")} of ${runs.length}.`,
+          { severity: "warning" },
+        ),
+      );
     }
     const refIndex = present[0] ?? 0;
     const ref = (sets[refIndex] ?? []).map((c) => c.value);
@@ -94,18 +129,32 @@ export function stabilityGate(runs: readonly Result[], settings: Settings, histo
     for (const i of present.slice(1)) {
       const vals = (sets[i] ?? []).map((c) => c.value);
       if (!sameSet(ref, vals, same)) {
-        failures.push(finding("VALUE_DRIFT", `The key "${key}" is ${show(ref)} in run ${refIndex + 1} but ${show(vals)} in run ${i + 1}; repeated runs must give the same value.`));
+        failures.push(
+          finding(
+            "VALUE_DRIFT",
+            `The key "${key}" is ${show(ref)} in run ${refIndex + 1} but ${show(vals)} in run ${i + 1}; repeated runs must give the same value.`,
+          ),
+        );
       }
     }
     const earlier = [...(prior.get(key)?.values() ?? [])];
     const drifted = driftedRuns(ref, earlier, same);
     const latest = drifted[drifted.length - 1]?.[0];
     if (latest) {
-      const replaces = sets.flat().some((c) => c.supersedes !== undefined && c.supersedes !== null && c.supersedes.length > 0);
+      const replaces = sets
+        .flat()
+        .some((c) => c.supersedes !== undefined && c.supersedes !== null && c.supersedes.length > 0);
       const text = `The key "${key}" is ${show(ref)} now but was ${show(drifted[drifted.length - 1]?.map((p) => p.value) ?? [])} in ${drifted.length} of ${earlier.length} earlier run(s) of this task (latest: run ${latest.run_id} at ${latest.created_at})`;
-      failures.push(replaces
-        ? finding("DRIFT_SUPERSEDED", `${text}; allowed because the claim names what it supersedes.`, { severity: "info" })
-        : finding("VALUE_DRIFT", `${text}. Correct it, or name the replaced claim in supersedes if the value has really changed.`));
+      failures.push(
+        replaces
+          ? finding("DRIFT_SUPERSEDED", `${text}; allowed because the claim names what it supersedes.`, {
+              severity: "info",
+            })
+          : finding(
+              "VALUE_DRIFT",
+              `${text}. Correct it, or name the replaced claim in supersedes if the value has really changed.`,
+            ),
+      );
     }
     const errors = failures.filter((f) => f.severity === "error");
     t.check(errors.length === 0, errors);

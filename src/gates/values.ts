@@ -12,7 +12,8 @@ export function normaliseKey(key: string): string {
 }
 
 // A number with optional sign, thousands separators, decimals and exponent; not glued to a preceding word.
-const NUMBER = /(?<![\p{L}\p{N}.])[+\-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?|(?<![\p{L}\p{N}.])[+\-−]?\.\d+/giu;
+const NUMBER =
+  /(?<![\p{L}\p{N}.])[+\-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:e[+-]?\d+)?|(?<![\p{L}\p{N}.])[+\-−]?\.\d+/giu;
 // Symbols that change what a value means and so survive normalisation; other punctuation is wording.
 const MEANINGFUL = /[%$€£¥°×/<>=≤≥±~^]/u;
 
@@ -53,7 +54,13 @@ export function valueText(value: unknown): string {
   if (typeof value === "object" && !Array.isArray(value)) {
     const q = value as Record<string, unknown>;
     if ((typeof q.value === "number" || Array.isArray(q.value)) && typeof q.unit === "string") {
-      return [Array.isArray(q.value) ? q.value.join(" ") : String(q.value), q.unit, typeof q.datum === "string" ? q.datum : ""].join(" ").trim();
+      return [
+        Array.isArray(q.value) ? q.value.join(" ") : String(q.value),
+        q.unit,
+        typeof q.datum === "string" ? q.datum : "",
+      ]
+        .join(" ")
+        .trim();
     }
   }
   return stableJson(value);
@@ -63,7 +70,10 @@ function stableJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
   if (v !== null && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(",")}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v) ?? "null";
 }

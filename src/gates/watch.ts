@@ -64,13 +64,20 @@ const REFUSALS: readonly { test: RegExp; why: string }[] = [
 ];
 
 function compile(pattern: string): CompiledWatch {
-  if (pattern.length === 0) return { ok: false, reason: "the watch pattern is empty; send a regular expression or leave watch out" };
+  if (pattern.length === 0)
+    return { ok: false, reason: "the watch pattern is empty; send a regular expression or leave watch out" };
   if (pattern.length > MAX_WATCH_LENGTH) {
-    return { ok: false, reason: `the watch pattern is ${pattern.length} characters long; the limit is ${MAX_WATCH_LENGTH}` };
+    return {
+      ok: false,
+      reason: `the watch pattern is ${pattern.length} characters long; the limit is ${MAX_WATCH_LENGTH}`,
+    };
   }
   const repeats = countedRepeats(pattern);
   if (repeats > MAX_WATCH_REPEATS) {
-    return { ok: false, reason: `the watch pattern ${JSON.stringify(pattern)} repeats parts of itself ${repeats} extra times through counted repetition ({n}, {n,m}); the limit is ${MAX_WATCH_REPEATS}` };
+    return {
+      ok: false,
+      reason: `the watch pattern ${JSON.stringify(pattern)} repeats parts of itself ${repeats} extra times through counted repetition ({n}, {n,m}); the limit is ${MAX_WATCH_REPEATS}`,
+    };
   }
   try {
     return { ok: true, re: new RE2(pattern) };
@@ -169,7 +176,8 @@ export class WatchSetCache {
     const hit = this.sets.get(key);
     if (hit) return hit;
     const plan: WatchSetPlan = { sets: [], single: [] };
-    for (let start = 0; start < patterns.length; start += SET_SLICE) planSets(patterns, start, Math.min(patterns.length, start + SET_SLICE), plan);
+    for (let start = 0; start < patterns.length; start += SET_SLICE)
+      planSets(patterns, start, Math.min(patterns.length, start + SET_SLICE), plan);
     if (this.sets.size >= this.limit) {
       const oldest = this.sets.keys().next();
       if (!oldest.done) this.sets.delete(oldest.value);
@@ -185,7 +193,12 @@ const sharedSets = new WatchSetCache();
  * Searches a text for many watch patterns, a slice of them per pass (RE2.Sets: linear in the text, whatever the
  * number of patterns). A pattern no set can hold, or a set RE2 cannot run (it reports out of memory), is searched alone.
  */
-export function scanWatches(patterns: readonly string[], text: string, cache: WatchCache = shared, sets: WatchSetCache = sharedSets): WatchScan {
+export function scanWatches(
+  patterns: readonly string[],
+  text: string,
+  cache: WatchCache = shared,
+  sets: WatchSetCache = sharedSets,
+): WatchScan {
   const refused = new Map<number, string>();
   const valid: RE2[] = [];
   const indices: number[] = [];

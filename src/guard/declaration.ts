@@ -6,17 +6,19 @@ import { isValidZone } from "../quantity/time.js";
 import { parseUnit } from "../quantity/units.js";
 
 /** One parameter's or return's declaration, as sent. */
-export const DeclarationSchema = z.object({
-  unit: z.string().min(1).max(200).optional(),
-  datum: z.string().min(1).max(128).optional(),
-  tz: z.string().min(1).max(64).optional(),
-  quality: z.string().min(1).max(64).optional(),
-  crs: z.string().min(1).max(128).optional(),
-  sourced: z.boolean().optional(),
-  require_explicit_unit: z.boolean().optional(),
-  required: z.boolean().optional(),
-  description: z.string().max(4000).optional(),
-}).strict();
+export const DeclarationSchema = z
+  .object({
+    unit: z.string().min(1).max(200).optional(),
+    datum: z.string().min(1).max(128).optional(),
+    tz: z.string().min(1).max(64).optional(),
+    quality: z.string().min(1).max(64).optional(),
+    crs: z.string().min(1).max(128).optional(),
+    sourced: z.boolean().optional(),
+    require_explicit_unit: z.boolean().optional(),
+    required: z.boolean().optional(),
+    description: z.string().max(4000).optional(),
+  })
+  .strict();
 
 /** A declaration as sent; a plain string is shorthand for `{unit}`. */
 export type DeclarationInput = z.infer<typeof DeclarationSchema>;
@@ -30,14 +32,25 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 const RESERVED = new Set(["__proto__", "constructor", "prototype"]);
 
 /** A tool declaration as sent to `PUT /v1/tools/{name}`. */
-export const ToolDeclarationSchema = z.object({
-  description: z.string().max(8000).optional(),
-  params: z.record(
-    z.string().regex(PARAM_NAME, "parameter names are letters, digits, _ . and -").refine((n) => !RESERVED.has(n), "this name is reserved by JavaScript objects; choose another"),
-    z.union([z.string().min(1).max(200), DeclarationSchema]),
-  ),
-  returns: z.union([z.string().min(1).max(200), DeclarationSchema, z.record(z.string().min(1).max(128), z.union([z.string().min(1).max(200), DeclarationSchema]))]).optional(),
-}).strict();
+export const ToolDeclarationSchema = z
+  .object({
+    description: z.string().max(8000).optional(),
+    params: z.record(
+      z
+        .string()
+        .regex(PARAM_NAME, "parameter names are letters, digits, _ . and -")
+        .refine((n) => !RESERVED.has(n), "this name is reserved by JavaScript objects; choose another"),
+      z.union([z.string().min(1).max(200), DeclarationSchema]),
+    ),
+    returns: z
+      .union([
+        z.string().min(1).max(200),
+        DeclarationSchema,
+        z.record(z.string().min(1).max(128), z.union([z.string().min(1).max(200), DeclarationSchema])),
+      ])
+      .optional(),
+  })
+  .strict();
 
 /** The tool declaration as sent. */
 export type ToolDeclarationInput = z.infer<typeof ToolDeclarationSchema>;
@@ -82,17 +95,22 @@ type Ctx = { datums: DatumRegistry; quality?: QualityTable };
 /** Validates a declaration against the unit registry, the team's datums, zones and quality codes. */
 export function compileTool(name: string, input: ToolDeclarationInput, ctx: Ctx, version = 1): ToolDeclaration {
   const issues: { path: string; message: string }[] = [];
-  if (!TOOL_NAME.test(name)) issues.push({ path: "name", message: `tool names match [A-Za-z0-9_.:-]{1,128}, received '${name}'` });
+  if (!TOOL_NAME.test(name))
+    issues.push({ path: "name", message: `tool names match [A-Za-z0-9_.:-]{1,128}, received '${name}'` });
   const params: Record<string, Declaration> = {};
   for (const [p, d] of Object.entries(input.params)) params[p] = compileDeclaration(d, `params.${p}`, ctx, issues);
   let returns: ToolDeclaration["returns"] = null;
   if (input.returns !== undefined) {
     if (isMapping(input.returns)) {
       const keys: Record<string, Declaration> = {};
-      for (const [k, d] of Object.entries(input.returns)) keys[k] = compileDeclaration(d as DeclarationInput | string, `returns.${k}`, ctx, issues);
+      for (const [k, d] of Object.entries(input.returns))
+        keys[k] = compileDeclaration(d as DeclarationInput | string, `returns.${k}`, ctx, issues);
       returns = { kind: "mapping", keys };
     } else {
-      returns = { kind: "single", decl: compileDeclaration(input.returns as DeclarationInput | string, "returns", ctx, issues) };
+      returns = {
+        kind: "single",
+        decl: compileDeclaration(input.returns as DeclarationInput | string, "returns", ctx, issues),
+      };
     }
   }
   if (issues.length) throw new DeclarationError(issues);
@@ -104,23 +122,40 @@ function isMapping(r: unknown): boolean {
   return typeof r === "object" && r !== null && !Object.keys(r).every((k) => DECLARATION_KEYS.has(k));
 }
 
-function compileDeclaration(input: DeclarationInput | string, path: string, ctx: Ctx, issues: { path: string; message: string }[]): Declaration {
+function compileDeclaration(
+  input: DeclarationInput | string,
+  path: string,
+  ctx: Ctx,
+  issues: { path: string; message: string }[],
+): Declaration {
   const parsed = typeof input === "string" ? { unit: input } : DeclarationSchema.safeParse(input);
   let d: DeclarationInput;
   if ("success" in parsed) {
     if (!parsed.success) {
-      for (const i of parsed.error.issues) issues.push({ path: [path, ...i.path.map(String)].join("."), message: i.message });
+      for (const i of parsed.error.issues)
+        issues.push({ path: [path, ...i.path.map(String)].join("."), message: i.message });
       d = {};
     } else d = parsed.data;
   } else d = parsed;
   const out: Declaration = {
     kind: d.unit ? "physical" : d.tz ? "temporal" : "opaque",
-    unit: null, datum: d.datum ?? null, tz: null, quality: null, qualityText: d.quality ?? null, crs: d.crs ?? null,
-    sourced: d.sourced ?? false, requireExplicitUnit: d.require_explicit_unit ?? false, required: d.required ?? true,
+    unit: null,
+    datum: d.datum ?? null,
+    tz: null,
+    quality: null,
+    qualityText: d.quality ?? null,
+    crs: d.crs ?? null,
+    sourced: d.sourced ?? false,
+    requireExplicitUnit: d.require_explicit_unit ?? false,
+    required: d.required ?? true,
     description: d.description ?? "",
   };
   if (d.unit && d.tz) {
-    issues.push({ path, message: "a declaration gives either a physical quantity (unit) or a timestamp (tz), not both; a timestamped quantity is two parameters" });
+    issues.push({
+      path,
+      message:
+        "a declaration gives either a physical quantity (unit) or a timestamp (tz), not both; a timestamped quantity is two parameters",
+    });
   }
   if (d.unit) {
     try {
@@ -130,12 +165,24 @@ function compileDeclaration(input: DeclarationInput | string, path: string, ctx:
     }
   } else if (d.datum || d.crs || d.quality || d.sourced || d.require_explicit_unit) {
     // The reference silently validated nothing here; a declaration that cannot be enforced is refused instead.
-    issues.push({ path, message: "datum, crs, quality, sourced and require_explicit_unit apply to a physical quantity, so this declaration also needs a unit" });
+    issues.push({
+      path,
+      message:
+        "datum, crs, quality, sourced and require_explicit_unit apply to a physical quantity, so this declaration also needs a unit",
+    });
   }
-  if (d.datum && !ctx.datums.has(d.datum)) issues.push({ path: `${path}.datum`, message: `unknown datum '${d.datum}'; register it first with POST /v1/datums` });
+  if (d.datum && !ctx.datums.has(d.datum))
+    issues.push({
+      path: `${path}.datum`,
+      message: `unknown datum '${d.datum}'; register it first with POST /v1/datums`,
+    });
   if (d.tz) {
     if (isValidZone(d.tz)) out.tz = d.tz.toUpperCase() === "UTC" ? "UTC" : d.tz;
-    else issues.push({ path: `${path}.tz`, message: `unknown timezone '${d.tz}'; use "UTC" or an IANA name such as "America/Chicago"` });
+    else
+      issues.push({
+        path: `${path}.tz`,
+        message: `unknown timezone '${d.tz}'; use "UTC" or an IANA name such as "America/Chicago"`,
+      });
   }
   if (d.quality) {
     try {

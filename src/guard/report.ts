@@ -9,7 +9,11 @@ export type EnforcementReport = { calls: number; would_block: number; by_code: R
 const EXAMPLES = 3;
 
 /** Builds the report. `calls` and `would_block` count calls; `by_code` counts violations (one call may hold two). */
-export function enforcementReport(calls: number, violations: ReportedViolation[], enforcement: "enforce" | "warn"): EnforcementReport {
+export function enforcementReport(
+  calls: number,
+  violations: ReportedViolation[],
+  enforcement: "enforce" | "warn",
+): EnforcementReport {
   const byCode = new Map<string, ReportedViolation[]>();
   for (const v of violations) byCode.set(v.code, [...(byCode.get(v.code) ?? []), v]);
   const blockedCalls = new Set(violations.map((v) => v.callId)).size;
@@ -17,9 +21,16 @@ export function enforcementReport(calls: number, violations: ReportedViolation[]
   const noun = (n: number) => `${n} tool call${n === 1 ? "" : "s"}`;
   const verb = enforcement === "warn" ? "would have been blocked" : "were blocked";
   if (violations.length === 0) {
-    return { calls, would_block: 0, by_code, text: `No calls ${verb === "were blocked" ? "were blocked" : "would have been blocked"} across ${noun(calls)}.` };
+    return {
+      calls,
+      would_block: 0,
+      by_code,
+      text: `No calls ${verb === "were blocked" ? "were blocked" : "would have been blocked"} across ${noun(calls)}.`,
+    };
   }
-  const lines = [`${blockedCalls} of ${noun(calls)} ${blockedCalls === 1 && verb === "were blocked" ? "was blocked" : verb}:`];
+  const lines = [
+    `${blockedCalls} of ${noun(calls)} ${blockedCalls === 1 && verb === "were blocked" ? "was blocked" : verb}:`,
+  ];
   // Sorted by descending count; a stable sort keeps first-seen order among ties.
   const sorted = [...byCode].sort((a, b) => b[1].length - a[1].length);
   for (const [c, vs] of sorted) {

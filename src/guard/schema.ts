@@ -14,10 +14,21 @@ type Json = Record<string, unknown>;
 export function paramSchema(d: Declaration): Json {
   if (d.kind === "opaque") return d.description ? { description: d.description } : {};
   if (d.kind === "temporal") {
-    return { type: "string", format: "date-time", description: `${d.description} ISO 8601 with an explicit UTC offset, interpreted in ${d.tz}.`.trim(), "x-tz": d.tz };
+    return {
+      type: "string",
+      format: "date-time",
+      description: `${d.description} ISO 8601 with an explicit UTC offset, interpreted in ${d.tz}.`.trim(),
+      "x-tz": d.tz,
+    };
   }
   const unit = d.unit as string;
-  const desc = [d.description, d.datum ? `Referenced to ${d.datum}.` : "", d.qualityText ? `Requires ${d.qualityText} record or better.` : ""].filter(Boolean).join(" ");
+  const desc = [
+    d.description,
+    d.datum ? `Referenced to ${d.datum}.` : "",
+    d.qualityText ? `Requires ${d.qualityText} record or better.` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   const magnitude = { anyOf: [{ type: "number" }, { type: "array", items: { type: ["number", "null"] } }] };
   const object: Json = {
     type: "object",
@@ -35,7 +46,11 @@ export function paramSchema(d: Declaration): Json {
   const variants: Json[] = [];
   if (!d.requireExplicitUnit) {
     variants.push({ type: "number", description: `magnitude in ${unit}` });
-    variants.push({ type: "array", items: { type: ["number", "null"] }, description: `series of magnitudes in ${unit}` });
+    variants.push({
+      type: "array",
+      items: { type: ["number", "null"] },
+      description: `series of magnitudes in ${unit}`,
+    });
   }
   variants.push(object, { type: "string", description: `quantity with unit, e.g. "1.5 ${unit}"` });
   const out: Json = { description: desc, "x-unit": unit, anyOf: variants };
@@ -47,15 +62,24 @@ export function paramSchema(d: Declaration): Json {
 
 /** The JSON Schema of a result (MCP `outputSchema`). */
 export function resultSchema(d: Declaration): Json {
-  if (d.kind === "temporal") return { type: "object", properties: { value: { type: "string", format: "date-time" } }, required: ["value"], "x-tz": d.tz };
+  if (d.kind === "temporal")
+    return {
+      type: "object",
+      properties: { value: { type: "string", format: "date-time" } },
+      required: ["value"],
+      "x-tz": d.tz,
+    };
   if (d.kind === "opaque") return { type: "object", description: d.description };
   const out: Json = {
     type: "object",
     description: d.description,
     properties: {
       value: { anyOf: [{ type: "number" }, { type: "array", items: { type: ["number", "null"] } }] },
-      unit: { type: "string" }, datum: { type: "string" }, crs: { type: "string" },
-      quality: { type: "string", enum: [...GRADES] }, source: { type: "string" },
+      unit: { type: "string" },
+      datum: { type: "string" },
+      crs: { type: "string" },
+      quality: { type: "string", enum: [...GRADES] },
+      source: { type: "string" },
     },
     required: ["value", "unit"],
     "x-unit": d.unit,
@@ -70,7 +94,9 @@ export function resultSchema(d: Declaration): Json {
 export function inputSchema(tool: ToolDeclaration): Json {
   const properties: Json = {};
   for (const [p, d] of Object.entries(tool.params)) properties[p] = paramSchema(d);
-  const required = Object.entries(tool.params).filter(([, d]) => d.required).map(([p]) => p);
+  const required = Object.entries(tool.params)
+    .filter(([, d]) => d.required)
+    .map(([p]) => p);
   return { type: "object", properties, required, additionalProperties: false };
 }
 
@@ -84,8 +110,10 @@ export function toolDefinition(tool: ToolDeclaration, flavour: Flavour): Json {
       if (tool.returns?.kind === "single") out.outputSchema = resultSchema(tool.returns.decl);
       return out;
     }
-    case "openai": return { type: "function", function: { name: tool.name, description, parameters } };
-    case "anthropic": return { name: tool.name, description, input_schema: parameters };
+    case "openai":
+      return { type: "function", function: { name: tool.name, description, parameters } };
+    case "anthropic":
+      return { name: tool.name, description, input_schema: parameters };
   }
 }
 

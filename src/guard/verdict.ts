@@ -47,15 +47,39 @@ export type CallVerdict = {
 };
 
 /** The answer to one result. */
-export type ResultVerdict = { ok: boolean; wouldBlock: boolean; result: unknown; violations: Violation[]; crossings: CrossingDraft[] };
+export type ResultVerdict = {
+  ok: boolean;
+  wouldBlock: boolean;
+  result: unknown;
+  violations: Violation[];
+  crossings: CrossingDraft[];
+};
 
 /** Everything the verdict depends on; all of it is data, so a replay from stored rows gives the same answer. */
-export type GuardContext = { datums: DatumRegistry; quality?: QualityTable; enforcement: Enforcement; history: History; context: string };
+export type GuardContext = {
+  datums: DatumRegistry;
+  quality?: QualityTable;
+  enforcement: Enforcement;
+  history: History;
+  context: string;
+};
 
 /** Checks one call's arguments against its declaration (null: an undeclared tool, passed through and recorded). */
-export function checkCall(tool: ToolDeclaration | null, toolName: string, args: Record<string, unknown>, ctx: GuardContext): CallVerdict {
+export function checkCall(
+  tool: ToolDeclaration | null,
+  toolName: string,
+  args: Record<string, unknown>,
+  ctx: GuardContext,
+): CallVerdict {
   if (!tool) {
-    return { ok: true, guarded: false, wouldBlock: false, args, violations: [], crossings: Object.entries(args).map(([p, v]) => passedCrossing("param", p, v)) };
+    return {
+      ok: true,
+      guarded: false,
+      wouldBlock: false,
+      args,
+      violations: [],
+      crossings: Object.entries(args).map(([p, v]) => passedCrossing("param", p, v)),
+    };
   }
   const bad = bindingProblem(tool, toolName, args);
   if (bad) {
@@ -64,8 +88,16 @@ export function checkCall(tool: ToolDeclaration | null, toolName: string, args: 
     // With no arguments at all, one row stands for the call so the violation can be found in history.
     const entries = Object.keys(args).length ? Object.entries(args) : [["(arguments)", args] as [string, unknown]];
     return {
-      ok: warn, guarded: true, wouldBlock: true, args: warn ? args : {}, violations: [v],
-      crossings: entries.map(([p, raw]) => ({ ...passedCrossing("param", p, raw), outcome: warn ? "warned" : "refused", violation: v.code })),
+      ok: warn,
+      guarded: true,
+      wouldBlock: true,
+      args: warn ? args : {},
+      violations: [v],
+      crossings: entries.map(([p, raw]) => ({
+        ...passedCrossing("param", p, raw),
+        outcome: warn ? "warned" : "refused",
+        violation: v.code,
+      })),
     };
   }
   const out: Record<string, unknown> = {};
@@ -81,22 +113,55 @@ export function checkCall(tool: ToolDeclaration | null, toolName: string, args: 
   }
   const blocked = violations.length > 0;
   const warn = ctx.enforcement === "warn";
-  return { ok: !blocked || warn, guarded: true, wouldBlock: blocked, args: blocked && !warn ? {} : out, violations, crossings };
+  return {
+    ok: !blocked || warn,
+    guarded: true,
+    wouldBlock: blocked,
+    args: blocked && !warn ? {} : out,
+    violations,
+    crossings,
+  };
 }
 
 /** Checks and labels one call's result against the tool's `returns` (no carry-over or sourced check on returns). */
 export function checkResult(tool: ToolDeclaration | null, result: unknown, ctx: GuardContext): ResultVerdict {
   const returns = tool?.returns ?? null;
-  if (!returns) return { ok: true, wouldBlock: false, result, violations: [], crossings: [passedCrossing("return", "return", result)] };
+  if (!returns)
+    return {
+      ok: true,
+      wouldBlock: false,
+      result,
+      violations: [],
+      crossings: [passedCrossing("return", "return", result)],
+    };
   const warn = ctx.enforcement === "warn";
   if (returns.kind === "single") {
     const c = checkValue(result, returns.decl, "return", "return", ctx, false);
     const blocked = c.violation !== null;
-    return { ok: !blocked || warn, wouldBlock: blocked, result: blocked && !warn ? null : c.answer, violations: c.violation ? [c.violation] : [], crossings: [c.crossing] };
+    return {
+      ok: !blocked || warn,
+      wouldBlock: blocked,
+      result: blocked && !warn ? null : c.answer,
+      violations: c.violation ? [c.violation] : [],
+      crossings: [c.crossing],
+    };
   }
   if (typeof result !== "object" || result === null || Array.isArray(result)) {
-    const v = toViolation(new UnitParseError(`${tool?.name} declares a mapping of return values (${Object.keys(returns.keys).join(", ")}), so it must return an object with those keys`), "return");
-    return { ok: warn, wouldBlock: true, result: warn ? result : null, violations: [v], crossings: [{ ...passedCrossing("return", "return", result), outcome: warn ? "warned" : "refused", violation: v.code }] };
+    const v = toViolation(
+      new UnitParseError(
+        `${tool?.name} declares a mapping of return values (${Object.keys(returns.keys).join(", ")}), so it must return an object with those keys`,
+      ),
+      "return",
+    );
+    return {
+      ok: warn,
+      wouldBlock: true,
+      result: warn ? result : null,
+      violations: [v],
+      crossings: [
+        { ...passedCrossing("return", "return", result), outcome: warn ? "warned" : "refused", violation: v.code },
+      ],
+    };
   }
   const obj = result as Record<string, unknown>;
   const labelled: Record<string, unknown> = {};
@@ -116,18 +181,35 @@ export function checkResult(tool: ToolDeclaration | null, result: unknown, ctx: 
     labelled[key] = c.answer;
   }
   const blocked = violations.length > 0;
-  return { ok: !blocked || warn, wouldBlock: blocked, result: blocked && !warn ? null : labelled, violations, crossings };
+  return {
+    ok: !blocked || warn,
+    wouldBlock: blocked,
+    result: blocked && !warn ? null : labelled,
+    violations,
+    crossings,
+  };
 }
 
 type Checked = { answer: unknown; crossing: CrossingDraft; violation: Violation | null };
 
-function checkValue(raw: unknown, decl: Declaration, field: string, direction: "param" | "return", ctx: GuardContext, inbound: boolean): Checked {
+function checkValue(
+  raw: unknown,
+  decl: Declaration,
+  field: string,
+  direction: "param" | "return",
+  ctx: GuardContext,
+  inbound: boolean,
+): Checked {
   const base = passedCrossing(direction, field, raw);
   if (decl.kind === "opaque") return { answer: raw, crossing: base, violation: null };
   if (decl.kind === "temporal") {
     try {
       const ts = parseTimestamp(raw, decl.tz as string);
-      return { answer: ts, crossing: { ...base, tz: ts.tz, outcome: ts.value === raw ? "ok" : "converted" }, violation: null };
+      return {
+        answer: ts,
+        crossing: { ...base, tz: ts.tz, outcome: ts.value === raw ? "ok" : "converted" },
+        violation: null,
+      };
     } catch (e) {
       return refused(e, field, base, ctx, raw);
     }
@@ -158,7 +240,11 @@ function refused(e: unknown, field: string, crossing: CrossingDraft, ctx: GuardC
   if (!(e instanceof QuantityError)) throw e;
   const v = toViolation(e, field);
   const warn = ctx.enforcement === "warn";
-  return { answer: warn ? warnAnswer : null, crossing: { ...crossing, outcome: warn ? "warned" : "refused", violation: v.code }, violation: v };
+  return {
+    answer: warn ? warnAnswer : null,
+    crossing: { ...crossing, outcome: warn ? "warned" : "refused", violation: v.code },
+    violation: v,
+  };
 }
 
 /** Turns a domain error into a violation, naming the field when the error did not. */
@@ -167,7 +253,11 @@ export function toViolation(e: QuantityError, field: string | null): Violation {
   return { code: e.code, param: e.field, message: e.message, repair: e.repair() };
 }
 
-function bindingProblem(tool: ToolDeclaration, toolName: string, args: Record<string, unknown>): InvalidArguments | null {
+function bindingProblem(
+  tool: ToolDeclaration,
+  toolName: string,
+  args: Record<string, unknown>,
+): InvalidArguments | null {
   const takes = Object.keys(tool.params);
   const unexpected = Object.keys(args).filter((k) => !Object.hasOwn(tool.params, k));
   const missing = takes.filter((p) => tool.params[p]!.required && args[p] === undefined);
@@ -176,7 +266,9 @@ function bindingProblem(tool: ToolDeclaration, toolName: string, args: Record<st
     ...unexpected.map((k) => `got an unexpected argument '${k}'`),
     ...missing.map((k) => `missing a required argument '${k}'`),
   ].join(", ");
-  return new InvalidArguments(`${toolName} does not accept these arguments (${why}); it takes ${takes.length ? takes.join(", ") : "no arguments"}`);
+  return new InvalidArguments(
+    `${toolName} does not accept these arguments (${why}); it takes ${takes.length ? takes.join(", ") : "no arguments"}`,
+  );
 }
 
 function quantityColumns(q: Quantity): Partial<CrossingDraft> {
@@ -187,15 +279,31 @@ function quantityColumns(q: Quantity): Partial<CrossingDraft> {
     valueSi: scalar ? toSI(q.value as number, q.unit) : null,
     dimension: dimensionKey(q.unit),
     isSeries: !scalar,
-    datum: q.datum, crs: q.crs, quality: q.quality, source: q.source,
+    datum: q.datum,
+    crs: q.crs,
+    quality: q.quality,
+    source: q.source,
   };
 }
 
 /** A crossing that was not checked: the raw value kept, and a quantity's columns filled when it states its own unit. */
 function passedCrossing(direction: "param" | "return", param: string, raw: unknown): CrossingDraft {
   const row: CrossingDraft = {
-    direction, param, raw: JSON.stringify(raw ?? null), value: null, unit: null, valueSi: null, dimension: null, isSeries: false,
-    datum: null, crs: null, tz: null, quality: null, source: null, outcome: "passed", violation: null,
+    direction,
+    param,
+    raw: JSON.stringify(raw ?? null),
+    value: null,
+    unit: null,
+    valueSi: null,
+    dimension: null,
+    isSeries: false,
+    datum: null,
+    crs: null,
+    tz: null,
+    quality: null,
+    source: null,
+    outcome: "passed",
+    violation: null,
   };
   if (typeof raw === "number" && Number.isFinite(raw)) return { ...row, value: raw };
   const q = selfDescribed(raw);

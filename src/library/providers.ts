@@ -15,7 +15,12 @@ export type ToolOutcome = ToolSuccess | ToolError;
 export type ToolSuccess = { isError: false; result: unknown };
 
 /** A refused or failed run: the repair text a model reads, the violation code and the parameter (or null). */
-export type ToolError = { isError: true; content: [{ type: "text"; text: string }]; code: string | null; field: string | null };
+export type ToolError = {
+  isError: true;
+  content: [{ type: "text"; text: string }];
+  code: string | null;
+  field: string | null;
+};
 
 /** A flavour outside mcp, openai and anthropic. */
 export class FlavourError extends Error {
@@ -31,8 +36,8 @@ export class ToolCallShapeError extends Error {
   readonly code = "unknown_tool_call";
   constructor() {
     super(
-      "cannot read this tool call: expected an OpenAI tool call {id, type: \"function\", function: {name, arguments}}, a Responses API item " +
-        "{type: \"function_call\", call_id, name, arguments}, an Anthropic block {type: \"tool_use\", id, name, input}, " +
+      'cannot read this tool call: expected an OpenAI tool call {id, type: "function", function: {name, arguments}}, a Responses API item ' +
+        '{type: "function_call", call_id, name, arguments}, an Anthropic block {type: "tool_use", id, name, input}, ' +
         "or MCP tools/call params {name, arguments} (alone or in a JSON-RPC request)",
     );
     this.name = "ToolCallShapeError";
@@ -46,7 +51,7 @@ export function checkFlavour(flavour: unknown): Flavour {
 }
 
 function quote(v: unknown): string {
-  return typeof v === "string" ? `'${v}'` : JSON.stringify(v) ?? String(v);
+  return typeof v === "string" ? `'${v}'` : (JSON.stringify(v) ?? String(v));
 }
 
 const Args = z.union([z.string(), z.record(z.string(), z.unknown())]);
@@ -56,31 +61,54 @@ const McpParams = z.object({ name: z.string(), arguments: z.record(z.string(), z
 const SHAPES: readonly { format: ToolCallFormat; read: (v: unknown) => Omit<ToolCall, "format"> | null }[] = [
   {
     format: "mcp_jsonrpc",
-    read: parsed(z.object({ jsonrpc: z.literal("2.0"), id: z.union([z.string(), z.number()]), method: z.literal("tools/call"), params: McpParams }),
-      (c) => ({ id: c.id, name: c.params.name, arguments: c.params.arguments ?? {} })),
+    read: parsed(
+      z.object({
+        jsonrpc: z.literal("2.0"),
+        id: z.union([z.string(), z.number()]),
+        method: z.literal("tools/call"),
+        params: McpParams,
+      }),
+      (c) => ({ id: c.id, name: c.params.name, arguments: c.params.arguments ?? {} }),
+    ),
   },
   {
     format: "openai",
-    read: parsed(z.object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: Args }) }),
-      (c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+    read: parsed(
+      z.object({
+        id: z.string(),
+        type: z.literal("function"),
+        function: z.object({ name: z.string(), arguments: Args }),
+      }),
+      (c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }),
+    ),
   },
   {
     format: "openai_responses",
-    read: parsed(z.object({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: Args }),
-      (c) => ({ id: c.call_id, name: c.name, arguments: c.arguments })),
+    read: parsed(
+      z.object({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: Args }),
+      (c) => ({ id: c.call_id, name: c.name, arguments: c.arguments }),
+    ),
   },
   {
     format: "anthropic",
-    read: parsed(z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
-      (c) => ({ id: c.id, name: c.name, arguments: c.input ?? {} })),
+    read: parsed(
+      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
+      (c) => ({ id: c.id, name: c.name, arguments: c.input ?? {} }),
+    ),
   },
   {
     format: "mcp",
-    read: (v) => (typeof v === "object" && v !== null && !("type" in v) && !("method" in v) ? parsed(McpParams, (c) => ({ id: null, name: c.name, arguments: c.arguments ?? {} }))(v) : null),
+    read: (v) =>
+      typeof v === "object" && v !== null && !("type" in v) && !("method" in v)
+        ? parsed(McpParams, (c) => ({ id: null, name: c.name, arguments: c.arguments ?? {} }))(v)
+        : null,
   },
 ];
 
-function parsed<S extends z.ZodType>(schema: S, pick: (c: z.infer<S>) => Omit<ToolCall, "format">): (v: unknown) => Omit<ToolCall, "format"> | null {
+function parsed<S extends z.ZodType>(
+  schema: S,
+  pick: (c: z.infer<S>) => Omit<ToolCall, "format">,
+): (v: unknown) => Omit<ToolCall, "format"> | null {
   return (v) => {
     const r = schema.safeParse(v);
     return r.success ? pick(r.data) : null;
@@ -111,12 +139,20 @@ function mcpResult(o: ToolOutcome): Record<string, unknown> {
 const WRAP: Record<ToolCallFormat, (id: ToolCall["id"], o: ToolOutcome) => Record<string, unknown>> = {
   openai: (id, o) => ({ role: "tool", tool_call_id: id, content: outcomeText(o) }),
   openai_responses: (id, o) => ({ type: "function_call_output", call_id: id, output: outcomeText(o) }),
-  anthropic: (id, o) => ({ type: "tool_result", tool_use_id: id, content: [{ type: "text", text: outcomeText(o) }], is_error: o.isError }),
+  anthropic: (id, o) => ({
+    type: "tool_result",
+    tool_use_id: id,
+    content: [{ type: "text", text: outcomeText(o) }],
+    is_error: o.isError,
+  }),
   mcp: (_id, o) => mcpResult(o),
   mcp_jsonrpc: (id, o) => ({ jsonrpc: "2.0", id, result: mcpResult(o) }),
 };
 
 /** Wraps an outcome in the result message of the call's own provider. */
-export function toolResultMessage(call: Pick<ToolCall, "format" | "id">, outcome: ToolOutcome): Record<string, unknown> {
+export function toolResultMessage(
+  call: Pick<ToolCall, "format" | "id">,
+  outcome: ToolOutcome,
+): Record<string, unknown> {
   return WRAP[call.format](call.id, outcome);
 }

@@ -64,7 +64,13 @@ export interface Session {
 export type ToolFacts = { declaration: ToolDeclaration; input: ToolDeclarationInput; datums: DatumRegistry };
 
 /** The verdict on a call as a session answers it. */
-export type CallOutcome = { callId: string; ok: boolean; wouldBlock: boolean; args: Record<string, unknown>; violations: Violation[] };
+export type CallOutcome = {
+  callId: string;
+  ok: boolean;
+  wouldBlock: boolean;
+  args: Record<string, unknown>;
+  violations: Violation[];
+};
 
 /** The verdict on a result as a session answers it. */
 export type ResultOutcome = { ok: boolean; wouldBlock: boolean; result: unknown; violations: Violation[] };
@@ -80,7 +86,11 @@ interface Backend {
 
 /** The session implementation; guarded tools call `guardCall` and `guardResult` on the active one. */
 export class ActiveSession implements Session {
-  constructor(readonly context: string, readonly enforcement: Enforcement, private readonly backend: Backend) {}
+  constructor(
+    readonly context: string,
+    readonly enforcement: Enforcement,
+    private readonly backend: Backend,
+  ) {}
 
   get id(): string {
     return this.backend.id;
@@ -95,7 +105,9 @@ export class ActiveSession implements Session {
   }
 
   get violations(): SessionViolation[] {
-    return this.calls.flatMap((c) => [...c.violations, ...c.resultViolations].map((v) => ({ ...v, callId: c.id, tool: c.tool })));
+    return this.calls.flatMap((c) =>
+      [...c.violations, ...c.resultViolations].map((v) => ({ ...v, callId: c.id, tool: c.tool })),
+    );
   }
 
   report(): EnforcementReport {
@@ -123,13 +135,27 @@ class MemoryBackend implements Backend {
   constructor(private readonly o: { context: string; enforcement: Enforcement; datums?: DatumRegistry }) {}
 
   private ctx(tool: ToolFacts) {
-    return { datums: this.o.datums ?? tool.datums, enforcement: this.o.enforcement, history: this.history, context: this.o.context };
+    return {
+      datums: this.o.datums ?? tool.datums,
+      enforcement: this.o.enforcement,
+      history: this.history,
+      context: this.o.context,
+    };
   }
 
   call(tool: ToolFacts, args: Record<string, unknown>): CallOutcome {
     const name = tool.declaration.name;
     const v = checkCall(tool.declaration, name, args, this.ctx(tool));
-    const call: RecordedCall = { id: newId(), seq: this.recorded.length + 1, tool: name, args: asStored(args), ok: v.ok, violations: v.violations, result: null, resultViolations: [] };
+    const call: RecordedCall = {
+      id: newId(),
+      seq: this.recorded.length + 1,
+      tool: name,
+      args: asStored(args),
+      ok: v.ok,
+      violations: v.violations,
+      result: null,
+      resultViolations: [],
+    };
     this.recorded.push(call);
     return { callId: call.id, ok: v.ok, wouldBlock: v.wouldBlock, args: v.args, violations: v.violations };
   }
@@ -146,10 +172,26 @@ class MemoryBackend implements Backend {
 
   /** Keeps an output usable as a source, by the same rule as the store: a scalar return with a unit, not refused. */
   private remember(call: RecordedCall, c: CrossingDraft): void {
-    if (c.direction !== "return" || c.value === null || c.unit === null || c.valueSi === null || c.dimension === null || c.outcome === "refused") return;
+    if (
+      c.direction !== "return" ||
+      c.value === null ||
+      c.unit === null ||
+      c.valueSi === null ||
+      c.dimension === null ||
+      c.outcome === "refused"
+    )
+      return;
     this.history.push({
-      callId: call.id, seq: call.seq, tool: call.tool, field: c.param, value: c.value, unit: c.unit,
-      valueSi: c.valueSi, dimension: c.dimension, datum: c.datum, quality: c.quality,
+      callId: call.id,
+      seq: call.seq,
+      tool: call.tool,
+      field: c.param,
+      value: c.value,
+      unit: c.unit,
+      valueSi: c.valueSi,
+      dimension: c.dimension,
+      datum: c.datum,
+      quality: c.quality,
     });
   }
 
@@ -159,7 +201,13 @@ class MemoryBackend implements Backend {
 
   report(): EnforcementReport {
     const violations = this.recorded.flatMap((c) =>
-      [...c.violations, ...c.resultViolations].map((v) => ({ callId: c.id, tool: c.tool, param: v.param, code: v.code, message: v.message })),
+      [...c.violations, ...c.resultViolations].map((v) => ({
+        callId: c.id,
+        tool: c.tool,
+        param: v.param,
+        code: v.code,
+        message: v.message,
+      })),
     );
     return enforcementReport(this.recorded.length, violations, this.o.enforcement);
   }
@@ -176,7 +224,11 @@ function asStored(v: unknown): unknown {
 
 /** Calls recorded through the store's Ledger, exactly as `POST /v1/sessions/{id}/calls` records them. */
 class StoreBackend implements Backend {
-  constructor(private readonly ledger: Ledger, readonly teamId: string, readonly id: string) {}
+  constructor(
+    private readonly ledger: Ledger,
+    readonly teamId: string,
+    readonly id: string,
+  ) {}
 
   call(tool: ToolFacts, args: Record<string, unknown>): CallOutcome {
     // Declared first so the stored call names the declaration version it was checked against; an unchanged declaration is not a new version.
@@ -192,8 +244,14 @@ class StoreBackend implements Backend {
 
   calls(): RecordedCall[] {
     return this.ledger.sessions.calls(this.teamId, this.id).map((c) => ({
-      id: c.id, seq: c.seq, tool: c.tool, args: c.argsRaw, ok: c.ok, violations: c.violations,
-      result: c.resultRaw, resultViolations: c.resultViolations ?? [],
+      id: c.id,
+      seq: c.seq,
+      tool: c.tool,
+      args: c.argsRaw,
+      ok: c.ok,
+      violations: c.violations,
+      result: c.resultRaw,
+      resultViolations: c.resultViolations ?? [],
     }));
   }
 
@@ -209,7 +267,8 @@ export function openSession(options: SessionOptions = {}): Session {
   if (enforcement !== "enforce" && enforcement !== "warn") {
     throw new Error(`enforcement must be "enforce" or "warn", received ${JSON.stringify(enforcement)}`);
   }
-  if (!options.ledger) return new ActiveSession(context, enforcement, new MemoryBackend({ context, enforcement, datums: options.datums }));
+  if (!options.ledger)
+    return new ActiveSession(context, enforcement, new MemoryBackend({ context, enforcement, datums: options.datums }));
   const { store, clock = systemClock } = options.ledger;
   const teamId = options.ledger.teamId ?? ensureDefaultTeam(store.db);
   const ledger = ledgerFor(store, clock);

@@ -1,12 +1,29 @@
 // quantityTool: a function wrapped so its body receives quantities in the declared units, checked and recorded in the active session.
-import { type Declaration, type DeclarationInput, type ToolDeclaration, type ToolDeclarationInput, compileTool } from "../guard/declaration.js";
+import {
+  type Declaration,
+  type DeclarationInput,
+  type ToolDeclaration,
+  type ToolDeclarationInput,
+  compileTool,
+} from "../guard/declaration.js";
 import { type Flavour, toolDefinition } from "../guard/schema.js";
 import { type GuardContext, type Violation, checkCall, checkResult } from "../guard/verdict.js";
 import { MemoryHistory } from "../provenance/history.js";
 import { DatumRegistry } from "../quantity/datums.js";
 import {
-  CRSMismatch, DatumConversionUnavailable, DatumMismatch, DimensionalityError, InvalidArguments, MissingUnit, QualityViolation,
-  QuantityError, TimezoneError, UnconvertedCarryOver, UnitParseError, UnsourcedInput, type ViolationCode,
+  CRSMismatch,
+  DatumConversionUnavailable,
+  DatumMismatch,
+  DimensionalityError,
+  InvalidArguments,
+  MissingUnit,
+  QualityViolation,
+  QuantityError,
+  TimezoneError,
+  UnconvertedCarryOver,
+  UnitParseError,
+  UnsourcedInput,
+  type ViolationCode,
 } from "../quantity/errors.js";
 import { Quantity } from "../quantity/quantity.js";
 import type { ZonedTimestamp } from "../quantity/time.js";
@@ -17,18 +34,32 @@ import { type ActiveSession, type ToolFacts, activeSession } from "./session.js"
 export type ParamDeclaration = string | DeclarationInput;
 
 /** What the body receives for one declared parameter: a Quantity for a unit, `{value, tz}` for a timestamp, the raw value otherwise. */
-export type ArgOf<D> = D extends string ? Quantity : D extends { unit: string } ? Quantity : D extends { tz: string } ? ZonedTimestamp : unknown;
+export type ArgOf<D> = D extends string
+  ? Quantity
+  : D extends { unit: string }
+    ? Quantity
+    : D extends { tz: string }
+      ? ZonedTimestamp
+      : unknown;
 
 /** The body's argument object: every declared parameter, in its declared unit. */
-export type BodyArgs<P> = { -readonly [K in keyof P]: ArgOf<P[K]> | (P[K] extends { required: false } ? undefined : never) };
+export type BodyArgs<P> = {
+  -readonly [K in keyof P]: ArgOf<P[K]> | (P[K] extends { required: false } ? undefined : never);
+};
 
 /** The arguments a caller sends: any accepted input shape per parameter; those declared `required: false` may be left out. */
-export type CallArgs<P> =
-  & { -readonly [K in keyof P as P[K] extends { required: false } ? never : K]: unknown }
-  & { -readonly [K in keyof P as P[K] extends { required: false } ? K : never]?: unknown };
+export type CallArgs<P> = { -readonly [K in keyof P as P[K] extends { required: false } ? never : K]: unknown } & {
+  -readonly [K in keyof P as P[K] extends { required: false } ? K : never]?: unknown;
+};
 
 /** What `.call` answers: the result labelled per `returns` (a Quantity for a unit), or the body's own value when nothing is declared. */
-export type ResultOf<R, B> = [R] extends [undefined] ? Awaited<B> : R extends string | { unit: string } ? Quantity : R extends { tz: string } ? ZonedTimestamp : unknown;
+export type ResultOf<R, B> = [R] extends [undefined]
+  ? Awaited<B>
+  : R extends string | { unit: string }
+    ? Quantity
+    : R extends { tz: string }
+      ? ZonedTimestamp
+      : unknown;
 
 /** The declaration of a tool, as `quantityTool` takes it. */
 export type ToolSpec<P, R> = {
@@ -77,7 +108,9 @@ const ERRORS: Record<ViolationCode, new (message: string, o: { field?: string | 
   unsourced_input: UnsourcedInput,
   invalid_arguments: InvalidArguments,
   tool_failed: class ToolFailed extends QuantityError {
-    constructor(message: string, o: { field?: string | null }) { super("tool_failed", message, o); }
+    constructor(message: string, o: { field?: string | null }) {
+      super("tool_failed", message, o);
+    }
   },
 };
 
@@ -90,10 +123,11 @@ function errorOf(v: Violation): QuantityError {
  * Wraps `fn` as a guarded tool: arguments in any accepted shape are converted into the declared units before the body runs.
  * @example const runoff = quantityTool({ params: { discharge: "m**3/s", area: "km**2" }, returns: "mm/day" }, ({ discharge, area }) => discharge.div(area));
  */
-export function quantityTool<const P extends Record<string, ParamDeclaration>, const R extends Returns | undefined = undefined, B = unknown>(
-  spec: ToolSpec<P, R>,
-  fn: (args: BodyArgs<P>) => B | Promise<B>,
-): GuardedTool<P, R, B> {
+export function quantityTool<
+  const P extends Record<string, ParamDeclaration>,
+  const R extends Returns | undefined = undefined,
+  B = unknown,
+>(spec: ToolSpec<P, R>, fn: (args: BodyArgs<P>) => B | Promise<B>): GuardedTool<P, R, B> {
   const name = spec.name ?? fn.name;
   const input: ToolDeclarationInput = { params: { ...spec.params } };
   if (spec.description !== undefined) input.description = spec.description;
@@ -141,10 +175,14 @@ export function quantityTool<const P extends Record<string, ParamDeclaration>, c
     },
     async invoke(payload) {
       if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
-        return toolError(errorOf({
-          code: "invalid_arguments", param: null, repair: "",
-          message: `${name} takes an object of named arguments (${Object.keys(declaration.params).join(", ") || "none"}), received ${describe(payload)}`,
-        }));
+        return toolError(
+          errorOf({
+            code: "invalid_arguments",
+            param: null,
+            repair: "",
+            message: `${name} takes an object of named arguments (${Object.keys(declaration.params).join(", ") || "none"}), received ${describe(payload)}`,
+          }),
+        );
       }
       try {
         const out = await run(payload as Record<string, unknown>);
@@ -154,7 +192,12 @@ export function quantityTool<const P extends Record<string, ParamDeclaration>, c
         // A domain error raised by the body's own arithmetic (a datum mismatch, say) is still a refusal the model can act on.
         if (e instanceof QuantityError) return toolError(e);
         const err = e instanceof Error ? e : new Error(String(e));
-        return { isError: true, content: [{ type: "text", text: `${err.name}: ${err.message}` }], code: "tool_failed", field: null };
+        return {
+          isError: true,
+          content: [{ type: "text", text: `${err.name}: ${err.message}` }],
+          code: "tool_failed",
+          field: null,
+        };
       }
     },
     definition(flavour) {
@@ -200,5 +243,7 @@ function serialise(v: unknown): unknown {
 function describe(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
-  return typeof v === "string" ? `the string ${JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v)}` : `a ${typeof v}`;
+  return typeof v === "string"
+    ? `the string ${JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v)}`
+    : `a ${typeof v}`;
 }

@@ -22,7 +22,8 @@ export interface Toolbox {
 export function toolbox(tools: readonly AnyGuardedTool[]): Toolbox {
   const byName = new Map<string, AnyGuardedTool>();
   for (const t of tools) {
-    if (byName.has(t.name)) throw new Error(`two tools are named '${t.name}'; a toolbox dispatches by name, so each name must be unique`);
+    if (byName.has(t.name))
+      throw new Error(`two tools are named '${t.name}'; a toolbox dispatches by name, so each name must be unique`);
     byName.set(t.name, t);
   }
 
@@ -30,7 +31,14 @@ export function toolbox(tools: readonly AnyGuardedTool[]): Toolbox {
     const tool = byName.get(name);
     if (!tool) {
       const known = [...byName.keys()];
-      return { isError: true, content: [{ type: "text", text: `no tool named ${name}; the tools are ${known.length ? known.join(", ") : "none"}` }], code: null, field: null };
+      return {
+        isError: true,
+        content: [
+          { type: "text", text: `no tool named ${name}; the tools are ${known.length ? known.join(", ") : "none"}` },
+        ],
+        code: null,
+        field: null,
+      };
     }
     return tool.invoke(args);
   }
@@ -61,9 +69,11 @@ export function toolbox(tools: readonly AnyGuardedTool[]): Toolbox {
       const shown = call.arguments.length > 80 ? `${call.arguments.slice(0, 77)}...` : call.arguments;
       const params = Object.keys(byName.get(call.name)!.declaration.params);
       const example = `{${params.map((p) => `"${p}": ...`).join(", ")}}`;
-      return toolError(new InvalidArguments(
-        `the arguments of ${call.name} are not valid JSON: received ${JSON.stringify(shown)}; send one JSON object of named arguments, such as ${example}`,
-      ));
+      return toolError(
+        new InvalidArguments(
+          `the arguments of ${call.name} are not valid JSON: received ${JSON.stringify(shown)}; send one JSON object of named arguments, such as ${example}`,
+        ),
+      );
     }
     return invoke(call.name, args);
   }

@@ -6,9 +6,18 @@ import { openDb, type LedgerDb } from "../store/db.js";
 import { ledgerFor, type Ledger } from "../store/ledger.js";
 import { ensureDefaultTeam } from "../store/teams.js";
 
-const ViolationSchema = z.object({ code: z.string(), param: z.string().nullable(), message: z.string(), repair: z.string() });
+const ViolationSchema = z.object({
+  code: z.string(),
+  param: z.string().nullable(),
+  message: z.string(),
+  repair: z.string(),
+});
 const CallAnswerSchema = z.object({
-  call_id: z.string(), ok: z.boolean(), guarded: z.boolean(), args: z.record(z.string(), z.unknown()), violations: z.array(ViolationSchema),
+  call_id: z.string(),
+  ok: z.boolean(),
+  guarded: z.boolean(),
+  args: z.record(z.string(), z.unknown()),
+  violations: z.array(ViolationSchema),
 });
 const ResultAnswerSchema = z.object({ ok: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) });
 const DeclaredSchema = z.object({ version: z.number().int() });
@@ -56,7 +65,12 @@ export class LocalLedger implements ProxyLedger {
     }
   }
 
-  constructor(readonly store: LedgerDb, readonly teamId: string, private readonly clock: Clock = systemClock, private readonly ownsStore = false) {
+  constructor(
+    readonly store: LedgerDb,
+    readonly teamId: string,
+    private readonly clock: Clock = systemClock,
+    private readonly ownsStore = false,
+  ) {
     this.ledger = ledgerFor(store, clock);
     this.where = `database ${store.file}`;
   }
@@ -87,7 +101,11 @@ export class LocalLedger implements ProxyLedger {
 /** A request to a remote ledger failed; the message names the route, the status and the service's own error. */
 export class LedgerHttpError extends Error {
   readonly code = "ledger_unavailable";
-  constructor(message: string, readonly status: number | null, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = "LedgerHttpError";
   }
@@ -100,7 +118,12 @@ export class RemoteLedger implements ProxyLedger {
   readonly where: string;
   private readonly base: string;
 
-  constructor(baseUrl: string, private readonly token: string, private readonly fetchImpl: FetchLike = fetch, private readonly timeoutMs = 30_000) {
+  constructor(
+    baseUrl: string,
+    private readonly token: string,
+    private readonly fetchImpl: FetchLike = fetch,
+    private readonly timeoutMs = 30_000,
+  ) {
     this.base = baseUrl.replace(/\/+$/, "");
     this.where = this.base;
   }
@@ -114,7 +137,9 @@ export class RemoteLedger implements ProxyLedger {
   }
 
   async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
-    return CallAnswerSchema.parse(await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }));
+    return CallAnswerSchema.parse(
+      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }),
+    );
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
@@ -130,7 +155,11 @@ export class RemoteLedger implements ProxyLedger {
     try {
       res = await this.fetchImpl(`${this.base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", accept: "application/json" },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -1,7 +1,13 @@
 // The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
 import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger-client.js";
@@ -44,7 +50,11 @@ export class GuardedProxy {
     this.annotations = options.annotations;
     this.ledger = options.ledger;
     this.log = options.log ?? (() => undefined);
-    this.upstream = new Upstream(options.upstream, { onTools: (tools) => this.declare(tools), log: this.log, timeoutMs: options.timeoutMs });
+    this.upstream = new Upstream(options.upstream, {
+      onTools: (tools) => this.declare(tools),
+      log: this.log,
+      timeoutMs: options.timeoutMs,
+    });
   }
 
   /** Starts the upstream and declares the annotated tools; fails when either cannot be done. */
@@ -83,7 +93,9 @@ export class GuardedProxy {
     };
     server.onclose = () => this.servers.delete(server);
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (req) => this.callTool(req.params.name, req.params.arguments ?? {}, sessionId));
+    server.setRequestHandler(CallToolRequestSchema, (req) =>
+      this.callTool(req.params.name, req.params.arguments ?? {}, sessionId),
+    );
     await server.connect(transport);
     this.servers.add(server);
     return server;
@@ -116,7 +128,11 @@ export class GuardedProxy {
     }
   }
 
-  private async callTool(name: string, args: Record<string, unknown>, sessionId: () => Promise<string>): Promise<CallToolResult> {
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    sessionId: () => Promise<string>,
+  ): Promise<CallToolResult> {
     const annotation = this.annotations.get(name);
     if (!annotation) return this.forward(name, args);
     try {
@@ -131,10 +147,15 @@ export class GuardedProxy {
       session = await sessionId();
       verdict = await this.ledger.call(session, this.ledgerName(name), args);
     } catch (e) {
-      return toolError(`the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`);
+      return toolError(
+        `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
+      );
     }
     if (!verdict.ok) return toolError(verdict.violations.map((v) => v.repair).join("\n"));
-    if (!verdict.guarded) return toolError(`the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`);
+    if (!verdict.guarded)
+      return toolError(
+        `the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`,
+      );
     let forwarded: Record<string, unknown>;
     try {
       forwarded = forwardedArgs(args, verdict.args, annotation.compiled);
@@ -142,13 +163,20 @@ export class GuardedProxy {
       if (!(e instanceof DeclarationDrift)) throw e;
       // Declaring again makes the next call use the annotation; this one is not sent.
       await this.upstream.listTools().catch(() => undefined);
-      return toolError(`${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`);
+      return toolError(
+        `${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`,
+      );
     }
     const result = await this.forward(name, forwarded);
     return result.isError ? result : this.labelResult(annotation, session, verdict.call_id, result);
   }
 
-  private async labelResult(annotation: ToolAnnotation, session: string, callId: string, result: CallToolResult): Promise<CallToolResult> {
+  private async labelResult(
+    annotation: ToolAnnotation,
+    session: string,
+    callId: string,
+    result: CallToolResult,
+  ): Promise<CallToolResult> {
     const returns = labelling(annotation.compiled);
     if (!returns) return result;
     const read = readResult(result, returns);
@@ -156,7 +184,9 @@ export class GuardedProxy {
     try {
       answer = await this.ledger.result(session, callId, read.value);
     } catch (e) {
-      return toolError(`${annotation.name} answered, but the ledger (${this.ledger.where}) could not record the result, so it is not passed on: ${errorText(e)}`);
+      return toolError(
+        `${annotation.name} answered, but the ledger (${this.ledger.where}) could not record the result, so it is not passed on: ${errorText(e)}`,
+      );
     }
     if (!answer.ok) {
       return toolError(
@@ -174,7 +204,9 @@ export class GuardedProxy {
     } catch (e) {
       if (e instanceof UpstreamExited || e instanceof UpstreamUnavailable) {
         this.log(e.message);
-        return toolError(e instanceof UpstreamExited ? e.message : `${e.message}; the call to ${name} was not completed`);
+        return toolError(
+          e instanceof UpstreamExited ? e.message : `${e.message}; the call to ${name} was not completed`,
+        );
       }
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return toolError(`the upstream server did not answer ${name} in time; the call may or may not have completed`);

@@ -76,11 +76,15 @@ export function forwardedArgs(args: Json, checked: Json, tool: ToolDeclaration):
   for (const [param, decl] of Object.entries(tool.params)) {
     if (decl.kind === "opaque" || !(param in checked)) continue;
     const v = checked[param];
-    if (!isObject(v) || !("value" in v)) throw new DeclarationDrift(`the ledger answered ${param} without a value (${JSON.stringify(v)})`);
+    if (!isObject(v) || !("value" in v))
+      throw new DeclarationDrift(`the ledger answered ${param} without a value (${JSON.stringify(v)})`);
     // Another client may have re-declared this tool name in the same team; never forward a magnitude in a unit the upstream does not expect.
     const got = decl.kind === "physical" ? v.unit : v.tz;
     const want = decl.kind === "physical" ? decl.unit : decl.tz;
-    if (got !== want) throw new DeclarationDrift(`the ledger checked ${param} as ${String(got)}, but the annotation declares ${String(want)}`);
+    if (got !== want)
+      throw new DeclarationDrift(
+        `the ledger checked ${param} as ${String(got)}, but the annotation declares ${String(want)}`,
+      );
     out[param] = v.value;
   }
   return out;

@@ -37,7 +37,9 @@ export function advertisedTool(tool: RawTool, annotation: ToolAnnotation | undef
   input.properties = properties;
   out.inputSchema = input;
   const returns = labelling(decl);
-  if (returns) out.outputSchema = returns.kind === "single" ? withoutEmptyDescription(resultSchema(returns.decl)) : mappingSchema(returns.keys);
+  if (returns)
+    out.outputSchema =
+      returns.kind === "single" ? withoutEmptyDescription(resultSchema(returns.decl)) : mappingSchema(returns.keys);
   return out;
 }
 
@@ -51,7 +53,10 @@ function propertySchema(d: Declaration, server: Json): Json {
 }
 
 function mappingSchema(keys: Record<string, Declaration>): Json {
-  return { type: "object", properties: Object.fromEntries(Object.entries(keys).map(([k, d]) => [k, withoutEmptyDescription(resultSchema(d))])) };
+  return {
+    type: "object",
+    properties: Object.fromEntries(Object.entries(keys).map(([k, d]) => [k, withoutEmptyDescription(resultSchema(d))])),
+  };
 }
 
 function withoutEmptyDescription(schema: Json): Json {
@@ -64,7 +69,9 @@ function withoutEmptyDescription(schema: Json): Json {
 function describeReturns(decl: ToolDeclaration, description: string): string {
   const returns = decl.returns;
   if (returns?.kind !== "mapping") return describeTool({ ...decl, description });
-  const parts = Object.entries(returns.keys).filter(([, d]) => d.unit).map(([k, d]) => `${k} in ${d.unit}${d.datum ? ` on ${d.datum}` : ""}`);
+  const parts = Object.entries(returns.keys)
+    .filter(([, d]) => d.unit)
+    .map(([k, d]) => `${k} in ${d.unit}${d.datum ? ` on ${d.datum}` : ""}`);
   if (!parts.length) return description;
   const note = `Returns ${parts.join(", ")}.`;
   return description.includes(note) ? description : `${description} ${note}`.trim();
@@ -78,7 +85,9 @@ function describeReturns(decl: ToolDeclaration, description: string): string {
 export function ledgerDeclaration(annotation: ToolAnnotation, tool: RawTool | undefined): ToolDeclarationInput {
   const schema = isObject(tool?.inputSchema) ? tool.inputSchema : {};
   const upstreamProps = isObject(schema.properties) ? Object.keys(schema.properties) : [];
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : [],
+  );
   const params: Record<string, DeclarationInput> = {};
   for (const p of upstreamProps) params[p] = required.has(p) ? {} : { required: false };
   for (const [p, d] of Object.entries(annotation.input.params)) {

@@ -57,7 +57,8 @@ export class ChildStdioTransport implements Transport {
 
   /** Spawns the child; rejects when it cannot be started (ENOENT, EACCES). */
   start(): Promise<void> {
-    if (this.child || this.status) throw new Error("this upstream transport was already started; make a new one to respawn");
+    if (this.child || this.status)
+      throw new Error("this upstream transport was already started; make a new one to respawn");
     return new Promise((resolve, reject) => {
       let spawned = false;
       const child = spawn(this.spec.command, [...this.spec.args], {

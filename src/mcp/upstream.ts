@@ -6,7 +6,13 @@ import { VERSION } from "../version.js";
 import { ChildStdioTransport, describeExit, type ExitStatus, type UpstreamCommand } from "./upstream-transport.js";
 
 /** A tool as the upstream lists it, every key kept (the SDK's own Tool schema would drop unknown ones). */
-export type RawTool = { name: string; description?: string; inputSchema?: Record<string, unknown>; outputSchema?: Record<string, unknown>; [key: string]: unknown };
+export type RawTool = {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  [key: string]: unknown;
+};
 
 const RawToolListSchema = z.looseObject({
   tools: z.array(z.looseObject({ name: z.string() })),
@@ -19,7 +25,10 @@ const MAX_PAGES = 100;
 /** The upstream exited while a request was in flight. */
 export class UpstreamExited extends Error {
   readonly code = "upstream_exited";
-  constructor(readonly tool: string, readonly exit: ExitStatus) {
+  constructor(
+    readonly tool: string,
+    readonly exit: ExitStatus,
+  ) {
     super(`the upstream server exited while running ${tool} (${describeExit(exit)}); the call was not completed`);
     this.name = "UpstreamExited";
   }
@@ -48,7 +57,10 @@ export class Upstream {
   private current: { transport: ChildStdioTransport; ready: Promise<Connection> } | null = null;
   private closed = false;
 
-  constructor(readonly command: UpstreamCommand, private readonly options: UpstreamOptions = {}) {}
+  constructor(
+    readonly command: UpstreamCommand,
+    private readonly options: UpstreamOptions = {},
+  ) {}
 
   /** The command line, for labels and messages. */
   get commandLine(): string {
@@ -83,7 +95,9 @@ export class Upstream {
   async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const conn = await this.connection();
     return this.guard(conn, name, () =>
-      conn.client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, { timeout: this.options.timeoutMs }),
+      conn.client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
+        timeout: this.options.timeoutMs,
+      }),
     );
   }
 
@@ -92,7 +106,11 @@ export class Upstream {
     this.closed = true;
     const cur = this.current;
     this.current = null;
-    if (cur) await cur.ready.then((c) => c.client.close(), () => cur.transport.close());
+    if (cur)
+      await cur.ready.then(
+        (c) => c.client.close(),
+        () => cur.transport.close(),
+      );
   }
 
   private async guard<T>(conn: Connection, what: string, run: () => Promise<T>): Promise<T> {
@@ -108,7 +126,8 @@ export class Upstream {
   private connection(): Promise<Connection> {
     if (this.closed) return Promise.reject(new UpstreamUnavailable("the proxy is shutting down"));
     if (this.current && this.current.transport.exit === null) return this.current.ready;
-    if (this.current) this.options.log?.(`upstream exited (${describeExit(this.current.transport.exit!)}); starting it again`);
+    if (this.current)
+      this.options.log?.(`upstream exited (${describeExit(this.current.transport.exit!)}); starting it again`);
     const transport = new ChildStdioTransport(this.command);
     const entry = { transport, ready: this.open(transport) };
     this.current = entry;
@@ -126,7 +145,9 @@ export class Upstream {
     } catch (cause) {
       await transport.close().catch(() => undefined);
       const exit = transport.exit;
-      const why = transport.startError?.message ?? (exit ? `it exited during startup (${describeExit(exit)})` : (cause as Error).message);
+      const why =
+        transport.startError?.message ??
+        (exit ? `it exited during startup (${describeExit(exit)})` : (cause as Error).message);
       throw new UpstreamUnavailable(`cannot start the upstream server '${this.commandLine}': ${why}`, { cause });
     }
     try {

@@ -3,7 +3,16 @@ import { DEFAULT_QUALITY, type Grade } from "../quantity/quality.js";
 import { Quantity, type QuantityJSON } from "../quantity/quantity.js";
 import { PackNotFoundError, PackPayloadError, PackRequestError } from "./errors.js";
 import type { Fetch } from "./fetch.js";
-import { type PackDatums, type ReadOptions, fetchOrNotFound, observationTime, parseJson, pick, readNumber, trimBase } from "./shared.js";
+import {
+  type PackDatums,
+  type ReadOptions,
+  fetchOrNotFound,
+  observationTime,
+  parseJson,
+  pick,
+  readNumber,
+  trimBase,
+} from "./shared.js";
 import { EA_UNIT_NAMES, type EaSurface, eaUnit } from "./units.js";
 
 /** The public service; a mirror or a server of recorded responses can stand in, keeping the service's own paths. */
@@ -41,9 +50,12 @@ export function eaStationRef(raw: string): string {
   const ref = raw.trim().replace(/\s/g, "_");
   // A reference of dots alone would walk up the service's path, so at least one letter or digit is required.
   if (ref.length === 0 || ref.length > 64 || !/[A-Za-z0-9]/.test(ref)) {
-    throw new PackRequestError(`Environment Agency station references are 1 to 64 characters with a letter or digit, such as E21136; received '${raw}'`, {
-      station: raw,
-    });
+    throw new PackRequestError(
+      `Environment Agency station references are 1 to 64 characters with a letter or digit, such as E21136; received '${raw}'`,
+      {
+        station: raw,
+      },
+    );
   }
   return ref;
 }
@@ -67,14 +79,18 @@ export function eaMeasuresUrl(ref: string, baseUrl: string = EA_BASE_URL): strin
 export function parseStation(text: string, ref: string): EaStation {
   const what = `EA station ${ref}`;
   const items = pick(parseJson(text, what, ref), ["items"]);
-  if (Array.isArray(items) && items.length === 0) throw new PackNotFoundError(`${what} was not found: its record lists no items`, { station: ref });
+  if (Array.isArray(items) && items.length === 0)
+    throw new PackNotFoundError(`${what} was not found: its record lists no items`, { station: ref });
   const item: unknown = Array.isArray(items) ? items[0] : items;
-  if (typeof item !== "object" || item === null || Array.isArray(item)) throw new PackPayloadError(`${what}: missing items`, { station: ref, missing: "items" });
+  if (typeof item !== "object" || item === null || Array.isArray(item))
+    throw new PackPayloadError(`${what}: missing items`, { station: ref, missing: "items" });
   const warnings: string[] = [];
   const rawOffset = pick(item, ["datumOffset"]);
   const offset = readNumber(rawOffset);
   if (rawOffset !== undefined && rawOffset !== null && offset === null) {
-    warnings.push(`EA station ${ref} publishes a datumOffset ${JSON.stringify(rawOffset)} that is not a number, so its gauge datum is not placed on ODN`);
+    warnings.push(
+      `EA station ${ref} publishes a datumOffset ${JSON.stringify(rawOffset)} that is not a number, so its gauge datum is not placed on ODN`,
+    );
   }
   return {
     id: ref,
@@ -94,10 +110,23 @@ export function parseStation(text: string, ref: string): EaStation {
  * published, the offset from it to ODN. Registering is the caller's job; the first registration wins.
  */
 export function stationDatums(station: EaStation): PackDatums {
-  const out: PackDatums = { datums: [{ name: station.datum, description: `Local gauge datum (station zero) of Environment Agency station ${station.id}` }], offsets: [] };
+  const out: PackDatums = {
+    datums: [
+      {
+        name: station.datum,
+        description: `Local gauge datum (station zero) of Environment Agency station ${station.id}`,
+      },
+    ],
+    offsets: [],
+  };
   const off = station.datum_offset;
   if (off && off.datum && typeof off.value === "number") {
-    out.offsets.push({ from: station.datum, to: off.datum, offsetM: off.value, source: `ea:${station.id}:datumOffset` });
+    out.offsets.push({
+      from: station.datum,
+      to: off.datum,
+      offsetM: off.value,
+      source: `ea:${station.id}:datumOffset`,
+    });
   }
   return out;
 }
@@ -114,7 +143,11 @@ export function parseMeasures(
 ): { readings: EaReading[]; warnings: string[] } {
   const what = `EA measures for station ${ref}`;
   const items = pick(parseJson(text, what, ref), ["items"]);
-  const list: unknown[] | null = Array.isArray(items) ? items : typeof items === "object" && items !== null ? [items] : null;
+  const list: unknown[] | null = Array.isArray(items)
+    ? items
+    : typeof items === "object" && items !== null
+      ? [items]
+      : null;
   if (!list) throw new PackPayloadError(`${what}: missing items`, { station: ref, missing: "items" });
   const warnings: string[] = [];
   const readings: EaReading[] = [];
@@ -126,7 +159,14 @@ export function parseMeasures(
   return { readings, warnings };
 }
 
-function readMeasure(m: unknown, i: number, ref: string, stationDatum: string, opts: ReadOptions & { units?: Readonly<Record<string, EaSurface>> }, warnings: string[]): EaReading | null {
+function readMeasure(
+  m: unknown,
+  i: number,
+  ref: string,
+  stationDatum: string,
+  opts: ReadOptions & { units?: Readonly<Record<string, EaSurface>> },
+  warnings: string[],
+): EaReading | null {
   const notation = str(pick(m, ["notation"]));
   const name = str(pick(m, ["parameterName"])) ?? str(pick(m, ["parameter"])) ?? notation ?? `measure ${i + 1}`;
   // Several measures share a parameter name ("Water Level"), so warnings name the notation too.
@@ -143,7 +183,9 @@ function readMeasure(m: unknown, i: number, ref: string, stationDatum: string, o
   }
   const value = readNumber(raw);
   if (value === null) {
-    warnings.push(`no reading for EA measure ${shown} at ${ref}: its latest value ${JSON.stringify(raw)} is not a number`);
+    warnings.push(
+      `no reading for EA measure ${shown} at ${ref}: its latest value ${JSON.stringify(raw)} is not a number`,
+    );
     return null;
   }
   let surface: EaSurface;
@@ -175,13 +217,19 @@ function grade(flag: unknown, opts: ReadOptions, name: string, ref: string, warn
   try {
     return (opts.quality ?? DEFAULT_QUALITY).normalise(flag);
   } catch {
-    warnings.push(`EA measure ${name} at ${ref} carries the quality word '${flag}', which is not a known code, so the reading is left unflagged`);
+    warnings.push(
+      `EA measure ${name} at ${ref} carries the quality word '${flag}', which is not a known code, so the reading is left unflagged`,
+    );
     return null;
   }
 }
 
 /** A station read alone: the record and the datums the caller registers. */
-export async function eaStation(station: string, fetch: Fetch, opts: EaOptions = {}): Promise<{ station: EaStation; datums: PackDatums }> {
+export async function eaStation(
+  station: string,
+  fetch: Fetch,
+  opts: EaOptions = {},
+): Promise<{ station: EaStation; datums: PackDatums }> {
   const ref = eaStationRef(station);
   const text = await fetchOrNotFound(fetch, eaStationUrl(ref, opts.baseUrl), `EA station ${ref}`);
   const parsed = parseStation(text, ref);
@@ -195,7 +243,11 @@ export async function eaReading(
   opts: EaOptions = {},
 ): Promise<{ station: EaStation; readings: EaReading[]; warnings: string[]; datums: PackDatums }> {
   const { station: record, datums } = await eaStation(station, fetch, opts);
-  const text = await fetchOrNotFound(fetch, eaMeasuresUrl(record.id, opts.baseUrl), `EA measures for station ${record.id}`);
+  const text = await fetchOrNotFound(
+    fetch,
+    eaMeasuresUrl(record.id, opts.baseUrl),
+    `EA measures for station ${record.id}`,
+  );
   const m = parseMeasures(text, record.id, record, opts);
   return { station: record, readings: m.readings, warnings: [...record.warnings, ...m.warnings], datums };
 }

@@ -32,12 +32,18 @@ export function httpFetch(timeoutMs = 10_000, options: HttpFetchOptions = {}): F
     }
     if (res.status < 200 || res.status > 299) {
       await res.body?.cancel().catch(() => undefined);
-      throw new PackUpstreamError(`${url} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""} instead of 200`, { url, status: res.status });
+      throw new PackUpstreamError(
+        `${url} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""} instead of 200`,
+        { url, status: res.status },
+      );
     }
     const declared = Number(res.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > maxBytes) {
       await res.body?.cancel().catch(() => undefined);
-      throw new PackUpstreamError(`${url} answered ${declared} bytes, more than the ${maxBytes} a pack reads`, { url, bytes: declared });
+      throw new PackUpstreamError(`${url} answered ${declared} bytes, more than the ${maxBytes} a pack reads`, {
+        url,
+        bytes: declared,
+      });
     }
     let text: string;
     try {
@@ -45,7 +51,8 @@ export function httpFetch(timeoutMs = 10_000, options: HttpFetchOptions = {}): F
     } catch (e) {
       throw new PackUpstreamError(`could not read the answer of ${url}: ${failure(e, timeoutMs)}`, { url }, e);
     }
-    if (text.length > maxBytes) throw new PackUpstreamError(`${url} answered more than the ${maxBytes} bytes a pack reads`, { url });
+    if (text.length > maxBytes)
+      throw new PackUpstreamError(`${url} answered more than the ${maxBytes} bytes a pack reads`, { url });
     return text;
   };
 }

@@ -20,7 +20,12 @@ export type ReadOptions = {
 export type PackDatums = { datums: { name: string; description: string }[]; offsets: DatumOffset[] };
 
 /** What registering a pack's datums changed; `skipped` holds offsets left alone because a pair was already convertible. */
-export type Registered = { registry: DatumRegistry; addedDatums: string[]; addedOffsets: DatumOffset[]; skipped: DatumOffset[] };
+export type Registered = {
+  registry: DatumRegistry;
+  addedDatums: string[];
+  addedOffsets: DatumOffset[];
+  skipped: DatumOffset[];
+};
 
 const DECIMAL = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
@@ -73,7 +78,12 @@ export function observationTime(raw: unknown, opts: ReadOptions, what: string, w
   return when;
 }
 
-const UNITS: [number, string][] = [[86_400, "day"], [3_600, "hour"], [60, "minute"], [1, "second"]];
+const UNITS: [number, string][] = [
+  [86_400, "day"],
+  [3_600, "hour"],
+  [60, "minute"],
+  [1, "second"],
+];
 
 /** A whole number of the largest fitting unit: "1 day", "6 hours", "90 minutes", "45 seconds". */
 export function duration(seconds: number): string {
@@ -92,7 +102,8 @@ export function registerPackDatums(registry: DatumRegistry, pack: PackDatums): R
   const skipped: DatumOffset[] = [];
   for (const o of pack.offsets) {
     const taken = registry.has(o.from) && registry.has(o.to) && registry.canConvert(o.from, o.to);
-    if (taken || addedOffsets.some((a) => (a.from === o.from && a.to === o.to) || (a.from === o.to && a.to === o.from))) skipped.push(o);
+    if (taken || addedOffsets.some((a) => (a.from === o.from && a.to === o.to) || (a.from === o.to && a.to === o.from)))
+      skipped.push(o);
     else addedOffsets.push(o);
   }
   return {
@@ -108,7 +119,8 @@ export async function fetchOrNotFound(fetch: Fetch, url: string, what: string): 
   try {
     return await fetch(url);
   } catch (e) {
-    if (e instanceof PackNotFoundError) throw new PackNotFoundError(`${what} was not found: ${e.message}`, { ...e.details, url }, e);
+    if (e instanceof PackNotFoundError)
+      throw new PackNotFoundError(`${what} was not found: ${e.message}`, { ...e.details, url }, e);
     throw e;
   }
 }
@@ -118,7 +130,11 @@ export function parseJson(text: string, what: string, id: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new PackPayloadError(`${what}: not valid JSON (${(e as Error).message}); the answer begins '${text.slice(0, 60)}'`, { id, missing: "json" }, e);
+    throw new PackPayloadError(
+      `${what}: not valid JSON (${(e as Error).message}); the answer begins '${text.slice(0, 60)}'`,
+      { id, missing: "json" },
+      e,
+    );
   }
 }
 

@@ -32,7 +32,10 @@ export const USGS_UNIT_CODES: Readonly<Record<string, string>> = {
 };
 
 /** Where an Environment Agency level is measured from: the station's own zero, a named datum, or no datum at all. */
-export type EaSurface = { unit: string; surface: "station" } | { unit: string; surface: "datum"; datum: string } | { unit: string; surface: null };
+export type EaSurface =
+  | { unit: string; surface: "station" }
+  | { unit: string; surface: "datum"; datum: string }
+  | { unit: string; surface: null };
 
 /** Environment Agency `unitName` → our unit and reference surface. Exact match only: the names are case-significant (`mASD`, `mAOD`). */
 export const EA_UNIT_NAMES: Readonly<Record<string, EaSurface>> = {
@@ -60,14 +63,21 @@ export const EA_REFUSED_UNITS: Readonly<Record<string, string>> = {
 };
 
 /** A USGS unit table with more codes; each target unit is checked now, so a bad entry fails when added, not when read. */
-export function extendUsgsUnits(extra: Readonly<Record<string, string>>, base: Readonly<Record<string, string>> = USGS_UNIT_CODES): Readonly<Record<string, string>> {
+export function extendUsgsUnits(
+  extra: Readonly<Record<string, string>>,
+  base: Readonly<Record<string, string>> = USGS_UNIT_CODES,
+): Readonly<Record<string, string>> {
   for (const [code, unit] of Object.entries(extra)) checkTarget(`USGS unit code '${code}'`, unit);
   return Object.freeze({ ...base, ...extra });
 }
 
 /** An Environment Agency unit table with more names; each target unit is checked now. */
-export function extendEaUnits(extra: Readonly<Record<string, EaSurface>>, base: Readonly<Record<string, EaSurface>> = EA_UNIT_NAMES): Readonly<Record<string, EaSurface>> {
-  for (const [name, s] of Object.entries(extra)) if (s.unit !== "") checkTarget(`Environment Agency unit '${name}'`, s.unit);
+export function extendEaUnits(
+  extra: Readonly<Record<string, EaSurface>>,
+  base: Readonly<Record<string, EaSurface>> = EA_UNIT_NAMES,
+): Readonly<Record<string, EaSurface>> {
+  for (const [name, s] of Object.entries(extra))
+    if (s.unit !== "") checkTarget(`Environment Agency unit '${name}'`, s.unit);
   return Object.freeze({ ...base, ...extra });
 }
 
@@ -77,9 +87,12 @@ export function usgsUnit(code: string, table: Readonly<Record<string, string>> =
   if (exact !== undefined) return canonicalUnit(exact);
   const folded = code.trim().toLowerCase();
   for (const [k, unit] of Object.entries(table)) if (k.toLowerCase() === folded) return canonicalUnit(unit);
-  throw new UnitParseError(`unmapped USGS unit code '${code}'; add it to the USGS unit codes (extendUsgsUnits) with the unit it stands for`, {
-    context: { unit_code: code },
-  });
+  throw new UnitParseError(
+    `unmapped USGS unit code '${code}'; add it to the USGS unit codes (extendUsgsUnits) with the unit it stands for`,
+    {
+      context: { unit_code: code },
+    },
+  );
 }
 
 /** Our unit and surface for an Environment Agency unit name (exact only); UnitParseError naming the name when unmapped. */
@@ -87,7 +100,9 @@ export function eaUnit(name: string, table: Readonly<Record<string, EaSurface>> 
   const hit = table[name];
   if (hit !== undefined) return { ...hit, unit: hit.unit === "" ? "" : canonicalUnit(hit.unit) };
   const refused = EA_REFUSED_UNITS[name];
-  const why = refused ? `: it is left unmapped on purpose, since ${refused}` : "; add it to the Environment Agency unit names (extendEaUnits) with the unit it stands for";
+  const why = refused
+    ? `: it is left unmapped on purpose, since ${refused}`
+    : "; add it to the Environment Agency unit names (extendEaUnits) with the unit it stands for";
   throw new UnitParseError(`unmapped Environment Agency unit '${name}'${why}`, { context: { unit_name: name } });
 }
 

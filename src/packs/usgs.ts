@@ -5,7 +5,16 @@ import { Quantity, type QuantityJSON } from "../quantity/quantity.js";
 import { convertMagnitude } from "../quantity/units.js";
 import { PackPayloadError, PackRequestError } from "./errors.js";
 import type { Fetch } from "./fetch.js";
-import { type PackDatums, type ReadOptions, fetchOrNotFound, observationTime, parseJson, pick, readNumber, trimBase } from "./shared.js";
+import {
+  type PackDatums,
+  type ReadOptions,
+  fetchOrNotFound,
+  observationTime,
+  parseJson,
+  pick,
+  readNumber,
+  trimBase,
+} from "./shared.js";
 import { USGS_UNIT_CODES, usgsUnit } from "./units.js";
 
 /** The public service; a mirror or a server of recorded responses can stand in, keeping the service's own paths. */
@@ -46,7 +55,13 @@ export type UsgsSite = {
 };
 
 /** One instantaneous reading: the last point of one parameter's series. */
-export type UsgsReading = { parameter: string; name: string; quantity: QuantityJSON; observed_at: string; qualifiers: string[] };
+export type UsgsReading = {
+  parameter: string;
+  name: string;
+  quantity: QuantityJSON;
+  observed_at: string;
+  qualifiers: string[];
+};
 
 /** Options of a USGS read. */
 export type UsgsOptions = ReadOptions & {
@@ -63,7 +78,10 @@ const BUILTIN = new Set(BUILTIN_DATUMS.map((d) => d.name));
 /** The site number trimmed; PackRequestError unless it is 8 to 15 digits, as every USGS site number is. */
 export function usgsSiteId(raw: string): string {
   const id = raw.trim();
-  if (!SITE_ID.test(id)) throw new PackRequestError(`USGS site numbers are 8 to 15 digits, such as 07374000; received '${raw}'`, { site: raw });
+  if (!SITE_ID.test(id))
+    throw new PackRequestError(`USGS site numbers are 8 to 15 digits, such as 07374000; received '${raw}'`, {
+      site: raw,
+    });
   return id;
 }
 
@@ -78,10 +96,16 @@ export function usgsSiteUrl(site: string, baseUrl: string = USGS_BASE_URL): stri
 }
 
 /** The instantaneous-values URL (JSON, latest value of each parameter). */
-export function usgsIvUrl(site: string, baseUrl: string = USGS_BASE_URL, parameters: readonly string[] = DEFAULT_USGS_PARAMETERS): string {
+export function usgsIvUrl(
+  site: string,
+  baseUrl: string = USGS_BASE_URL,
+  parameters: readonly string[] = DEFAULT_USGS_PARAMETERS,
+): string {
   const bad = parameters.find((p) => !PARAMETER.test(p));
   if (bad !== undefined || parameters.length === 0) {
-    throw new PackRequestError(`USGS parameter codes are 5 digits, such as 00060; received '${bad ?? ""}'`, { parameter: bad ?? "" });
+    throw new PackRequestError(`USGS parameter codes are 5 digits, such as 00060; received '${bad ?? ""}'`, {
+      parameter: bad ?? "",
+    });
   }
   return `${trimBase(baseUrl)}/nwis/iv/?format=json&sites=${usgsSiteId(site)}&parameterCd=${parameters.join("%2C")}&siteStatus=all`;
 }
@@ -90,20 +114,32 @@ export function usgsIvUrl(site: string, baseUrl: string = USGS_BASE_URL, paramet
 export function parseSiteRdb(text: string, siteId: string): UsgsSite {
   const what = `USGS site record for ${siteId}`;
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.startsWith("#"));
-  if (lines.length === 0) throw new PackPayloadError(`${what} is empty: no header line after the # comments`, { site: siteId, missing: "header" });
+  if (lines.length === 0)
+    throw new PackPayloadError(`${what} is empty: no header line after the # comments`, {
+      site: siteId,
+      missing: "header",
+    });
   const header = lines[0]!.split("\t").map((h) => h.trim());
   if (!header.includes("site_no")) {
-    throw new PackPayloadError(`${what} has no header line naming site_no; the answer is not an RDB site file (it begins '${lines[0]!.slice(0, 60)}')`, {
-      site: siteId, missing: "header",
-    });
+    throw new PackPayloadError(
+      `${what} has no header line naming site_no; the answer is not an RDB site file (it begins '${lines[0]!.slice(0, 60)}')`,
+      {
+        site: siteId,
+        missing: "header",
+      },
+    );
   }
   const records = lines.slice(2).map((l) => l.split("\t"));
-  if (records.length === 0) throw new PackPayloadError(`${what} has no data line after the header`, { site: siteId, missing: "record" });
+  if (records.length === 0)
+    throw new PackPayloadError(`${what} has no data line after the header`, { site: siteId, missing: "record" });
   const at = header.indexOf("site_no");
   const record = records.find((r) => (r[at] ?? "").trim() === siteId);
   if (!record) {
     const listed = records.map((r) => (r[at] ?? "").trim()).join(", ");
-    throw new PackPayloadError(`${what} has no data line for site ${siteId} (it lists ${listed})`, { site: siteId, missing: "record" });
+    throw new PackPayloadError(`${what} has no data line for site ${siteId} (it lists ${listed})`, {
+      site: siteId,
+      missing: "record",
+    });
   }
   const field = (name: string) => {
     const i = header.indexOf(name);
@@ -118,9 +154,14 @@ function readSite(id: string, field: (name: string) => string): UsgsSite {
   const altText = field("alt_va");
   const alt = readNumber(altText);
   let datumCode: string | null = field("alt_datum_cd") || null;
-  if (altText !== "" && alt === null) warnings.push(`USGS site ${id} publishes an altitude '${altText}' that is not a number, so its gage datum is not placed on any datum`);
+  if (altText !== "" && alt === null)
+    warnings.push(
+      `USGS site ${id} publishes an altitude '${altText}' that is not a number, so its gage datum is not placed on any datum`,
+    );
   if (datumCode !== null && !DATUM_CODE.test(datumCode)) {
-    warnings.push(`USGS site ${id} names its altitude datum '${datumCode}', which is not a datum name this service accepts, so its gage datum is not placed on any datum`);
+    warnings.push(
+      `USGS site ${id} names its altitude datum '${datumCode}', which is not a datum name this service accepts, so its gage datum is not placed on any datum`,
+    );
     datumCode = null;
   } else if (alt !== null && datumCode === null) {
     warnings.push(
@@ -130,7 +171,8 @@ function readSite(id: string, field: (name: string) => string): UsgsSite {
   }
   const mi2Text = field("drain_area_va");
   const mi2 = readNumber(mi2Text);
-  if (mi2Text !== "" && mi2 === null) warnings.push(`USGS site ${id} publishes a drainage area '${mi2Text}' that is not a number, so none is given`);
+  if (mi2Text !== "" && mi2 === null)
+    warnings.push(`USGS site ${id} publishes a drainage area '${mi2Text}' that is not a number, so none is given`);
   const accuracy = readNumber(field("alt_acy_va"));
   return {
     id,
@@ -139,11 +181,19 @@ function readSite(id: string, field: (name: string) => string): UsgsSite {
     horizontal_crs: field("dec_coord_datum_cd") || null,
     latitude: readNumber(field("dec_lat_va")),
     longitude: readNumber(field("dec_long_va")),
-    altitude: alt === null ? null : datumCode === null ? { value: alt, unit: "ft" } : { value: alt, unit: "ft", datum: datumCode },
+    altitude:
+      alt === null
+        ? null
+        : datumCode === null
+          ? { value: alt, unit: "ft" }
+          : { value: alt, unit: "ft", datum: datumCode },
     altitude_accuracy: accuracy === null ? null : { value: accuracy, unit: "ft" },
     datum,
     datum_offset: alt !== null && datumCode !== null ? { value: alt, unit: "ft", datum: datumCode } : null,
-    drainage_area: mi2 === null ? null : { value: convertMagnitude(mi2, "mi^2", "km^2"), unit: "km^2", source: `usgs:${id}:drain_area_va` },
+    drainage_area:
+      mi2 === null
+        ? null
+        : { value: convertMagnitude(mi2, "mi^2", "km^2"), unit: "km^2", source: `usgs:${id}:drain_area_va` },
     drainage_area_mi2: mi2,
     warnings,
   };
@@ -155,11 +205,20 @@ function readSite(id: string, field: (name: string) => string): UsgsSite {
  * job, and the first registration wins (see `registerPackDatums`).
  */
 export function siteDatums(site: UsgsSite): PackDatums {
-  const out: PackDatums = { datums: [{ name: site.datum, description: `Local datum for USGS station ${site.id}` }], offsets: [] };
+  const out: PackDatums = {
+    datums: [{ name: site.datum, description: `Local datum for USGS station ${site.id}` }],
+    offsets: [],
+  };
   const off = site.datum_offset;
   if (off && off.datum && typeof off.value === "number") {
-    if (!BUILTIN.has(off.datum)) out.datums.push({ name: off.datum, description: `Vertical datum ${off.datum}, as named by a USGS alt_datum_cd` });
-    out.offsets.push({ from: site.datum, to: off.datum, offsetM: convertMagnitude(off.value, off.unit, "m"), source: `usgs:${site.id}:alt_va` });
+    if (!BUILTIN.has(off.datum))
+      out.datums.push({ name: off.datum, description: `Vertical datum ${off.datum}, as named by a USGS alt_datum_cd` });
+    out.offsets.push({
+      from: site.datum,
+      to: off.datum,
+      offsetM: convertMagnitude(off.value, off.unit, "m"),
+      source: `usgs:${site.id}:alt_va`,
+    });
   }
   return out;
 }
@@ -178,7 +237,8 @@ export function parseInstantaneous(
   const what = `USGS instantaneous values for ${siteId}`;
   const root = parseJson(text, what, siteId);
   const series = pick(root, ["value", "timeSeries"]);
-  if (!Array.isArray(series)) throw new PackPayloadError(`${what}: missing value.timeSeries`, { site: siteId, missing: "value.timeSeries" });
+  if (!Array.isArray(series))
+    throw new PackPayloadError(`${what}: missing value.timeSeries`, { site: siteId, missing: "value.timeSeries" });
   const table = opts.quality ?? DEFAULT_QUALITY;
   const exact = new Set(table.codes());
   const warnings: string[] = [];
@@ -192,7 +252,14 @@ export function parseInstantaneous(
 
 type SeriesCtx = ReadOptions & { units?: Readonly<Record<string, string>>; table: QualityTable; exact: Set<string> };
 
-function readSeries(s: unknown, i: number, site: string, datumName: string, ctx: SeriesCtx, warnings: string[]): UsgsReading | null {
+function readSeries(
+  s: unknown,
+  i: number,
+  site: string,
+  datumName: string,
+  ctx: SeriesCtx,
+  warnings: string[],
+): UsgsReading | null {
   const code = pick(s, ["variable", "variableCode", 0, "value"]);
   if (typeof code !== "string" || code === "") {
     warnings.push(`skipping USGS series ${i + 1} at ${site}: it has no variable.variableCode`);
@@ -210,7 +277,8 @@ function readSeries(s: unknown, i: number, site: string, datumName: string, ctx:
   const value = readNumber(raw);
   const flags = qualifiers.length ? ` (qualifiers ${qualifiers.join(", ")})` : "";
   if (value === null || value === noData) {
-    const why = value === null ? `'${String(raw ?? "")}', which is not a number` : `${String(raw)}, the series' noDataValue`;
+    const why =
+      value === null ? `'${String(raw ?? "")}', which is not a number` : `${String(raw)}, the series' noDataValue`;
     warnings.push(`no reading for USGS parameter ${code} at ${site}: its last value is ${why}${flags}`);
     return null;
   }
@@ -229,13 +297,20 @@ function readSeries(s: unknown, i: number, site: string, datumName: string, ctx:
   const quality = weakest(...qualifiers.filter((q) => ctx.exact.has(q)).map((q) => ctx.table.normalise(q)));
   const on = USGS_DATUM_PARAMETERS[code];
   const datum = on === undefined ? null : on === "site" ? datumName : on;
-  const name = String(pick(s, ["variable", "variableName"]) ?? "").split(",")[0]!.trim() || code;
+  const name =
+    String(pick(s, ["variable", "variableName"]) ?? "")
+      .split(",")[0]!
+      .trim() || code;
   const quantity = new Quantity(value, unit, { datum, quality, source: `usgs:${site}:${code}` }).toJSON();
   return { parameter: code, name, quantity, observed_at: when, qualifiers };
 }
 
 /** A site read alone: the record and the datums the caller registers. */
-export async function usgsSite(site: string, fetch: Fetch, opts: UsgsOptions = {}): Promise<{ site: UsgsSite; datums: PackDatums }> {
+export async function usgsSite(
+  site: string,
+  fetch: Fetch,
+  opts: UsgsOptions = {},
+): Promise<{ site: UsgsSite; datums: PackDatums }> {
   const id = usgsSiteId(site);
   const text = await fetchOrNotFound(fetch, usgsSiteUrl(id, opts.baseUrl), `USGS site ${id}`);
   const parsed = parseSiteRdb(text, id);
@@ -249,7 +324,11 @@ export async function usgsReading(
   opts: UsgsOptions = {},
 ): Promise<{ site: UsgsSite; readings: UsgsReading[]; warnings: string[]; datums: PackDatums }> {
   const { site: record, datums } = await usgsSite(site, fetch, opts);
-  const text = await fetchOrNotFound(fetch, usgsIvUrl(record.id, opts.baseUrl, opts.parameters), `USGS instantaneous values for ${record.id}`);
+  const text = await fetchOrNotFound(
+    fetch,
+    usgsIvUrl(record.id, opts.baseUrl, opts.parameters),
+    `USGS instantaneous values for ${record.id}`,
+  );
   const iv = parseInstantaneous(text, record.id, record.datum, opts);
   return { site: record, readings: iv.readings, warnings: [...record.warnings, ...iv.warnings], datums };
 }

@@ -6,7 +6,14 @@ import type { PriorOutput } from "./history.js";
 import { type Literal, type UnitToken, literalsIn, numberValuesIn } from "./tokenise.js";
 
 /** What the audit concluded about one number. */
-export type AuditStatus = "sourced" | "derived" | "quoted" | "unsourced" | "unit_mislabelled" | "sign_inverted" | "ignored";
+export type AuditStatus =
+  | "sourced"
+  | "derived"
+  | "quoted"
+  | "unsourced"
+  | "unit_mislabelled"
+  | "sign_inverted"
+  | "ignored";
 
 /** One numeric literal of the answer with its verdict, the reason, and the call(s) it traces to. */
 export type AuditItem = {
@@ -42,11 +49,46 @@ const FAILING: ReadonlySet<AuditStatus> = new Set(["unsourced", "unit_mislabelle
 
 /** Words that carry a sign the digits do not ("4.06 ft below the crest"). */
 const SIGN_WORDS = new Set([
-  "subtract", "subtracting", "less", "minus", "below", "under", "beneath", "down", "drop", "drops", "dropped", "fall", "falls", "fell",
-  "decrease", "decreased", "decline", "declined", "deficit", "short", "shortfall", "lower", "lowered", "reduce", "reduced", "reduction",
-  "negative", "loss", "lost", "deeper", "overtopped", "overtopping", "exceeds", "exceeded", "above",
+  "subtract",
+  "subtracting",
+  "less",
+  "minus",
+  "below",
+  "under",
+  "beneath",
+  "down",
+  "drop",
+  "drops",
+  "dropped",
+  "fall",
+  "falls",
+  "fell",
+  "decrease",
+  "decreased",
+  "decline",
+  "declined",
+  "deficit",
+  "short",
+  "shortfall",
+  "lower",
+  "lowered",
+  "reduce",
+  "reduced",
+  "reduction",
+  "negative",
+  "loss",
+  "lost",
+  "deeper",
+  "overtopped",
+  "overtopping",
+  "exceeds",
+  "exceeded",
+  "above",
   // Added from the corpus: "overstated freeboard by 0.44 ft" states a negative error as a positive amount.
-  "overstate", "overstated", "overstates", "overstating",
+  "overstate",
+  "overstated",
+  "overstates",
+  "overstating",
 ]);
 
 /**
@@ -69,7 +111,10 @@ const IGNORE_RULES: ((l: Literal, answer: string) => Finding)[] = [
     const m = IDENTIFIER_BEFORE.exec(answer.slice(Math.max(0, l.start - IDENTIFIER_WINDOW), l.start));
     return m ? ignored(`an identifier: it follows "${m[1] ?? m[2]}"`) : null;
   },
-  (l) => (l.integerDigits.length > 1 && l.integerDigits.startsWith("0") ? ignored("an identifier: it is written with a leading zero") : null),
+  (l) =>
+    l.integerDigits.length > 1 && l.integerDigits.startsWith("0")
+      ? ignored("an identifier: it is written with a leading zero")
+      : null,
   (l) => (l.integerDigits.length >= 8 ? ignored("an identifier: it has 8 digits or more") : null),
   (l) => (l.value >= 1800 && l.value <= 2100 ? ignored("a year") : null),
   (l) => (Math.abs(l.value) <= 31 ? ignored("a small count (31 or less), not a measured value") : null),
@@ -83,7 +128,13 @@ export function auditAnswer(answer: string, outputs: PriorOutput[], options: Aud
   return { ok: !numbers.some((n) => FAILING.has(n.status)), numbers };
 }
 
-type Ctx = { answer: string; outputs: PriorOutput[]; tolerance: number; context: number[]; candidates: Candidate[] | null };
+type Ctx = {
+  answer: string;
+  outputs: PriorOutput[];
+  tolerance: number;
+  context: number[];
+  candidates: Candidate[] | null;
+};
 type Verdict = { status: AuditStatus; explanation: string; output?: PriorOutput; callIds?: string[] };
 
 function auditLiteral(lit: Literal, ctx: Ctx): AuditItem {
@@ -144,23 +195,40 @@ function classify(lit: Literal, unit: UnitToken | null, end: number, ctx: Ctx): 
   }
   if (flipped) return retrieved(lit, flipped.o, flipped.matched, "flipped", end, ctx.answer);
   if (mislabelled && unit) {
-    return { status: "unit_mislabelled", output: mislabelled, explanation: `magnitude matches ${where(mislabelled)} but that value is in ${mislabelled.unit}, not ${unit.text}` };
+    return {
+      status: "unit_mislabelled",
+      output: mislabelled,
+      explanation: `magnitude matches ${where(mislabelled)} but that value is in ${mislabelled.unit}, not ${unit.text}`,
+    };
   }
-  if (ctx.context.some((n) => close(lit, n, ctx.tolerance))) return { status: "quoted", explanation: "repeated back from the question" };
+  if (ctx.context.some((n) => close(lit, n, ctx.tolerance)))
+    return { status: "quoted", explanation: "repeated back from the question" };
   ctx.candidates ??= derivableCandidates(ctx.outputs.slice(0, DERIVABLE_BASE));
   const tol = Math.min(ctx.tolerance, DERIVED_TOLERANCE);
   for (const c of ctx.candidates) {
     const v = unit ? convert(c.value, c.unit, unit.unit) : c.value;
     if (v === null || signMatch(lit, v, tol) === null) continue;
-    return { status: "derived", explanation: `an arithmetic combination of recorded outputs (${formula(c)})`, callIds: [...new Set(c.from.map((f) => f.callId))] };
+    return {
+      status: "derived",
+      explanation: `an arithmetic combination of recorded outputs (${formula(c)})`,
+      callIds: [...new Set(c.from.map((f) => f.callId))],
+    };
   }
   return { status: "unsourced", explanation: "no tool output produced this value" };
 }
 
 /** A match on an output (`matched` is its value in the answer's unit): sourced, unless the sign is flipped and no nearby word carries it. */
-function retrieved(lit: Literal, o: PriorOutput, matched: number, sign: "same" | "flipped", end: number, answer: string): Verdict {
+function retrieved(
+  lit: Literal,
+  o: PriorOutput,
+  matched: number,
+  sign: "same" | "flipped",
+  end: number,
+  answer: string,
+): Verdict {
   if (sign === "same") return { status: "sourced", output: o, explanation: `from ${where(o)}` };
-  if (hasSignWord(answer, lit.start, end)) return { status: "sourced", output: o, explanation: `from ${where(o)}, with the sign in the wording` };
+  if (hasSignWord(answer, lit.start, end))
+    return { status: "sourced", output: o, explanation: `from ${where(o)}, with the sign in the wording` };
   const stated = answer.slice(lit.start, lit.numberEnd).replace(/,$/, "");
   return {
     status: "sign_inverted",
@@ -243,6 +311,8 @@ const MARKS: Record<Exclude<AuditStatus, "ignored">, string> = {
 
 /** One line per audited number, "  [<mark>] <text>  <explanation>"; "  (no numeric claims found)" when there is none. */
 export function auditReport(result: AuditResult): string {
-  const lines = result.numbers.flatMap((n) => (n.status === "ignored" ? [] : [`  [${MARKS[n.status]}] ${n.text}  ${n.explanation}`]));
+  const lines = result.numbers.flatMap((n) =>
+    n.status === "ignored" ? [] : [`  [${MARKS[n.status]}] ${n.text}  ${n.explanation}`],
+  );
   return lines.length ? lines.join("\n") : "  (no numeric claims found)";
 }

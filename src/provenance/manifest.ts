@@ -25,7 +25,12 @@ export const ManifestCrossingSchema = z.object({
   violation: nullableString,
 });
 
-const ViolationSchema = z.object({ code: z.string(), param: z.string().nullable(), message: z.string(), repair: z.string() });
+const ViolationSchema = z.object({
+  code: z.string(),
+  param: z.string().nullable(),
+  message: z.string(),
+  repair: z.string(),
+});
 
 const CallVerdictSchema = z.object({
   ok: z.boolean(),
@@ -90,12 +95,21 @@ export const ManifestSchema = z.object({
     labels: z.record(z.string(), z.string()),
     created_at: z.string(),
   }),
-  tools: z.array(z.object({ name: z.string().min(1), version: z.number().int().min(1), declaration: ToolDeclarationSchema })),
+  tools: z.array(
+    z.object({ name: z.string().min(1), version: z.number().int().min(1), declaration: ToolDeclarationSchema }),
+  ),
   datums: z.object({
     registered: z.array(z.object({ name: z.string().min(1), description: z.string() })),
-    offsets: z.array(z.object({
-      from: z.string().min(1), to: z.string().min(1), offset_m: z.number(), value: z.number(), unit: z.string(), source: nullableString,
-    })),
+    offsets: z.array(
+      z.object({
+        from: z.string().min(1),
+        to: z.string().min(1),
+        offset_m: z.number(),
+        value: z.number(),
+        unit: z.string(),
+        source: nullableString,
+      }),
+    ),
   }),
   calls: z.array(ManifestCallSchema),
   audits: z.array(ManifestAuditSchema),
@@ -116,8 +130,19 @@ export type ManifestAuditItem = z.infer<typeof ManifestAuditItemSchema>;
 
 /** A call as the store holds it (the store's CallRow fits). */
 export type StoredCall = {
-  id: string; seq: number; tool: string; toolVersion: number | null; guarded: boolean; argsRaw: unknown; ok: boolean; violations: Violation[];
-  resultRaw: unknown; resultOk: boolean | null; resultViolations: Violation[] | null; createdAt: string; resultAt: string | null;
+  id: string;
+  seq: number;
+  tool: string;
+  toolVersion: number | null;
+  guarded: boolean;
+  argsRaw: unknown;
+  ok: boolean;
+  violations: Violation[];
+  resultRaw: unknown;
+  resultOk: boolean | null;
+  resultViolations: Violation[] | null;
+  createdAt: string;
+  resultAt: string | null;
 };
 
 /** A crossing as the store holds it: `id` is its insertion order across the whole database (the store's CrossingRow fits). */
@@ -125,26 +150,63 @@ export type StoredCrossing = CrossingDraft & { id: number; callId: string };
 
 /** An audit and its numbers as the store holds them. */
 export type StoredAudit = {
-  id: string; answer: string; context: string; ok: boolean; createdAt: string;
-  items: { position: number; text: string; value: number; unit: string | null; status: string; source: string | null; sourceCallId: string | null; explanation: string }[];
+  id: string;
+  answer: string;
+  context: string;
+  ok: boolean;
+  createdAt: string;
+  items: {
+    position: number;
+    text: string;
+    value: number;
+    unit: string | null;
+    status: string;
+    source: string | null;
+    sourceCallId: string | null;
+    explanation: string;
+  }[];
 };
 
 /** Everything a manifest is built from, read from the store by the caller. */
 export type ManifestSource = {
-  session: { id: string; context: string; enforcement: "enforce" | "warn"; labels: Record<string, string>; createdAt: string };
+  session: {
+    id: string;
+    context: string;
+    enforcement: "enforce" | "warn";
+    labels: Record<string, string>;
+    createdAt: string;
+  };
   calls: readonly StoredCall[];
   crossings: readonly StoredCrossing[];
   tools: readonly { name: string; version: number; declaration: ToolDeclarationInput }[];
   datums: readonly { name: string; description: string }[];
-  offsets: readonly { from: string; to: string; offsetM: number; offsetValue: number; offsetUnit: string; source: string | null }[];
+  offsets: readonly {
+    from: string;
+    to: string;
+    offsetM: number;
+    offsetValue: number;
+    offsetUnit: string;
+    source: string | null;
+  }[];
   audits: readonly StoredAudit[];
 };
 
 /** A stored or replayed crossing in its manifest form. */
 export function crossingOf(c: CrossingDraft): ManifestCrossing {
   return {
-    raw: JSON.parse(c.raw) as unknown, value: c.value, unit: c.unit, value_si: c.valueSi, dimension: c.dimension, is_series: c.isSeries,
-    datum: c.datum, crs: c.crs, tz: c.tz, quality: c.quality, source: c.source, outcome: c.outcome, violation: c.violation,
+    raw: JSON.parse(c.raw) as unknown,
+    value: c.value,
+    unit: c.unit,
+    value_si: c.valueSi,
+    dimension: c.dimension,
+    is_series: c.isSeries,
+    datum: c.datum,
+    crs: c.crs,
+    tz: c.tz,
+    quality: c.quality,
+    source: c.source,
+    outcome: c.outcome,
+    violation: c.violation,
   };
 }
 
@@ -203,34 +265,77 @@ export function buildManifest(src: ManifestSource): Manifest {
     if (hasResult) times.push({ step: resultStep!, at: c.resultAt! });
     const resultViolations = c.resultViolations ?? [];
     return {
-      seq: c.seq, call_id: c.id, step: callStep, tool: c.tool, tool_version: c.toolVersion, guarded: c.guarded,
+      seq: c.seq,
+      call_id: c.id,
+      step: callStep,
+      tool: c.tool,
+      tool_version: c.toolVersion,
+      guarded: c.guarded,
       args_raw: (c.argsRaw ?? {}) as Record<string, unknown>,
-      verdict: { ok: c.ok, would_block: c.violations.length > 0, violations: c.violations, args: crossingsByParam(params.get(c.id) ?? []) },
+      verdict: {
+        ok: c.ok,
+        would_block: c.violations.length > 0,
+        violations: c.violations,
+        args: crossingsByParam(params.get(c.id) ?? []),
+      },
       result_raw: hasResult ? c.resultRaw : null,
       result_step: resultStep,
       result_verdict: hasResult
-        ? { ok: c.resultOk ?? true, would_block: resultViolations.length > 0, violations: resultViolations, result: crossingsByParam(returns.get(c.id) ?? []) }
+        ? {
+            ok: c.resultOk ?? true,
+            would_block: resultViolations.length > 0,
+            violations: resultViolations,
+            result: crossingsByParam(returns.get(c.id) ?? []),
+          }
         : null,
     };
   });
   return {
     format: MANIFEST_FORMAT,
-    session: { id: src.session.id, context: src.session.context, enforcement: src.session.enforcement, labels: src.session.labels, created_at: src.session.createdAt },
-    tools: [...src.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version))
+    session: {
+      id: src.session.id,
+      context: src.session.context,
+      enforcement: src.session.enforcement,
+      labels: src.session.labels,
+      created_at: src.session.createdAt,
+    },
+    tools: [...src.tools]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.version - b.version))
       .map((t) => ({ name: t.name, version: t.version, declaration: t.declaration })),
     datums: {
       registered: src.datums.map((d) => ({ name: d.name, description: d.description })),
-      offsets: src.offsets.map((o) => ({ from: o.from, to: o.to, offset_m: o.offsetM, value: o.offsetValue, unit: o.offsetUnit, source: o.source })),
+      offsets: src.offsets.map((o) => ({
+        from: o.from,
+        to: o.to,
+        offset_m: o.offsetM,
+        value: o.offsetValue,
+        unit: o.offsetUnit,
+        source: o.source,
+      })),
     },
     calls: out,
-    audits: [...src.audits].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1)).map((a) => ({
-      id: a.id,
-      // Audits carry only their time: they read the outputs of every step recorded at or before it.
-      after_step: times.reduce((m, t) => (t.at <= a.createdAt && t.step > m ? t.step : m), 0),
-      answer: a.answer, context: a.context, ok: a.ok, created_at: a.createdAt,
-      items: [...a.items].sort((x, y) => x.position - y.position).map((i) => ({
-        position: i.position, text: i.text, value: i.value, unit: i.unit, status: i.status, source: i.source, call_id: i.sourceCallId, explanation: i.explanation,
+    audits: [...src.audits]
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1))
+      .map((a) => ({
+        id: a.id,
+        // Audits carry only their time: they read the outputs of every step recorded at or before it.
+        after_step: times.reduce((m, t) => (t.at <= a.createdAt && t.step > m ? t.step : m), 0),
+        answer: a.answer,
+        context: a.context,
+        ok: a.ok,
+        created_at: a.createdAt,
+        items: [...a.items]
+          .sort((x, y) => x.position - y.position)
+          .map((i) => ({
+            position: i.position,
+            text: i.text,
+            value: i.value,
+            unit: i.unit,
+            status: i.status,
+            source: i.source,
+            call_id: i.sourceCallId,
+            explanation: i.explanation,
+          })),
       })),
-    })),
   };
 }

@@ -48,7 +48,16 @@ export class ReplayHistory implements History {
       const id = this.outputs.length;
       // The store reads value_si and dimension as stored, NULL included (an offset unit such as degC has no SI magnitude).
       this.outputs.push({
-        callId, seq, tool, field: c.param, value: c.value, unit: c.unit, valueSi: c.valueSi as number, dimension: c.dimension as string, datum: c.datum, quality: c.quality,
+        callId,
+        seq,
+        tool,
+        field: c.param,
+        value: c.value,
+        unit: c.unit,
+        valueSi: c.valueSi as number,
+        dimension: c.dimension as string,
+        datum: c.datum,
+        quality: c.quality,
       });
       this.byValue.insert(c.value, id);
       if (c.valueSi !== null && c.dimension !== null) {

@@ -3,7 +3,13 @@ import { compileTool, type ToolDeclaration } from "../guard/declaration.js";
 import { checkCall, checkResult, type GuardContext } from "../guard/verdict.js";
 import { DatumRegistry } from "../quantity/datums.js";
 import { auditAnswer } from "./audit.js";
-import { crossingsByParam, type Manifest, type ManifestAudit, type ManifestCall, type ManifestCrossing } from "./manifest.js";
+import {
+  crossingsByParam,
+  type Manifest,
+  type ManifestAudit,
+  type ManifestCall,
+  type ManifestCrossing,
+} from "./manifest.js";
 import { ReplayHistory } from "./replay-history.js";
 
 /** One field whose replayed verdict is not the stored one. `field` is a path such as `args.discharge.value` or `result.violations[0].code`. */
@@ -29,7 +35,11 @@ export type ReplayReport = {
 /** A manifest that cannot be replayed (a declaration or datum it names is missing or invalid). */
 export class ReplayError extends Error {
   readonly code = "invalid_request";
-  constructor(message: string, readonly details?: unknown, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly details?: unknown,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = "ReplayError";
   }
@@ -46,7 +56,12 @@ export function replayManifest(manifest: Manifest, options: { maxDifferences?: n
   const datums = registryOf(manifest);
   const tools = compiledTools(manifest, datums);
   const history = new ReplayHistory();
-  const ctx: GuardContext = { datums, enforcement: manifest.session.enforcement, history, context: manifest.session.context };
+  const ctx: GuardContext = {
+    datums,
+    enforcement: manifest.session.enforcement,
+    history,
+    context: manifest.session.context,
+  };
   const differences: ReplayDifference[] = [];
   let count = 0;
   const differ = (d: ReplayDifference) => {
@@ -59,7 +74,9 @@ export function replayManifest(manifest: Manifest, options: { maxDifferences?: n
     steps.push({ step: call.step, kind: "call", call });
     if (call.result_verdict !== null) steps.push({ step: call.result_step ?? call.step, kind: "result", call });
   }
-  steps.sort((a, b) => a.step - b.step || (a.kind === b.kind ? 0 : a.kind === "call" ? -1 : 1) || a.call.seq - b.call.seq);
+  steps.sort(
+    (a, b) => a.step - b.step || (a.kind === b.kind ? 0 : a.kind === "call" ? -1 : 1) || a.call.seq - b.call.seq,
+  );
   const audits = [...manifest.audits].sort((a, b) => a.after_step - b.after_step);
   let nextAudit = 0;
   const auditUpTo = (step: number) => {
@@ -76,15 +93,35 @@ export function replayManifest(manifest: Manifest, options: { maxDifferences?: n
     const at = { call_id: c.call_id, seq: c.seq };
     if (s.kind === "call") {
       const v = checkCall(decl, c.tool, c.args_raw, ctx);
-      compareVerdict("", at, c.verdict, { ok: v.ok, would_block: v.wouldBlock, violations: v.violations, crossings: crossingsByParam(v.crossings) }, "args", differ);
+      compareVerdict(
+        "",
+        at,
+        c.verdict,
+        { ok: v.ok, would_block: v.wouldBlock, violations: v.violations, crossings: crossingsByParam(v.crossings) },
+        "args",
+        differ,
+      );
     } else {
       const v = checkResult(decl, c.result_raw, ctx);
-      compareVerdict("result.", at, c.result_verdict!, { ok: v.ok, would_block: v.wouldBlock, violations: v.violations, crossings: crossingsByParam(v.crossings) }, "result", differ);
+      compareVerdict(
+        "result.",
+        at,
+        c.result_verdict!,
+        { ok: v.ok, would_block: v.wouldBlock, violations: v.violations, crossings: crossingsByParam(v.crossings) },
+        "result",
+        differ,
+      );
       history.record(c.call_id, c.seq, c.tool, v.crossings);
     }
   }
   auditUpTo(Number.POSITIVE_INFINITY);
-  return { identical: count === 0, calls: manifest.calls.length, audits: manifest.audits.length, difference_count: count, differences };
+  return {
+    identical: count === 0,
+    calls: manifest.calls.length,
+    audits: manifest.audits.length,
+    difference_count: count,
+    differences,
+  };
 }
 
 function registryOf(m: Manifest): DatumRegistry {
@@ -94,7 +131,11 @@ function registryOf(m: Manifest): DatumRegistry {
       m.datums.offsets.map((o) => ({ from: o.from, to: o.to, offsetM: o.offset_m, source: o.source })),
     );
   } catch (e) {
-    throw new ReplayError(`the manifest's datums cannot be registered: ${(e as Error).message}`, [{ path: "datums", message: (e as Error).message }], { cause: e });
+    throw new ReplayError(
+      `the manifest's datums cannot be registered: ${(e as Error).message}`,
+      [{ path: "datums", message: (e as Error).message }],
+      { cause: e },
+    );
   }
 }
 
@@ -106,8 +147,11 @@ function compiledTools(m: Manifest, datums: DatumRegistry): Map<string, ToolDecl
     try {
       out.set(toolKey(t.name, t.version), compileTool(t.name, t.declaration, { datums }, t.version));
     } catch (e) {
-      throw new ReplayError(`tool ${t.name} version ${t.version} in the manifest cannot be compiled: ${(e as Error).message}`,
-        [{ path: `tools.${i}`, message: (e as Error).message }], { cause: e });
+      throw new ReplayError(
+        `tool ${t.name} version ${t.version} in the manifest cannot be compiled: ${(e as Error).message}`,
+        [{ path: `tools.${i}`, message: (e as Error).message }],
+        { cause: e },
+      );
     }
   });
   return out;
@@ -117,24 +161,35 @@ function declarationOf(c: ManifestCall, tools: Map<string, ToolDeclaration>): To
   if (!c.guarded) return null;
   const d = c.tool_version === null ? undefined : tools.get(toolKey(c.tool, c.tool_version));
   if (!d) {
-    throw new ReplayError(`call ${c.seq} (${c.call_id}) was checked against ${c.tool} version ${c.tool_version ?? "(none)"}, which the manifest's tools do not hold; add that declaration version`,
-      [{ path: `calls.${c.seq}.tool_version`, message: "no such tool version in tools" }]);
+    throw new ReplayError(
+      `call ${c.seq} (${c.call_id}) was checked against ${c.tool} version ${c.tool_version ?? "(none)"}, which the manifest's tools do not hold; add that declaration version`,
+      [{ path: `calls.${c.seq}.tool_version`, message: "no such tool version in tools" }],
+    );
   }
   return d;
 }
 
-type Verdict = { ok: boolean; would_block: boolean; violations: readonly { code: string; param: string | null; message: string; repair: string }[] };
+type Verdict = {
+  ok: boolean;
+  would_block: boolean;
+  violations: readonly { code: string; param: string | null; message: string; repair: string }[];
+};
 
 function compareVerdict(
-  prefix: string, at: { call_id: string; seq: number }, stored: Verdict & { args?: Record<string, ManifestCrossing>; result?: Record<string, ManifestCrossing> },
-  replayed: Verdict & { crossings: Record<string, ManifestCrossing> }, side: "args" | "result", differ: (d: ReplayDifference) => void,
+  prefix: string,
+  at: { call_id: string; seq: number },
+  stored: Verdict & { args?: Record<string, ManifestCrossing>; result?: Record<string, ManifestCrossing> },
+  replayed: Verdict & { crossings: Record<string, ManifestCrossing> },
+  side: "args" | "result",
+  differ: (d: ReplayDifference) => void,
 ): void {
   const diff = (field: string, s: unknown, r: unknown) => {
     if (!sameJson(s, r)) differ({ ...at, field: prefix + field, stored: s, replayed: r });
   };
   diff("ok", stored.ok, replayed.ok);
   diff("would_block", stored.would_block, replayed.would_block);
-  if (stored.violations.length !== replayed.violations.length) diff("violations", stored.violations, replayed.violations);
+  if (stored.violations.length !== replayed.violations.length)
+    diff("violations", stored.violations, replayed.violations);
   else {
     stored.violations.forEach((v, i) => {
       const r = replayed.violations[i]!;
@@ -155,7 +210,12 @@ function compareVerdict(
   }
 }
 
-function replayAudit(a: ManifestAudit, index: number, history: ReplayHistory, differ: (d: ReplayDifference) => void): void {
+function replayAudit(
+  a: ManifestAudit,
+  index: number,
+  history: ReplayHistory,
+  differ: (d: ReplayDifference) => void,
+): void {
   const audit = auditAnswer(a.answer, history.all(), { context: a.context });
   const at = { call_id: null, seq: null, audit_id: a.id };
   const diff = (field: string, s: unknown, r: unknown) => {
@@ -163,7 +223,14 @@ function replayAudit(a: ManifestAudit, index: number, history: ReplayHistory, di
   };
   diff("ok", a.ok, audit.ok);
   const replayed = audit.numbers.map((n, position) => ({
-    position, text: n.text, value: n.value, unit: n.unit ?? null, status: n.status, source: n.source ?? null, call_id: n.callId ?? null, explanation: n.explanation,
+    position,
+    text: n.text,
+    value: n.value,
+    unit: n.unit ?? null,
+    status: n.status,
+    source: n.source ?? null,
+    call_id: n.callId ?? null,
+    explanation: n.explanation,
   }));
   if (replayed.length !== a.items.length) {
     diff("numbers", a.items, replayed);
@@ -171,7 +238,8 @@ function replayAudit(a: ManifestAudit, index: number, history: ReplayHistory, di
   }
   a.items.forEach((s, i) => {
     const r = replayed[i]!;
-    for (const k of ["text", "value", "unit", "status", "source", "call_id", "explanation"] as const) diff(`numbers[${i}].${k}`, s[k], r[k]);
+    for (const k of ["text", "value", "unit", "status", "source", "call_id", "explanation"] as const)
+      diff(`numbers[${i}].${k}`, s[k], r[k]);
   });
 }
 

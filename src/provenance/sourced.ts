@@ -11,7 +11,10 @@ import { numberValuesIn } from "./tokenise.js";
 export const SOURCED_TOLERANCE = 0.005;
 
 /** Where a sourced value came from, or null when nothing supplied it. */
-export type Trace = { kind: "output"; callId: string; tool: string } | { kind: "derived"; callIds: string[] } | { kind: "context"; number: number };
+export type Trace =
+  | { kind: "output"; callId: string; tool: string }
+  | { kind: "derived"; callIds: string[] }
+  | { kind: "context"; number: number };
 
 /** Traces a scalar value in its declared unit to an output, a derivable value or a number of the question. */
 export function traceSourced(v: Quantity, history: History, context: string): Trace | null {
@@ -21,11 +24,13 @@ export function traceSourced(v: Quantity, history: History, context: string): Tr
   const dimension = dimensionKey(v.unit);
   const [lo, hi] = window(si, SOURCED_TOLERANCE / (1 - SOURCED_TOLERANCE), 1e-12);
   for (const p of history.outputsBySi(dimension, lo, hi)) {
-    if (within(x, safeConvert(p.value, p.unit, v.unit), SOURCED_TOLERANCE)) return { kind: "output", callId: p.callId, tool: p.tool };
+    if (within(x, safeConvert(p.value, p.unit, v.unit), SOURCED_TOLERANCE))
+      return { kind: "output", callId: p.callId, tool: p.tool };
   }
   for (const c of derivableCandidates(history.firstOutputs(DERIVABLE_BASE))) {
     if (c.dimension !== dimension) continue;
-    if (within(x, safeConvert(c.value, c.unit, v.unit), SOURCED_TOLERANCE)) return { kind: "derived", callIds: c.from.map((f) => f.callId) };
+    if (within(x, safeConvert(c.value, c.unit, v.unit), SOURCED_TOLERANCE))
+      return { kind: "derived", callIds: c.from.map((f) => f.callId) };
   }
   for (const n of numberValuesIn(context)) {
     if (within(x, n, SOURCED_TOLERANCE)) return { kind: "context", number: n };

@@ -42,7 +42,20 @@ const WORD = `[${LETTER}]+${EXPONENT}?(?:-[${LETTER}]+${EXPONENT}?)*`;
 // A number may not continue a name (NAVD88, NGVD29, v2) or a decimal. A minus is a sign only where a number could start,
 // so the hyphen of "1200-1300" is not one. Thousands need groups of exactly three ("29,000"); "12,34" is two numbers.
 const NUMBER = /(?<![A-Za-z0-9_.])(?:([-−])(?=\d))?(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.(\d+))?/g;
-const SUPERSCRIPT: Record<string, string> = { "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9", "⁻": "-", "⁺": "+" };
+const SUPERSCRIPT: Record<string, string> = {
+  "⁰": "0",
+  "¹": "1",
+  "²": "2",
+  "³": "3",
+  "⁴": "4",
+  "⁵": "5",
+  "⁶": "6",
+  "⁷": "7",
+  "⁸": "8",
+  "⁹": "9",
+  "⁻": "-",
+  "⁺": "+",
+};
 const POWER_OF_TEN = /[eE]([-+−]?\d+)|\s*[×xX*]\s*10(?:\s*(?:\^|\*\*)\s*([-+−]?\d+)|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))/y;
 const SPACE = /\s*/y;
 const UNIT_WORDS = new RegExp(String.raw`%|${WORD}(?:\s*\/\s*${WORD})?`, "y");
@@ -50,8 +63,44 @@ const PER_PHRASE = new RegExp(String.raw`(${WORD})\s+[Pp]er\s+(${WORD})(?![${LET
 
 /** Words that are never units after a number (spec 6.6.1), compared lower-cased. */
 const STOP_WORDS = new Set([
-  "and", "or", "of", "to", "the", "an", "on", "is", "was", "for", "from", "by", "with", "per", "about", "above", "below", "over", "under",
-  "than", "utc", "gage", "gauge", "station", "site", "times", "x", "no", "not", "so", "if", "we", "it", "its", "that", "this", "then", "were",
+  "and",
+  "or",
+  "of",
+  "to",
+  "the",
+  "an",
+  "on",
+  "is",
+  "was",
+  "for",
+  "from",
+  "by",
+  "with",
+  "per",
+  "about",
+  "above",
+  "below",
+  "over",
+  "under",
+  "than",
+  "utc",
+  "gage",
+  "gauge",
+  "station",
+  "site",
+  "times",
+  "x",
+  "no",
+  "not",
+  "so",
+  "if",
+  "we",
+  "it",
+  "its",
+  "that",
+  "this",
+  "then",
+  "were",
 ]);
 
 /** Words that are units but usually prose, with the unit each means (the reference's pint meaning). */
@@ -111,7 +160,10 @@ const PHRASES: [string, string][] = [
   ["degrees Fahrenheit", "degF"],
   ["degree Fahrenheit", "degF"],
 ];
-const PHRASE_PATTERNS = PHRASES.map(([words, unit]) => ({ re: new RegExp(`${words.split(" ").join(String.raw`\s+`)}(?![${LETTER}])`, "iy"), unit }));
+const PHRASE_PATTERNS = PHRASES.map(([words, unit]) => ({
+  re: new RegExp(`${words.split(" ").join(String.raw`\s+`)}(?![${LETTER}])`, "iy"),
+  unit,
+}));
 
 // pint treats angles as pure numbers; "45 degrees" is then bare there, and is here too.
 const PURE_NUMBER_DIMENSIONS = new Set(["dimensionless", "[angle]"]);
@@ -213,7 +265,10 @@ function resolve(written: string): string | null {
   const spellings = [written];
   if (/[A-Za-z]/.test(written) && written === written.toUpperCase()) spellings.push(written.toLowerCase());
   for (const s of spellings) {
-    const unit = s.split("/").map((part) => (Object.hasOwn(REGISTRY_GAPS, part.trim()) ? REGISTRY_GAPS[part.trim()]! : part.trim())).join("/");
+    const unit = s
+      .split("/")
+      .map((part) => (Object.hasOwn(REGISTRY_GAPS, part.trim()) ? REGISTRY_GAPS[part.trim()]! : part.trim()))
+      .join("/");
     try {
       parseUnit(unit);
       return unit;

@@ -40,9 +40,18 @@ export class DatumRegistry {
   private readonly datums = new Map<string, Datum>();
   private readonly offsets = new Map<string, DatumOffset>();
 
-  constructor(extra: readonly { name: string; kind?: string; description?: string }[] = [], offsets: readonly DatumOffset[] = []) {
+  constructor(
+    extra: readonly { name: string; kind?: string; description?: string }[] = [],
+    offsets: readonly DatumOffset[] = [],
+  ) {
     for (const d of BUILTIN_DATUMS) this.datums.set(d.name, { ...d, kind: "vertical", builtin: true });
-    for (const d of extra) this.datums.set(d.name, { name: d.name, kind: d.kind ?? "vertical", description: d.description ?? "", builtin: false });
+    for (const d of extra)
+      this.datums.set(d.name, {
+        name: d.name,
+        kind: d.kind ?? "vertical",
+        description: d.description ?? "",
+        builtin: false,
+      });
     for (const o of offsets) this.addOffset(o);
   }
 

@@ -2,20 +2,42 @@
 import { CRSMismatch, DatumMismatch, DimensionalityError, UnitParseError } from "./errors.js";
 import type { DatumRegistry } from "./datums.js";
 import { type Grade, type QualityTable, DEFAULT_QUALITY, weakest } from "./quality.js";
-import { type ParsedUnit, canonicalUnit, combineUnits, convertMagnitude, describe, formatMagnitude, parseUnit, toSI } from "./units.js";
+import {
+  type ParsedUnit,
+  canonicalUnit,
+  combineUnits,
+  convertMagnitude,
+  describe,
+  formatMagnitude,
+  parseUnit,
+  toSI,
+} from "./units.js";
 
 /** A magnitude, or a series in which null marks a gap. */
 export type Magnitude = number | (number | null)[];
 
 /** The JSON form: every key but value and unit appears only when set, and the form can be sent back as it is. */
-export type QuantityJSON = { value: Magnitude; unit: string; datum?: string; crs?: string; quality?: Grade; source?: string };
+export type QuantityJSON = {
+  value: Magnitude;
+  unit: string;
+  datum?: string;
+  crs?: string;
+  quality?: Grade;
+  source?: string;
+};
 
 /** Metadata a quantity carries besides its magnitude and unit. */
-export type QuantityMeta = { datum?: string | null; crs?: string | null; quality?: Grade | null; source?: string | null };
+export type QuantityMeta = {
+  datum?: string | null;
+  crs?: string | null;
+  quality?: Grade | null;
+  source?: string | null;
+};
 
 type Op = "add" | "subtract" | "multiply" | "divide" | "compare";
 
-const NUMBER_THEN_UNIT = /^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(.*)$/s;
+const NUMBER_THEN_UNIT =
+  /^([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(.*)$/s;
 
 /** A physical quantity. Immutable: every operation answers a new one. */
 export class Quantity {
@@ -28,7 +50,9 @@ export class Quantity {
 
   constructor(value: Magnitude, unit: string, meta: QuantityMeta = {}) {
     if (typeof value === "number" && !Number.isFinite(value)) {
-      throw new UnitParseError(`${value} is not a finite magnitude; a missing value should be omitted rather than carried as NaN or infinity`);
+      throw new UnitParseError(
+        `${value} is not a finite magnitude; a missing value should be omitted rather than carried as NaN or infinity`,
+      );
     }
     if (Array.isArray(value) && value.some((v) => v !== null && !Number.isFinite(v))) {
       throw new UnitParseError("a series may hold numbers and null for gaps, not NaN or infinity");
@@ -43,14 +67,23 @@ export class Quantity {
 
   /** Reads "1250 cfs", "1,250 cfs", "1.25e3 cfs", "12.4ft"; a string without a unit is refused, and nothing is evaluated. */
   static parse(text: string, meta: QuantityMeta = {}): Quantity {
-    if (text.length > 256) throw new UnitParseError(`cannot parse a quantity of ${text.length} characters; send a number and a unit such as "1250 cfs"`);
+    if (text.length > 256)
+      throw new UnitParseError(
+        `cannot parse a quantity of ${text.length} characters; send a number and a unit such as "1250 cfs"`,
+      );
     const m = NUMBER_THEN_UNIT.exec(text.trim());
-    if (!m) throw new UnitParseError(`cannot parse quantity '${text}': expected a number followed by a unit, such as "1250 cfs"`);
+    if (!m)
+      throw new UnitParseError(
+        `cannot parse quantity '${text}': expected a number followed by a unit, such as "1250 cfs"`,
+      );
     const value = Number(m[1]!.replace(/,/g, ""));
     const unitText = m[2]!.trim();
-    if (unitText === "") throw new UnitParseError(`'${text}' carries no unit; send it with its unit, such as "${text.trim()} cfs"`);
+    if (unitText === "")
+      throw new UnitParseError(`'${text}' carries no unit; send it with its unit, such as "${text.trim()} cfs"`);
     if (!Number.isFinite(value)) {
-      throw new UnitParseError(`'${text}' is not a finite magnitude; a missing value should be omitted rather than carried as NaN or infinity`);
+      throw new UnitParseError(
+        `'${text}' is not a finite magnitude; a missing value should be omitted rather than carried as NaN or infinity`,
+      );
     }
     try {
       parseUnit(unitText);
@@ -77,7 +110,13 @@ export class Quantity {
   }
 
   private with(value: Magnitude, unit: string, meta: QuantityMeta): Quantity {
-    return new Quantity(value, unit, { datum: this.datum, crs: this.crs, quality: this.quality, source: this.source, ...meta });
+    return new Quantity(value, unit, {
+      datum: this.datum,
+      crs: this.crs,
+      quality: this.quality,
+      source: this.source,
+      ...meta,
+    });
   }
 
   /** Converts into another unit, keeping datum, CRS, quality and source. */
@@ -85,7 +124,11 @@ export class Quantity {
     const target = canonicalUnit(unit);
     if (target === this.unit) return this;
     try {
-      return this.with(mapMagnitude(this.value, (v) => convertMagnitude(v, this.unit, target)), target, {});
+      return this.with(
+        mapMagnitude(this.value, (v) => convertMagnitude(v, this.unit, target)),
+        target,
+        {},
+      );
     } catch (e) {
       if (e instanceof DimensionalityError) {
         throw new DimensionalityError(
@@ -100,12 +143,18 @@ export class Quantity {
   /** Shifts an elevation onto another datum along a registered offset, in its own unit. */
   toDatum(target: string, datums: DatumRegistry): Quantity {
     if (!this.datum) {
-      throw new DatumMismatch(`${this.display()} carries no datum, so it cannot be shifted to '${target}', since only absolute elevations have a vertical reference`);
+      throw new DatumMismatch(
+        `${this.display()} carries no datum, so it cannot be shifted to '${target}', since only absolute elevations have a vertical reference`,
+      );
     }
     if (this.datum === target) return this;
     const metres = datums.offsetMetres(this.datum, target);
     const shift = convertMagnitude(metres, "m", this.unit);
-    return this.with(mapMagnitude(this.value, (v) => v + shift), this.unit, { datum: target });
+    return this.with(
+      mapMagnitude(this.value, (v) => v + shift),
+      this.unit,
+      { datum: target },
+    );
   }
 
   /** Magnitude in SI base units (scalar only). */
@@ -129,10 +178,19 @@ export class Quantity {
         `cannot add ${this.display()} to ${other.display()}: a temperature on a degree scale is a point on that scale, not an amount of temperature; difference them, or add a delta_degC interval, or convert to kelvin`,
       );
     }
-    const rhs = left.temperature === "absolute" && isInterval(right) ? inDegreesOf(other.value, right, left) : other.convertedFor(this, "add");
-    return new Quantity(zip(this.value, rhs, (a, b) => a + b), this.unit, {
-      datum: this.datum ?? other.datum, crs, quality: weakest(this.quality, other.quality),
-    });
+    const rhs =
+      left.temperature === "absolute" && isInterval(right)
+        ? inDegreesOf(other.value, right, left)
+        : other.convertedFor(this, "add");
+    return new Quantity(
+      zip(this.value, rhs, (a, b) => a + b),
+      this.unit,
+      {
+        datum: this.datum ?? other.datum,
+        crs,
+        quality: weakest(this.quality, other.quality),
+      },
+    );
   }
 
   /** Difference: same datum gives a delta; elevation minus delta stays on the datum; delta minus elevation is refused. */
@@ -157,13 +215,21 @@ export class Quantity {
     const meta = { datum, crs, quality: weakest(this.quality, other.quality) };
     if (left.temperature === "absolute" && isInterval(right)) {
       // A point on a degree scale moved by an interval stays a point on that scale.
-      return new Quantity(zip(this.value, inDegreesOf(other.value, right, left), (a, b) => a - b), this.unit, meta);
+      return new Quantity(
+        zip(this.value, inDegreesOf(other.value, right, left), (a, b) => a - b),
+        this.unit,
+        meta,
+      );
     }
     const rhs = other.convertedFor(this, "subtract");
     const value = zip(this.value, rhs, (a, b) => a - b);
     if (left.temperature === "absolute" && right.temperature === "absolute") {
       // Two points on a degree scale differ by an interval, in that scale's degrees.
-      return new Quantity(value, this.unit === "degF" || this.unit === "fahrenheit" ? "delta_degF" : "delta_degC", meta);
+      return new Quantity(
+        value,
+        this.unit === "degF" || this.unit === "fahrenheit" ? "delta_degF" : "delta_degC",
+        meta,
+      );
     }
     return new Quantity(value, this.unit, meta);
   }
@@ -199,7 +265,11 @@ export class Quantity {
     const fa = parseUnit(this.unit).factor;
     const fb = parseUnit(o.unit).factor;
     const fr = parseUnit(unit || "").factor;
-    const value = zip(this.value, o.value, (a, b) => (op === "multiply" ? a * fa * (b * fb) : (a * fa) / (b * fb)) / fr);
+    const value = zip(
+      this.value,
+      o.value,
+      (a, b) => (op === "multiply" ? a * fa * (b * fb) : (a * fa) / (b * fb)) / fr,
+    );
     const quality = typeof other === "number" ? this.quality : weakest(this.quality, o.quality);
     return new Quantity(value, unit, { crs, quality });
   }
@@ -214,7 +284,8 @@ export class Quantity {
       );
     }
     const rhs = other.convertedFor(this, "compare");
-    if (typeof this.value !== "number" || typeof rhs !== "number") throw new DimensionalityError("cannot order series; compare single values");
+    if (typeof this.value !== "number" || typeof rhs !== "number")
+      throw new DimensionalityError("cannot order series; compare single values");
     return this.value - rhs;
   }
 
@@ -243,7 +314,12 @@ export class Quantity {
     } catch (e) {
       if (!(e instanceof DimensionalityError)) throw e;
       const verb = { add: "add", subtract: "subtract", multiply: "multiply", divide: "divide", compare: "compare" }[op];
-      const phrase = op === "subtract" ? `subtract ${this.display()} from ${left.display()}` : op === "add" ? `add ${left.display()} to ${this.display()}` : `${verb} ${left.display()} with ${this.display()}`;
+      const phrase =
+        op === "subtract"
+          ? `subtract ${this.display()} from ${left.display()}`
+          : op === "add"
+            ? `add ${left.display()} to ${this.display()}`
+            : `${verb} ${left.display()} with ${this.display()}`;
       throw new DimensionalityError(
         `cannot ${phrase}: ${left.unit} is ${describe(parseUnit(left.unit))} and ${this.unit} is ${describe(parseUnit(this.unit))}`,
         { context: e.context },
@@ -268,21 +344,26 @@ export class Quantity {
     if (typeof this.value === "number") return `${formatMagnitude(this.value)} ${this.unit}`.trim() + suffix;
     const present = this.value.filter((v): v is number => v !== null);
     const gaps = this.value.length - present.length;
-    const body = present.length === 0
-      ? `${this.value.length} values, all missing`
-      : `${this.value.length} values, ${formatMagnitude(Math.min(...present))} to ${formatMagnitude(Math.max(...present))}${gaps ? `, ${gaps} missing` : ""}`;
+    const body =
+      present.length === 0
+        ? `${this.value.length} values, all missing`
+        : `${this.value.length} values, ${formatMagnitude(Math.min(...present))} to ${formatMagnitude(Math.max(...present))}${gaps ? `, ${gaps} missing` : ""}`;
     return `[${body}] ${this.unit}`.trim() + suffix;
   }
 
   /** Reads the JSON form; unknown keys are refused so a misspelt "datum " never passes silently. */
   static fromJSON(json: unknown, opts: { datums?: DatumRegistry; quality?: QualityTable } = {}): Quantity {
-    if (typeof json !== "object" || json === null || Array.isArray(json)) throw new UnitParseError("a quantity is an object {\"value\": ..., \"unit\": ...}");
+    if (typeof json !== "object" || json === null || Array.isArray(json))
+      throw new UnitParseError('a quantity is an object {"value": ..., "unit": ...}');
     const o = json as Record<string, unknown>;
     const unknown = Object.keys(o).filter((k) => !["value", "unit", "datum", "crs", "quality", "source"].includes(k));
     if (unknown.length) {
-      throw new UnitParseError(`a quantity takes only value, unit, datum, crs, quality and source; remove ${unknown.map((k) => `'${k}'`).join(", ")}`);
+      throw new UnitParseError(
+        `a quantity takes only value, unit, datum, crs, quality and source; remove ${unknown.map((k) => `'${k}'`).join(", ")}`,
+      );
     }
-    if (!("value" in o)) throw new UnitParseError(`quantity object needs a 'value' key, received keys [${Object.keys(o).join(", ")}]`);
+    if (!("value" in o))
+      throw new UnitParseError(`quantity object needs a 'value' key, received keys [${Object.keys(o).join(", ")}]`);
     if (typeof o.unit !== "string") throw new UnitParseError(`quantity object needs a 'unit' string, such as "cfs"`);
     return new Quantity(readMagnitude(o.value), o.unit, readMeta(o, opts));
   }
@@ -292,27 +373,41 @@ export class Quantity {
 export function readMagnitude(v: unknown): Magnitude {
   if (typeof v === "number") return v;
   if (Array.isArray(v) && v.every((x) => x === null || typeof x === "number")) return v as (number | null)[];
-  throw new UnitParseError(`a quantity's value must be a number or an array of numbers (null marks a gap), received ${JSON.stringify(v) ?? String(v)}`);
+  throw new UnitParseError(
+    `a quantity's value must be a number or an array of numbers (null marks a gap), received ${JSON.stringify(v) ?? String(v)}`,
+  );
 }
 
 /** Reads and checks datum, crs, quality and source of an object form. */
-export function readMeta(o: Record<string, unknown>, opts: { datums?: DatumRegistry; quality?: QualityTable } = {}): QuantityMeta {
+export function readMeta(
+  o: Record<string, unknown>,
+  opts: { datums?: DatumRegistry; quality?: QualityTable } = {},
+): QuantityMeta {
   const str = (k: string) => {
     const v = o[k];
     if (v === undefined || v === null) return null;
-    if (typeof v !== "string") throw new UnitParseError(`a quantity's '${k}' must be a string, received ${JSON.stringify(v)}`);
+    if (typeof v !== "string")
+      throw new UnitParseError(`a quantity's '${k}' must be a string, received ${JSON.stringify(v)}`);
     return v;
   };
   const datum = str("datum");
   if (datum && opts.datums) opts.datums.get(datum);
-  return { datum, crs: str("crs"), quality: (opts.quality ?? DEFAULT_QUALITY).normalise(str("quality")), source: str("source") };
+  return {
+    datum,
+    crs: str("crs"),
+    quality: (opts.quality ?? DEFAULT_QUALITY).normalise(str("quality")),
+    source: str("source"),
+  };
 }
 
 function checkCrs(a: Quantity, b: Quantity, op: Op): string | null {
   if (a.crs && b.crs && a.crs !== b.crs) {
-    throw new CRSMismatch(`cannot ${op} values in different coordinate reference systems (${a.crs} and ${b.crs}), reproject first`, {
-      context: { left_crs: a.crs, right_crs: b.crs },
-    });
+    throw new CRSMismatch(
+      `cannot ${op} values in different coordinate reference systems (${a.crs} and ${b.crs}), reproject first`,
+      {
+        context: { left_crs: a.crs, right_crs: b.crs },
+      },
+    );
   }
   return a.crs ?? b.crs;
 }
@@ -335,6 +430,9 @@ function zip(a: Magnitude, b: Magnitude, f: (x: number, y: number) => number): M
   if (typeof a === "number" && typeof b === "number") return f(a, b);
   if (typeof a === "number") return (b as (number | null)[]).map((y) => (y === null ? null : f(a, y)));
   if (typeof b === "number") return a.map((x) => (x === null ? null : f(x, b)));
-  if (a.length !== b.length) throw new DimensionalityError(`cannot combine series of ${a.length} and ${b.length} values; they must be the same length`);
+  if (a.length !== b.length)
+    throw new DimensionalityError(
+      `cannot combine series of ${a.length} and ${b.length} values; they must be the same length`,
+    );
   return a.map((x, i) => (x === null || b[i] === null ? null : f(x, b[i] as number)));
 }

@@ -29,14 +29,19 @@ export type ZonedTimestamp = { value: string; tz: string };
 
 /** Reads an ISO 8601 timestamp with an offset and expresses the same instant in `tz`; refuses naive or unreadable input. */
 export function parseTimestamp(input: unknown, tz: string): ZonedTimestamp {
-  if (!isValidZone(tz)) throw new TimezoneError(`unknown timezone '${tz}'; use "UTC" or an IANA name such as "America/Chicago"`);
+  if (!isValidZone(tz))
+    throw new TimezoneError(`unknown timezone '${tz}'; use "UTC" or an IANA name such as "America/Chicago"`);
   if (typeof input !== "string") {
-    throw new TimezoneError(`expected a timestamp, received ${describeType(input)}; send ISO 8601 with an offset such as '2026-08-14T09:30:00-05:00'`);
+    throw new TimezoneError(
+      `expected a timestamp, received ${describeType(input)}; send ISO 8601 with an offset such as '2026-08-14T09:30:00-05:00'`,
+    );
   }
   const text = input.trim().replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, "$1T$2");
   const dt = DateTime.fromISO(text, { setZone: true });
   if (!dt.isValid) {
-    throw new TimezoneError(`cannot read '${input}' as a timestamp, send ISO 8601 with an offset such as '2026-08-14T09:30:00-05:00'`);
+    throw new TimezoneError(
+      `cannot read '${input}' as a timestamp, send ISO 8601 with an offset such as '2026-08-14T09:30:00-05:00'`,
+    );
   }
   if (isNaive(text)) {
     throw new TimezoneError(

@@ -8,7 +8,14 @@ const math = mathjs.create(mathjs.all);
 /** US survey foot, the unit in which the US acre is defined (pint's acre, 1 acre·ft = 1233.48677 m³). */
 const SURVEY_FOOT_M = 1200 / 3937;
 
-type UnitDef = { name: string; definition?: string; base?: string; prefixes?: "short" | "long"; aliases?: string[]; override?: boolean };
+type UnitDef = {
+  name: string;
+  definition?: string;
+  base?: string;
+  prefixes?: "short" | "long";
+  aliases?: string[];
+  override?: boolean;
+};
 
 /** Units added to mathjs's own. A `base` unit gets a dimension of its own that converts to nothing else. */
 const UNIT_TABLE: UnitDef[] = [
@@ -55,8 +62,15 @@ const ABSOLUTE_TEMPERATURE = new Set(["degC", "degF", "celsius", "fahrenheit"]);
 const TEMPERATURE_DELTA = new Set(["deltadegC", "deltadegF"]);
 
 const BASE_LABELS: Record<string, string> = {
-  MASS: "mass", LENGTH: "length", TIME: "time", CURRENT: "current", TEMPERATURE: "temperature",
-  LUMINOUS_INTENSITY: "luminosity", AMOUNT_OF_SUBSTANCE: "substance", ANGLE: "angle", BIT: "information",
+  MASS: "mass",
+  LENGTH: "length",
+  TIME: "time",
+  CURRENT: "current",
+  TEMPERATURE: "temperature",
+  LUMINOUS_INTENSITY: "luminosity",
+  AMOUNT_OF_SUBSTANCE: "substance",
+  ANGLE: "angle",
+  BIT: "information",
 };
 
 for (const def of UNIT_TABLE) {
@@ -82,7 +96,11 @@ export type ParsedUnit = {
   temperature: "absolute" | "delta" | null;
 };
 
-type Component = { power: number; prefix: { name: string; value: number }; unit: { name: string; value: number; offset: number } };
+type Component = {
+  power: number;
+  prefix: { name: string; value: number };
+  unit: { name: string; value: number; offset: number };
+};
 
 const MAX_UNIT_TEXT = 200;
 const ALLOWED = /^[A-Za-z0-9µμ°℃℉%²³^*/()._\s-]*$/;
@@ -110,7 +128,13 @@ function escapeForRegExp(s: string): string {
 }
 
 /** A pure number: the unit of a ratio of like quantities, or of a plain scale factor. */
-export const DIMENSIONLESS: ParsedUnit = { canonical: "", dimension: "dimensionless", factor: 1, offset: 0, temperature: null };
+export const DIMENSIONLESS: ParsedUnit = {
+  canonical: "",
+  dimension: "dimensionless",
+  factor: 1,
+  offset: 0,
+  temperature: null,
+};
 
 const cache = new Map<string, ParsedUnit>();
 const refusals = new Map<string, string>();
@@ -141,18 +165,24 @@ export function parseUnit(text: string): ParsedUnit {
 
 function parseUncached(text: string): ParsedUnit {
   if (typeof text !== "string" || text.length > MAX_UNIT_TEXT) {
-    throw new UnitParseError(`cannot parse unit of ${String(text).length} characters; a unit is at most ${MAX_UNIT_TEXT} characters, such as "m^3/s" or "cfs"`);
+    throw new UnitParseError(
+      `cannot parse unit of ${String(text).length} characters; a unit is at most ${MAX_UNIT_TEXT} characters, such as "m^3/s" or "cfs"`,
+    );
   }
   const normal = normaliseUnitText(text);
   if (normal === "") throw new UnitParseError(`the unit is empty; send a unit such as "m^3/s", "ft" or "cfs"`);
   if (!ALLOWED.test(text) || /\d/.test(normal.replace(/\^-?\d+(\.\d+)?/g, ""))) {
-    throw new UnitParseError(`cannot parse unit '${text}': only unit names, exponents, '*' and '/' are allowed, such as "m^3/s" or "ft"`);
+    throw new UnitParseError(
+      `cannot parse unit '${text}': only unit names, exponents, '*' and '/' are allowed, such as "m^3/s" or "ft"`,
+    );
   }
   let unit: import("mathjs").Unit;
   try {
     unit = math.unit(normal);
   } catch (e) {
-    throw new UnitParseError(`cannot parse unit '${text}': ${(e as Error).message.replace(/\.$/, "")}; send a unit such as "m^3/s", "ft", "cfs" or "km^2"`);
+    throw new UnitParseError(
+      `cannot parse unit '${text}': ${(e as Error).message.replace(/\.$/, "")}; send a unit such as "m^3/s", "ft", "cfs" or "km^2"`,
+    );
   }
   if (unit.value !== null && unit.value !== undefined) {
     throw new UnitParseError(`cannot parse unit '${text}': it carries a number; send the unit alone, such as "cfs"`);
@@ -162,14 +192,24 @@ function parseUncached(text: string): ParsedUnit {
   for (const c of components) factor *= Math.pow(c.prefix.value * c.unit.value, c.power);
   const only = components.length === 1 && components[0]!.power === 1 ? components[0]! : null;
   const offset = only ? only.unit.offset : 0;
-  if (!Number.isFinite(factor) || factor === 0 || components.some((c) => !Number.isFinite(c.power) || Math.abs(c.power) > 12)) {
+  if (
+    !Number.isFinite(factor) ||
+    factor === 0 ||
+    components.some((c) => !Number.isFinite(c.power) || Math.abs(c.power) > 12)
+  ) {
     throw new UnitParseError(`cannot parse unit '${text}': its scale is not a finite number`);
   }
   if (!only && components.some((c) => ABSOLUTE_TEMPERATURE.has(c.unit.name))) {
-    throw new UnitParseError(`cannot parse unit '${text}': a degree-scale temperature cannot be part of a compound unit; use delta_degC or K`);
+    throw new UnitParseError(
+      `cannot parse unit '${text}': a degree-scale temperature cannot be part of a compound unit; use delta_degC or K`,
+    );
   }
-  const temperature = only && ABSOLUTE_TEMPERATURE.has(only.unit.name) ? "absolute"
-    : components.some((c) => TEMPERATURE_DELTA.has(c.unit.name)) ? "delta" : null;
+  const temperature =
+    only && ABSOLUTE_TEMPERATURE.has(only.unit.name)
+      ? "absolute"
+      : components.some((c) => TEMPERATURE_DELTA.has(c.unit.name))
+        ? "delta"
+        : null;
   return { canonical: canonicalOf(components), dimension: dimensionOf(unit.dimensions), factor, offset, temperature };
 }
 

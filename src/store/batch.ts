@@ -12,7 +12,10 @@ export class WriteBatcher {
   private queue: Job[] = [];
   private scheduled = false;
 
-  constructor(private readonly sqlite: Database, private readonly maxBatch = 512) {}
+  constructor(
+    private readonly sqlite: Database,
+    private readonly maxBatch = 512,
+  ) {}
 
   /** Queues `fn` for the next batch; answers its value once the batch is committed. */
   run<T>(fn: () => T): Promise<T> {

@@ -5,9 +5,24 @@ import { normaliseKey } from "../gates/values.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 
 type Statements = Record<"demoted" | "stamp" | "live" | "prior", Statement>;
-type RawDemoted = { id: string; text: string; key: string | null; value: string | null; reason: string | null; demoted_by: string | null; watch: string | null };
+type RawDemoted = {
+  id: string;
+  text: string;
+  key: string | null;
+  value: string | null;
+  reason: string | null;
+  demoted_by: string | null;
+  watch: string | null;
+};
 /** A PRIOR_RUN_CLAIMS_SQL row, in its column order. */
-type RawPrior = [run_id: string, key: string, value: string | null, text: string, created_at: string, claim_id: string | null];
+type RawPrior = [
+  run_id: string,
+  key: string,
+  value: string | null,
+  text: string,
+  created_at: string,
+  claim_id: string | null,
+];
 
 /**
  * The stability query: one team's keyed claims of a task's earlier released runs, through run_claims_team_task_key_idx,
@@ -79,13 +94,21 @@ export function claimHistory(sqlite: Database, teamId: string): ClaimHistory {
     },
     liveClaims(keys: readonly string[]): LedgerClaim[] {
       if (keys.length === 0) return [];
-      return (s.live.all(teamId, JSON.stringify(keys)) as { id: string; text: string; key: string; value: string | null }[])
-        .map((r) => ({ ...r, value: parseJson(r.value) }));
+      return (
+        s.live.all(teamId, JSON.stringify(keys)) as { id: string; text: string; key: string; value: string | null }[]
+      ).map((r) => ({ ...r, value: parseJson(r.value) }));
     },
     priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[] {
       if (keys.length === 0) return [];
       const raw = s.prior.all({ team: teamId, task, keys: JSON.stringify(keys) }) as RawPrior[];
-      return raw.map(([run_id, key, value, text, created_at, claim_id]) => ({ run_id, key, value: parseJson(value), text, created_at, claim_id }));
+      return raw.map(([run_id, key, value, text, created_at, claim_id]) => ({
+        run_id,
+        key,
+        value: parseJson(value),
+        text,
+        created_at,
+        claim_id,
+      }));
     },
   };
 }
@@ -100,16 +123,26 @@ export function overlayHistory(base: ClaimHistory, given: readonly LedgerLine[])
   const lines = [...new Map(given.map((l) => [l.id, l])).values()];
   const ids = new Set(lines.map((l) => l.id));
   const key = (k: string | null): string | null => (k === null ? null : normaliseKey(k));
-  const demoted: DemotedClaim[] = lines.filter((l) => l.status === "demoted").map((l) => ({
-    id: l.id, text: l.text, key: key(l.key), value: l.value, reason: l.reason, demoted_by: l.demoted_by, watch: l.watch,
-  }));
+  const demoted: DemotedClaim[] = lines
+    .filter((l) => l.status === "demoted")
+    .map((l) => ({
+      id: l.id,
+      text: l.text,
+      key: key(l.key),
+      value: l.value,
+      reason: l.reason,
+      demoted_by: l.demoted_by,
+      watch: l.watch,
+    }));
   return {
     demotedClaims: () => [...base.demotedClaims().filter((d) => !ids.has(d.id)), ...demoted],
     liveClaims: (keys) => {
       const wanted = new Set(keys);
       const own = lines.flatMap((l) => {
         const k = key(l.key);
-        return l.status === "live" && k !== null && wanted.has(k) ? [{ id: l.id, text: l.text, key: k, value: l.value }] : [];
+        return l.status === "live" && k !== null && wanted.has(k)
+          ? [{ id: l.id, text: l.text, key: k, value: l.value }]
+          : [];
       });
       return [...base.liveClaims(keys).filter((c) => !ids.has(c.id)), ...own];
     },

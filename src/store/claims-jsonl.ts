@@ -18,7 +18,10 @@ const LineSchema = z.object({
   reason: optionalText(10_000),
   demoted_by: optionalText(1_000),
   watch: optionalText(10_000),
-  supersedes: z.union([z.string().min(1), z.array(z.string().min(1))]).nullable().optional(),
+  supersedes: z
+    .union([z.string().min(1), z.array(z.string().min(1))])
+    .nullable()
+    .optional(),
   superseded_by: optionalText(256),
 });
 
@@ -37,10 +40,18 @@ export interface LedgerLine {
 }
 
 /** A line that was not imported, and why. */
-export interface SkippedLine { line: number; reason: string }
+export interface SkippedLine {
+  line: number;
+  reason: string;
+}
 
 /** A claim that was imported with a field the gates cannot use (a watch RE2 refuses, an unknown supersedes id). */
-export interface LineWarning { line: number; id: string; field: string; reason: string }
+export interface LineWarning {
+  line: number;
+  id: string;
+  field: string;
+  reason: string;
+}
 
 /** What a ledger text holds: claims with their line numbers, lines skipped, and warnings about usable lines. */
 export interface ParsedLedger {
@@ -52,7 +63,8 @@ export interface ParsedLedger {
 function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
   const field = issue.path.map(String).join(".");
   if (issue.path.length === 1 && !(field in raw)) return `${field} is missing`;
-  if (issue.code === "invalid_type" && issue.path.length === 1) return `${field} must be a ${issue.expected}, received ${describeValue(raw[field])}`;
+  if (issue.code === "invalid_type" && issue.path.length === 1)
+    return `${field} must be a ${issue.expected}, received ${describeValue(raw[field])}`;
   return field ? `${field}: ${issue.message}` : issue.message;
 }
 
@@ -80,17 +92,34 @@ export function readLedgerLine(text: string): { claim: LedgerLine } | { reason: 
     return { reason: `not valid JSON (${(e as Error).message}); each line must be one JSON object` };
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return { reason: `not a JSON object (received ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}); each line must be one claim object` };
+    return {
+      reason: `not a JSON object (received ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}); each line must be one claim object`,
+    };
   }
-  if (tooDeep(raw)) return { reason: `objects and arrays are nested deeper than ${MAX_LINE_DEPTH} levels; send a flatter claim` };
+  if (tooDeep(raw))
+    return { reason: `objects and arrays are nested deeper than ${MAX_LINE_DEPTH} levels; send a flatter claim` };
   const parsed = LineSchema.safeParse(raw);
-  if (!parsed.success) return { reason: parsed.error.issues.map((i) => describeIssue(i, raw as Record<string, unknown>)).join("; ") };
+  if (!parsed.success)
+    return { reason: parsed.error.issues.map((i) => describeIssue(i, raw as Record<string, unknown>)).join("; ") };
   const l = parsed.data;
-  const supersedes = l.supersedes === undefined || l.supersedes === null ? [] : Array.isArray(l.supersedes) ? l.supersedes : [l.supersedes];
+  const supersedes =
+    l.supersedes === undefined || l.supersedes === null
+      ? []
+      : Array.isArray(l.supersedes)
+        ? l.supersedes
+        : [l.supersedes];
   return {
     claim: {
-      id: l.id, status: l.status, text: l.text ?? "", key: l.key ?? null, value: l.value ?? null,
-      reason: l.reason ?? null, demoted_by: l.demoted_by ?? null, watch: l.watch ?? null, supersedes, superseded_by: l.superseded_by ?? null,
+      id: l.id,
+      status: l.status,
+      text: l.text ?? "",
+      key: l.key ?? null,
+      value: l.value ?? null,
+      reason: l.reason ?? null,
+      demoted_by: l.demoted_by ?? null,
+      watch: l.watch ?? null,
+      supersedes,
+      superseded_by: l.superseded_by ?? null,
     },
   };
 }
@@ -110,24 +139,30 @@ export function watchProblem(watch: string | null): string | null {
 export function parseLedgerText(text: string): ParsedLedger {
   const out: ParsedLedger = { claims: [], skipped: [], warnings: [] };
   const seen = new Map<string, number>();
-  text.replace(/^\uFEFF/, "").split(/\r?\n/).forEach((body, i) => {
-    const line = i + 1;
-    if (body.trim() === "") return;
-    const read = readLedgerLine(body);
-    if ("reason" in read) {
-      out.skipped.push({ line, reason: read.reason });
-      return;
-    }
-    const first = seen.get(read.claim.id);
-    if (first !== undefined) {
-      out.skipped.push({ line, reason: `the id ${JSON.stringify(read.claim.id)} was already given on line ${first}; each claim appears once` });
-      return;
-    }
-    seen.set(read.claim.id, line);
-    const problem = watchProblem(read.claim.watch);
-    if (problem !== null) out.warnings.push({ line, id: read.claim.id, field: "watch", reason: problem });
-    out.claims.push({ line, claim: read.claim });
-  });
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((body, i) => {
+      const line = i + 1;
+      if (body.trim() === "") return;
+      const read = readLedgerLine(body);
+      if ("reason" in read) {
+        out.skipped.push({ line, reason: read.reason });
+        return;
+      }
+      const first = seen.get(read.claim.id);
+      if (first !== undefined) {
+        out.skipped.push({
+          line,
+          reason: `the id ${JSON.stringify(read.claim.id)} was already given on line ${first}; each claim appears once`,
+        });
+        return;
+      }
+      seen.set(read.claim.id, line);
+      const problem = watchProblem(read.claim.watch);
+      if (problem !== null) out.warnings.push({ line, id: read.claim.id, field: "watch", reason: problem });
+      out.claims.push({ line, claim: read.claim });
+    });
   return out;
 }
 

@@ -2,7 +2,14 @@
 // superseded, restored), each carrying the full state after it, so the latest event is the current state.
 import type { Database, Statement } from "better-sqlite3";
 import { normaliseKey } from "../gates/values.js";
-import { ledgerLineText, parseLedgerText, watchProblem, type LedgerLine, type LineWarning, type SkippedLine } from "./claims-jsonl.js";
+import {
+  ledgerLineText,
+  parseLedgerText,
+  watchProblem,
+  type LedgerLine,
+  type LineWarning,
+  type SkippedLine,
+} from "./claims-jsonl.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 
@@ -15,21 +22,39 @@ export type ClaimRow = LedgerLine & { created_at: string; updated_at: string };
 
 /** One event in a claim's history. */
 export type ClaimEvent = {
-  kind: EventKind; status: ClaimStatus; reason: string | null; demoted_by: string | null; watch: string | null;
-  superseded_by: string | null; created_at: string;
+  kind: EventKind;
+  status: ClaimStatus;
+  reason: string | null;
+  demoted_by: string | null;
+  watch: string | null;
+  superseded_by: string | null;
+  created_at: string;
 };
 
 /** A new claim (POST /v1/claims). */
 export type NewClaim = {
-  id?: string; text: string; key?: string | null; value?: unknown; status: "live" | "demoted";
-  reason?: string | null; demoted_by?: string | null; watch?: string | null; supersedes?: string[];
+  id?: string;
+  text: string;
+  key?: string | null;
+  value?: unknown;
+  status: "live" | "demoted";
+  reason?: string | null;
+  demoted_by?: string | null;
+  watch?: string | null;
+  supersedes?: string[];
 };
 
 /** A demotion: why, by whom, and the pattern that catches the claim repeated. Omitting `watch` keeps the current one. */
 export type Demotion = { reason: string; demoted_by: string; watch?: string | null };
 
 /** The answer to an import (API.md, `POST /v1/claims/import`), with what changed and what to look at. */
-export type ImportReport = { imported: number; updated: number; unchanged: number; skipped: SkippedLine[]; warnings: LineWarning[] };
+export type ImportReport = {
+  imported: number;
+  updated: number;
+  unchanged: number;
+  skipped: SkippedLine[];
+  warnings: LineWarning[];
+};
 
 /** A list page. */
 export type ClaimPage = { items: ClaimRow[]; next_cursor: readonly [string, string] | null };
@@ -37,23 +62,45 @@ export type ClaimPage = { items: ClaimRow[]; next_cursor: readonly [string, stri
 /** A request the ledger refuses; `details` names each field (the API answers 400 invalid_request). */
 export class InvalidClaimError extends Error {
   readonly code = "invalid_request";
-  constructor(message: string, readonly details: { path: string; message: string }[]) {
+  constructor(
+    message: string,
+    readonly details: { path: string; message: string }[],
+  ) {
     super(message);
     this.name = "InvalidClaimError";
   }
 }
 
 type RawClaim = {
-  id: string; text: string; key: string | null; value: string | null; supersedes: string | null; created_at: string;
-  status: ClaimStatus; reason: string | null; demoted_by: string | null; watch: string | null; superseded_by: string | null; updated_at: string;
+  id: string;
+  text: string;
+  key: string | null;
+  value: string | null;
+  supersedes: string | null;
+  created_at: string;
+  status: ClaimStatus;
+  reason: string | null;
+  demoted_by: string | null;
+  watch: string | null;
+  superseded_by: string | null;
+  updated_at: string;
 };
 
 const parseJson = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
 
 const toRow = (r: RawClaim): ClaimRow => ({
-  id: r.id, text: r.text, key: r.key, value: parseJson(r.value), status: r.status, reason: r.reason, demoted_by: r.demoted_by,
-  watch: r.watch, supersedes: (parseJson(r.supersedes) as string[] | null) ?? [], superseded_by: r.superseded_by,
-  created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  text: r.text,
+  key: r.key,
+  value: parseJson(r.value),
+  status: r.status,
+  reason: r.reason,
+  demoted_by: r.demoted_by,
+  watch: r.watch,
+  supersedes: (parseJson(r.supersedes) as string[] | null) ?? [],
+  superseded_by: r.superseded_by,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 // The latest event of each claim is its state; claim_events_team_claim_idx answers max(id) per claim.
@@ -72,8 +119,11 @@ export class ClaimStore {
     const page = `${CURRENT} WHERE c.team_id = @team AND (@q IS NULL OR c.id LIKE @q ESCAPE '\\' OR c.text LIKE @q ESCAPE '\\' OR c.key LIKE @q ESCAPE '\\')
       AND (c.created_at, c.id) > (@after_at, @after_id)`;
     this.s = {
-      insert: p("INSERT INTO claims (id, team_id, text, key, value, supersedes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      event: p(`INSERT INTO claim_events (team_id, claim_id, kind, status, reason, demoted_by, watch, superseded_by, created_at)
+      insert: p(
+        "INSERT INTO claims (id, team_id, text, key, value, supersedes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ),
+      event:
+        p(`INSERT INTO claim_events (team_id, claim_id, kind, status, reason, demoted_by, watch, superseded_by, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       get: p(`${CURRENT} WHERE c.team_id = ? AND c.id = ?`),
       events: p(`SELECT kind, status, reason, demoted_by, watch, superseded_by, created_at FROM claim_events
@@ -115,15 +165,37 @@ export class ClaimStore {
     if (watchIssue !== null) problems.push({ path: "watch", message: watchIssue });
     return this.transaction(() => {
       const id = input.id ?? newId(now.getTime());
-      if (this.find(teamId, id)) throw new ConflictError(`a claim '${id}' is already in this team's ledger; claims are immutable, so give the new claim its own id and name '${id}' in supersedes`);
+      if (this.find(teamId, id))
+        throw new ConflictError(
+          `a claim '${id}' is already in this team's ledger; claims are immutable, so give the new claim its own id and name '${id}' in supersedes`,
+        );
       const supersedes = [...new Set(input.supersedes ?? [])];
       for (const old of supersedes) {
         if (old === id) problems.push({ path: "supersedes", message: `a claim cannot supersede itself ('${id}')` });
-        else if (!this.find(teamId, old)) problems.push({ path: "supersedes", message: `no claim '${old}' in this team's ledger to supersede` });
+        else if (!this.find(teamId, old))
+          problems.push({ path: "supersedes", message: `no claim '${old}' in this team's ledger to supersede` });
       }
-      if (problems.length > 0) throw new InvalidClaimError(`the claim cannot be added: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`, problems);
-      this.insert(teamId, { id, text: input.text, key: input.key ?? null, value: input.value ?? null, status: input.status, reason: input.reason ?? null,
-        demoted_by: input.demoted_by ?? null, watch: input.watch ?? null, supersedes, superseded_by: null }, now);
+      if (problems.length > 0)
+        throw new InvalidClaimError(
+          `the claim cannot be added: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+          problems,
+        );
+      this.insert(
+        teamId,
+        {
+          id,
+          text: input.text,
+          key: input.key ?? null,
+          value: input.value ?? null,
+          status: input.status,
+          reason: input.reason ?? null,
+          demoted_by: input.demoted_by ?? null,
+          watch: input.watch ?? null,
+          supersedes,
+          superseded_by: null,
+        },
+        now,
+      );
       for (const old of supersedes) this.markSuperseded(teamId, old, id, now);
       return this.get(teamId, id);
     });
@@ -132,11 +204,20 @@ export class ClaimStore {
   /** Demotes a claim: a new event, the earlier ones kept. */
   demote(teamId: string, id: string, d: Demotion, now: Date): ClaimRow {
     const watchIssue = watchProblem(d.watch ?? null);
-    if (watchIssue !== null) throw new InvalidClaimError(`the watch pattern cannot be used: ${watchIssue}`, [{ path: "watch", message: watchIssue }]);
+    if (watchIssue !== null)
+      throw new InvalidClaimError(`the watch pattern cannot be used: ${watchIssue}`, [
+        { path: "watch", message: watchIssue },
+      ]);
     return this.transaction(() => {
       const c = this.get(teamId, id);
       const watch = d.watch === undefined ? c.watch : d.watch;
-      this.event(teamId, id, "demoted", { ...c, status: "demoted", reason: d.reason, demoted_by: d.demoted_by, watch }, now);
+      this.event(
+        teamId,
+        id,
+        "demoted",
+        { ...c, status: "demoted", reason: d.reason, demoted_by: d.demoted_by, watch },
+        now,
+      );
       return this.get(teamId, id);
     });
   }
@@ -151,11 +232,17 @@ export class ClaimStore {
   }
 
   /** One page of the ledger, oldest first; `q` matches id, text or key (case-insensitive substring). */
-  list(teamId: string, filter: { status?: ClaimStatus; q?: string; limit: number; after?: readonly [string, string] | null }): ClaimPage {
+  list(
+    teamId: string,
+    filter: { status?: ClaimStatus; q?: string; limit: number; after?: readonly [string, string] | null },
+  ): ClaimPage {
     const params = {
-      team: teamId, limit: filter.limit + 1, status: filter.status ?? null,
+      team: teamId,
+      limit: filter.limit + 1,
+      status: filter.status ?? null,
       q: filter.q ? `%${filter.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : null,
-      after_at: filter.after?.[0] ?? "", after_id: filter.after?.[1] ?? "",
+      after_at: filter.after?.[0] ?? "",
+      after_id: filter.after?.[1] ?? "",
     };
     const rows = ((filter.status ? this.s.pageStatus : this.s.page).all(params) as RawClaim[]).map(toRow);
     if (rows.length <= filter.limit) return { items: rows, next_cursor: null };
@@ -167,7 +254,13 @@ export class ClaimStore {
   /** Imports JSON Lines text in one transaction: new ids are added, changed statuses become events, bad lines are reported. */
   importText(teamId: string, text: string, now: Date): ImportReport {
     const parsed = parseLedgerText(text);
-    const report: ImportReport = { imported: 0, updated: 0, unchanged: 0, skipped: [...parsed.skipped], warnings: [...parsed.warnings] };
+    const report: ImportReport = {
+      imported: 0,
+      updated: 0,
+      unchanged: 0,
+      skipped: [...parsed.skipped],
+      warnings: [...parsed.warnings],
+    };
     this.transaction(() => {
       const accepted: { line: number; claim: LedgerLine }[] = [];
       for (const { line, claim } of parsed.claims) {
@@ -178,10 +271,14 @@ export class ClaimStore {
           accepted.push({ line, claim });
           continue;
         }
-        const content = (["text", "key", "value", "supersedes"] as const).filter((f) =>
-          !sameJson(f === "key" && claim.key !== null ? normaliseKey(claim.key) : claim[f], existing[f]));
+        const content = (["text", "key", "value", "supersedes"] as const).filter(
+          (f) => !sameJson(f === "key" && claim.key !== null ? normaliseKey(claim.key) : claim[f], existing[f]),
+        );
         if (content.length > 0) {
-          report.skipped.push({ line, reason: `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; claims are immutable, so give the changed claim its own id and name '${claim.id}' in supersedes` });
+          report.skipped.push({
+            line,
+            reason: `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; claims are immutable, so give the changed claim its own id and name '${claim.id}' in supersedes`,
+          });
           report.warnings = report.warnings.filter((w) => w.line !== line);
           continue;
         }
@@ -193,14 +290,21 @@ export class ClaimStore {
           report.unchanged += 1;
           continue;
         }
-        const kind: EventKind = wanted.status === "demoted" ? "demoted" : wanted.status === "superseded" ? "superseded" : "restored";
+        const kind: EventKind =
+          wanted.status === "demoted" ? "demoted" : wanted.status === "superseded" ? "superseded" : "restored";
         this.event(teamId, claim.id, kind, wanted, now);
         report.updated += 1;
       }
       for (const { line, claim } of accepted) {
         for (const old of claim.supersedes) {
           const target = this.find(teamId, old);
-          if (!target) report.warnings.push({ line, id: claim.id, field: "supersedes", reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet` });
+          if (!target)
+            report.warnings.push({
+              line,
+              id: claim.id,
+              field: "supersedes",
+              reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
+            });
           else if (target.superseded_by !== claim.id) this.markSuperseded(teamId, old, claim.id, now);
         }
       }
@@ -217,13 +321,36 @@ export class ClaimStore {
 
   private insert(teamId: string, c: LedgerLine, now: Date): void {
     const at = now.toISOString();
-    this.s.insert.run(c.id, teamId, c.text, c.key === null ? null : normaliseKey(c.key), c.value === null || c.value === undefined ? null : JSON.stringify(c.value),
-      c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null, at);
+    this.s.insert.run(
+      c.id,
+      teamId,
+      c.text,
+      c.key === null ? null : normaliseKey(c.key),
+      c.value === null || c.value === undefined ? null : JSON.stringify(c.value),
+      c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null,
+      at,
+    );
     this.event(teamId, c.id, "created", c, now);
   }
 
-  private event(teamId: string, id: string, kind: EventKind, state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">, now: Date): void {
-    this.s.event.run(teamId, id, kind, state.status, state.reason, state.demoted_by, state.watch, state.superseded_by, now.toISOString());
+  private event(
+    teamId: string,
+    id: string,
+    kind: EventKind,
+    state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">,
+    now: Date,
+  ): void {
+    this.s.event.run(
+      teamId,
+      id,
+      kind,
+      state.status,
+      state.reason,
+      state.demoted_by,
+      state.watch,
+      state.superseded_by,
+      now.toISOString(),
+    );
   }
 
   private markSuperseded(teamId: string, id: string, byId: string, now: Date): void {

@@ -48,7 +48,13 @@ export function listDatums(db: Db, teamId: string): DatumRow[] {
 
 /** The team's datum with this name, or null. */
 export function findDatum(db: Db, teamId: string, name: string): DatumRow | null {
-  return db.select(datumColumns).from(datums).where(and(eq(datums.teamId, teamId), eq(datums.name, name))).get() ?? null;
+  return (
+    db
+      .select(datumColumns)
+      .from(datums)
+      .where(and(eq(datums.teamId, teamId), eq(datums.name, name)))
+      .get() ?? null
+  );
 }
 
 /** Registers a datum for a team; a name the team already registered is a ConflictError. */
@@ -73,7 +79,10 @@ export function upsertOffset(db: Db, teamId: string, o: OffsetInput): OffsetRow 
   const [row] = db
     .insert(stationOffsets)
     .values({ id: newId(), teamId, fromDatum: o.from, toDatum: o.to, ...values })
-    .onConflictDoUpdate({ target: [stationOffsets.teamId, stationOffsets.fromDatum, stationOffsets.toDatum], set: values })
+    .onConflictDoUpdate({
+      target: [stationOffsets.teamId, stationOffsets.fromDatum, stationOffsets.toDatum],
+      set: values,
+    })
     .returning(offsetColumns)
     .all();
   return row!;

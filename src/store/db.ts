@@ -77,7 +77,8 @@ function migrateWithRetry(db: Parameters<typeof migrate>[0], file: string): void
       migrate(db, { migrationsFolder: MIGRATIONS_DIR });
       return;
     } catch (cause) {
-      if (attempt >= MIGRATE_ATTEMPTS) throw new MigrationError(`could not migrate ${file}: ${(cause as Error).message}`, { cause });
+      if (attempt >= MIGRATE_ATTEMPTS)
+        throw new MigrationError(`could not migrate ${file}: ${(cause as Error).message}`, { cause });
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100 * attempt);
     }
   }

@@ -13,8 +13,14 @@ import { ToolStore } from "./tools.js";
 
 /** The answer to a call (API.md, `POST /v1/sessions/{id}/calls`). */
 export type CallAnswer = {
-  call_id: string; seq: number; ok: boolean; guarded: boolean; would_block: boolean; tool_version: number | null;
-  args: Record<string, unknown>; violations: Violation[];
+  call_id: string;
+  seq: number;
+  ok: boolean;
+  guarded: boolean;
+  would_block: boolean;
+  tool_version: number | null;
+  args: Record<string, unknown>;
+  violations: Violation[];
 };
 
 /** The answer to a result (API.md, `POST .../calls/{call_id}/result`). */
@@ -28,7 +34,10 @@ export class Ledger {
   /** Group commit for the HTTP routes: concurrent requests share one commit. */
   readonly batcher: WriteBatcher;
 
-  constructor(readonly store: LedgerDb, readonly clock: Clock) {
+  constructor(
+    readonly store: LedgerDb,
+    readonly clock: Clock,
+  ) {
     this.batcher = new WriteBatcher(store.sqlite);
     this.tools = new ToolStore(store.sqlite);
     this.registry = new RegistryCache(store.db, store.sqlite);
@@ -51,11 +60,37 @@ export class Ledger {
       const session = this.sessions.get(teamId, sessionId);
       const datums = this.datums(teamId);
       const decl = this.declaration(teamId, tool);
-      const verdict = checkCall(decl, tool, args, { datums, enforcement: session.enforcement, history: this.sessions.history(sessionId), context: session.context });
-      const { id, seq } = this.sessions.insertCall(teamId, sessionId, {
-        tool, toolVersion: decl?.version ?? null, guarded: verdict.guarded, argsRaw: args, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock,
-      }, verdict.crossings, this.clock.now());
-      return { call_id: id, seq, ok: verdict.ok, guarded: verdict.guarded, would_block: verdict.wouldBlock, tool_version: decl?.version ?? null, args: verdict.args, violations: verdict.violations };
+      const verdict = checkCall(decl, tool, args, {
+        datums,
+        enforcement: session.enforcement,
+        history: this.sessions.history(sessionId),
+        context: session.context,
+      });
+      const { id, seq } = this.sessions.insertCall(
+        teamId,
+        sessionId,
+        {
+          tool,
+          toolVersion: decl?.version ?? null,
+          guarded: verdict.guarded,
+          argsRaw: args,
+          ok: verdict.ok,
+          violations: verdict.violations,
+          blocked: verdict.wouldBlock,
+        },
+        verdict.crossings,
+        this.clock.now(),
+      );
+      return {
+        call_id: id,
+        seq,
+        ok: verdict.ok,
+        guarded: verdict.guarded,
+        would_block: verdict.wouldBlock,
+        tool_version: decl?.version ?? null,
+        args: verdict.args,
+        violations: verdict.violations,
+      };
     });
   }
 
@@ -64,11 +99,28 @@ export class Ledger {
     return this.sessions.transaction(() => {
       const session = this.sessions.get(teamId, sessionId);
       const call = this.sessions.getCall(teamId, sessionId, callId);
-      if (call.resultRaw !== null || call.resultAt !== null) throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
+      if (call.resultRaw !== null || call.resultAt !== null)
+        throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
       const decl = call.guarded ? this.declaration(teamId, call.tool, call.toolVersion) : null;
-      const verdict = checkResult(decl, result, { datums: this.datums(teamId), enforcement: session.enforcement, history: this.sessions.history(sessionId), context: session.context });
-      this.sessions.insertResult(teamId, call, { raw: result, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock }, verdict.crossings, this.clock.now());
-      return { ok: verdict.ok, would_block: verdict.wouldBlock, result: verdict.result, violations: verdict.violations };
+      const verdict = checkResult(decl, result, {
+        datums: this.datums(teamId),
+        enforcement: session.enforcement,
+        history: this.sessions.history(sessionId),
+        context: session.context,
+      });
+      this.sessions.insertResult(
+        teamId,
+        call,
+        { raw: result, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock },
+        verdict.crossings,
+        this.clock.now(),
+      );
+      return {
+        ok: verdict.ok,
+        would_block: verdict.wouldBlock,
+        result: verdict.result,
+        violations: verdict.violations,
+      };
     });
   }
 
@@ -85,9 +137,17 @@ export class Ledger {
   /** The enforcement report of a session. */
   report(teamId: string, sessionId: string): EnforcementReport {
     const session = this.sessions.get(teamId, sessionId);
-    const violations = this.sessions.calls(teamId, sessionId).flatMap((c) =>
-      [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({ callId: c.id, tool: c.tool, param: v.param, code: v.code, message: v.message })),
-    );
+    const violations = this.sessions
+      .calls(teamId, sessionId)
+      .flatMap((c) =>
+        [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
+          callId: c.id,
+          tool: c.tool,
+          param: v.param,
+          code: v.code,
+          message: v.message,
+        })),
+      );
     return enforcementReport(session.callCount, violations, session.enforcement);
   }
 }

@@ -20,7 +20,9 @@ export function loadManifest(ledger: Ledger, teamId: string, sessionId: string):
       if (row) tools.set(key, row);
     }
     return buildManifest({
-      session, calls, crossings,
+      session,
+      calls,
+      crossings,
       tools: [...tools.values()],
       datums: listDatums(ledger.store.db, teamId),
       offsets: listOffsets(ledger.store.db, teamId),

@@ -26,7 +26,10 @@ export function parseInstant(text: string, field: string): string {
   const t = text.trim();
   const ms = DATE_ONLY.test(t) ? Date.parse(`${t}T00:00:00Z`) : WITH_OFFSET.test(t) ? Date.parse(t) : Number.NaN;
   if (Number.isNaN(ms)) {
-    throw new QueryError(field, `${field} must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received '${text}'`);
+    throw new QueryError(
+      field,
+      `${field} must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received '${text}'`,
+    );
   }
   return new Date(ms).toISOString();
 }
@@ -43,11 +46,25 @@ export function parseLabel(text: string, field = "label"): LabelFilter {
 
 /** Filters of the session list; times are ISO UTC strings from parseInstant. `until` is exclusive. */
 export type SessionFilter = {
-  labels?: readonly LabelFilter[]; tool?: string; code?: string; since?: string; until?: string;
-  limit: number; cursor?: readonly [string, string] | null;
+  labels?: readonly LabelFilter[];
+  tool?: string;
+  code?: string;
+  since?: string;
+  until?: string;
+  limit: number;
+  cursor?: readonly [string, string] | null;
 };
 
-type RawSession = { id: string; context: string; enforcement: "enforce" | "warn"; labels: string; call_count: number; violation_count: number; blocked_count: number; created_at: string };
+type RawSession = {
+  id: string;
+  context: string;
+  enforcement: "enforce" | "warn";
+  labels: string;
+  call_count: number;
+  violation_count: number;
+  blocked_count: number;
+  created_at: string;
+};
 
 /**
  * The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows).
@@ -84,13 +101,27 @@ export function listSessions(sqlite: Database, teamId: string, f: SessionFilter)
                WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`;
   const rows = sqlite.prepare(sql).all(...args, f.limit + 1) as RawSession[];
   return rows.map((r) => ({
-    id: r.id, context: r.context, enforcement: r.enforcement, labels: JSON.parse(r.labels) as Record<string, string>,
-    callCount: r.call_count, violationCount: r.violation_count, blockedCount: r.blocked_count, createdAt: r.created_at,
+    id: r.id,
+    context: r.context,
+    enforcement: r.enforcement,
+    labels: JSON.parse(r.labels) as Record<string, string>,
+    callCount: r.call_count,
+    violationCount: r.violation_count,
+    blockedCount: r.blocked_count,
+    createdAt: r.created_at,
   }));
 }
 
 /** A magnitude search: `value` in `unit`, matched in SI within a relative tolerance. */
-export type CrossingFilter = { value: number; unit: string; tolerance?: number; tool?: string; since?: string; limit: number; cursor?: number | null };
+export type CrossingFilter = {
+  value: number;
+  unit: string;
+  tolerance?: number;
+  tool?: string;
+  since?: string;
+  limit: number;
+  cursor?: number | null;
+};
 
 /** Default relative tolerance of a magnitude search (API.md). */
 export const CROSSING_TOLERANCE = 1e-9;
@@ -123,6 +154,8 @@ export function findCrossings(sqlite: Database, teamId: string, f: CrossingFilte
 
 /** The team a session belongs to, or null: for the command line, which holds the database file itself. */
 export function sessionTeam(sqlite: Database, sessionId: string): string | null {
-  const r = sqlite.prepare("SELECT team_id FROM sessions WHERE id = ?").get(sessionId) as { team_id: string } | undefined;
+  const r = sqlite.prepare("SELECT team_id FROM sessions WHERE id = ?").get(sessionId) as
+    | { team_id: string }
+    | undefined;
   return r?.team_id ?? null;
 }

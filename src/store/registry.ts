@@ -10,7 +10,10 @@ export class RegistryCache {
   private dataVersion = -1;
   private readonly versionStmt;
 
-  constructor(private readonly db: Db, private readonly sqlite: Database) {
+  constructor(
+    private readonly db: Db,
+    private readonly sqlite: Database,
+  ) {
     this.versionStmt = sqlite.prepare("PRAGMA data_version");
   }
 
@@ -24,7 +27,12 @@ export class RegistryCache {
     }
     let reg = this.byTeam.get(teamId);
     if (!reg) {
-      const offsets = listOffsets(this.db, teamId).map((o) => ({ from: o.from, to: o.to, offsetM: o.offsetM, source: o.source }));
+      const offsets = listOffsets(this.db, teamId).map((o) => ({
+        from: o.from,
+        to: o.to,
+        offsetM: o.offsetM,
+        source: o.source,
+      }));
       reg = new DatumRegistry(listDatums(this.db, teamId), offsets);
       this.byTeam.set(teamId, reg);
     }
@@ -47,14 +55,20 @@ export class RegistryCache {
   }
 
   /** Registers datums and offsets that are not there yet (first registration wins), in one transaction. */
-  ensure(teamId: string, datums: readonly { name: string; description?: string }[], offsets: readonly OffsetInput[]): DatumRegistry {
+  ensure(
+    teamId: string,
+    datums: readonly { name: string; description?: string }[],
+    offsets: readonly OffsetInput[],
+  ): DatumRegistry {
     const reg = this.forTeam(teamId);
-    this.sqlite.transaction(() => {
-      for (const d of datums) if (!reg.has(d.name)) addDatum(this.db, teamId, d.name, d.description ?? "");
-      this.byTeam.delete(teamId);
-      const now = this.forTeam(teamId);
-      for (const o of offsets) if (!now.canConvert(o.from, o.to)) upsertOffset(this.db, teamId, o);
-    }).immediate();
+    this.sqlite
+      .transaction(() => {
+        for (const d of datums) if (!reg.has(d.name)) addDatum(this.db, teamId, d.name, d.description ?? "");
+        this.byTeam.delete(teamId);
+        const now = this.forTeam(teamId);
+        for (const o of offsets) if (!now.canConvert(o.from, o.to)) upsertOffset(this.db, teamId, o);
+      })
+      .immediate();
     this.byTeam.delete(teamId);
     return this.forTeam(teamId);
   }

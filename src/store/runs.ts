@@ -22,7 +22,10 @@ export type Evaluation = Decision & { id: string; task: string | null; created_a
 export type StoredEvaluation = Evaluation & { input: unknown; settings: Settings | null };
 
 /** One row of the evaluations list. */
-export type EvaluationSummary = Pick<Evaluation, "id" | "task" | "status" | "blocked_by" | "overall_score" | "created_at">;
+export type EvaluationSummary = Pick<
+  Evaluation,
+  "id" | "task" | "status" | "blocked_by" | "overall_score" | "created_at"
+>;
 
 /** What `evaluate` needs besides the input. */
 export type EvaluateOptions = {
@@ -40,7 +43,16 @@ export type EvaluateOptions = {
   pathExists?: (path: string) => boolean;
 };
 
-type RawRun = { id: string; task: string | null; status: "released" | "blocked"; overall_score: number; report: string; input: string; settings: string | null; created_at: string };
+type RawRun = {
+  id: string;
+  task: string | null;
+  status: "released" | "blocked";
+  overall_score: number;
+  report: string;
+  input: string;
+  settings: string | null;
+  created_at: string;
+};
 
 /** The task id the input names, when it names one as a string (kept even when the contract fails, for listing). */
 function taskIdOf(input: unknown): string | null {
@@ -55,10 +67,15 @@ export class RunStore {
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
-      insertRun: p("INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-      insertClaim: p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
+      insertRun: p(
+        "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      insertClaim:
+        p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      get: p("SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?"),
+      get: p(
+        "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
+      ),
       list: p(`SELECT id, task, status, overall_score, report, created_at FROM runs
                WHERE team_id = @team AND (@task IS NULL OR task = @task) AND (@status IS NULL OR status = @status)
                AND (@since IS NULL OR created_at >= @since) AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id))
@@ -71,13 +88,19 @@ export class RunStore {
    * ledger and earlier runs, and records it, all in one immediate transaction, so two evaluations of one task
    * never miss each other. Throws SettingsError for invalid settings; every other problem is a finding.
    */
-  evaluate(teamId: string, input: unknown, options: EvaluateOptions): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
+  evaluate(
+    teamId: string,
+    input: unknown,
+    options: EvaluateOptions,
+  ): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
     const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
     const history: ClaimHistory = overlayHistory(claimHistory(this.sqlite, teamId), options.extraLedger ?? []);
     const run = () => {
       const now = options.clock.now();
       const decision = decide(input, {
-        settings, history, compareQuantities: createQuantityComparer(options.datums ?? []),
+        settings,
+        history,
+        compareQuantities: createQuantityComparer(options.datums ?? []),
         ...(options.watchCache ? { watchCache: options.watchCache } : {}),
         ...(options.pathExists ? { pathExists: options.pathExists } : {}),
       });
@@ -93,7 +116,17 @@ export class RunStore {
   /** Writes the run row and, for a task with an id whose input meets the contract, its keyed claims. */
   private insert(teamId: string, e: Evaluation, input: unknown, settings: Settings): void {
     const { id, task, created_at: at, ...decision } = e;
-    this.s.insertRun.run(id, teamId, task, e.status, e.overall_score, JSON.stringify(decision), JSON.stringify(input), JSON.stringify(settings), at);
+    this.s.insertRun.run(
+      id,
+      teamId,
+      task,
+      e.status,
+      e.overall_score,
+      JSON.stringify(decision),
+      JSON.stringify(input),
+      JSON.stringify(settings),
+      at,
+    );
     if (task === null) return;
     const contract = contractGate(splitEvaluationInput(input));
     if (!contract.ok) return;
@@ -101,9 +134,25 @@ export class RunStore {
     contract.runs.forEach((run: Result, i) => {
       // The same claims claimsToRecord gives, with what each names in supersedes (which retires earlier values).
       for (const c of keyedClaims(run)) {
-        const named = c.supersedes === undefined || c.supersedes === null ? [] : Array.isArray(c.supersedes) ? c.supersedes : [c.supersedes];
-        this.s.insertClaim.run(id, teamId, task, c.key, JSON.stringify(c.value ?? null), c.text, c.id ?? null, i + 1, released,
-          named.length > 0 ? JSON.stringify(named) : null, at);
+        const named =
+          c.supersedes === undefined || c.supersedes === null
+            ? []
+            : Array.isArray(c.supersedes)
+              ? c.supersedes
+              : [c.supersedes];
+        this.s.insertClaim.run(
+          id,
+          teamId,
+          task,
+          c.key,
+          JSON.stringify(c.value ?? null),
+          c.text,
+          c.id ?? null,
+          i + 1,
+          released,
+          named.length > 0 ? JSON.stringify(named) : null,
+          at,
+        );
       }
     });
   }
@@ -113,21 +162,45 @@ export class RunStore {
     const r = this.s.get.get(teamId, id) as RawRun | undefined;
     if (!r) throw new NotFoundError(`no evaluation '${id}'`);
     return {
-      id: r.id, task: r.task, created_at: r.created_at, ...(JSON.parse(r.report) as Decision),
-      input: JSON.parse(r.input) as unknown, settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
+      id: r.id,
+      task: r.task,
+      created_at: r.created_at,
+      ...(JSON.parse(r.report) as Decision),
+      input: JSON.parse(r.input) as unknown,
+      settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
     };
   }
 
   /** A page of evaluations, newest first, filtered by task, status and a `since` time. */
-  list(teamId: string, filter: { task?: string; status?: "released" | "blocked"; since?: string; limit: number; before?: readonly [string, string] | null }):
-    { items: EvaluationSummary[]; next_cursor: readonly [string, string] | null } {
+  list(
+    teamId: string,
+    filter: {
+      task?: string;
+      status?: "released" | "blocked";
+      since?: string;
+      limit: number;
+      before?: readonly [string, string] | null;
+    },
+  ): { items: EvaluationSummary[]; next_cursor: readonly [string, string] | null } {
     const rows = this.s.list.all({
-      team: teamId, task: filter.task ?? null, status: filter.status ?? null, since: filter.since ?? null,
-      before_at: filter.before?.[0] ?? null, before_id: filter.before?.[1] ?? null, limit: filter.limit + 1,
+      team: teamId,
+      task: filter.task ?? null,
+      status: filter.status ?? null,
+      since: filter.since ?? null,
+      before_at: filter.before?.[0] ?? null,
+      before_id: filter.before?.[1] ?? null,
+      limit: filter.limit + 1,
     }) as RawRun[];
     const items = rows.slice(0, filter.limit).map((r) => {
       const d = JSON.parse(r.report) as Decision;
-      return { id: r.id, task: r.task, status: r.status, blocked_by: d.blocked_by, overall_score: r.overall_score, created_at: r.created_at };
+      return {
+        id: r.id,
+        task: r.task,
+        status: r.status,
+        blocked_by: d.blocked_by,
+        overall_score: r.overall_score,
+        created_at: r.created_at,
+      };
     });
     const last = items[items.length - 1];
     return { items, next_cursor: rows.length > filter.limit && last ? [last.created_at, last.id] : null };

@@ -6,242 +6,327 @@ const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
 // --- teams and auth ---------------------------------------------------------------------------
 
-export const teams = sqliteTable("teams", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [uniqueIndex("teams_name_idx").on(t.name)]);
+export const teams = sqliteTable(
+  "teams",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("teams_name_idx").on(t.name)],
+);
 
-export const tokens = sqliteTable("tokens", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull().references(() => teams.id),
-  name: text("name").notNull().default(""),
-  /** SHA-256 of the token, hex: the token itself is never stored. */
-  hash: text("hash").notNull(),
-  isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
-  createdAt: text("created_at").notNull().default(now),
-  revokedAt: text("revoked_at"),
-}, (t) => [uniqueIndex("tokens_hash_idx").on(t.hash), index("tokens_team_idx").on(t.teamId)]);
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    name: text("name").notNull().default(""),
+    /** SHA-256 of the token, hex: the token itself is never stored. */
+    hash: text("hash").notNull(),
+    isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull().default(now),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("tokens_hash_idx").on(t.hash), index("tokens_team_idx").on(t.teamId)],
+);
 
 // --- datum registry ---------------------------------------------------------------------------
 
-export const datums = sqliteTable("datums", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull().references(() => teams.id),
-  name: text("name").notNull(),
-  kind: text("kind").notNull().default("vertical"),
-  description: text("description").notNull().default(""),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [uniqueIndex("datums_team_name_idx").on(t.teamId, t.name)]);
+export const datums = sqliteTable(
+  "datums",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    name: text("name").notNull(),
+    kind: text("kind").notNull().default("vertical"),
+    description: text("description").notNull().default(""),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("datums_team_name_idx").on(t.teamId, t.name)],
+);
 
-export const stationOffsets = sqliteTable("station_offsets", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull().references(() => teams.id),
-  fromDatum: text("from_datum").notNull(),
-  toDatum: text("to_datum").notNull(),
-  /** value_on_to = value_on_from + offset_m */
-  offsetM: real("offset_m").notNull(),
-  offsetValue: real("offset_value").notNull(),
-  offsetUnit: text("offset_unit").notNull(),
-  source: text("source"),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [uniqueIndex("station_offsets_team_from_to_idx").on(t.teamId, t.fromDatum, t.toDatum)]);
+export const stationOffsets = sqliteTable(
+  "station_offsets",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    fromDatum: text("from_datum").notNull(),
+    toDatum: text("to_datum").notNull(),
+    /** value_on_to = value_on_from + offset_m */
+    offsetM: real("offset_m").notNull(),
+    offsetValue: real("offset_value").notNull(),
+    offsetUnit: text("offset_unit").notNull(),
+    source: text("source"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("station_offsets_team_from_to_idx").on(t.teamId, t.fromDatum, t.toDatum)],
+);
 
 // --- tools and sessions -----------------------------------------------------------------------
 
-export const tools = sqliteTable("tools", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull().references(() => teams.id),
-  name: text("name").notNull(),
-  version: integer("version").notNull(),
-  /** Canonical JSON of the declaration, compared to decide whether a PUT is a new version. */
-  declaration: text("declaration", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [uniqueIndex("tools_team_name_version_idx").on(t.teamId, t.name, t.version)]);
+export const tools = sqliteTable(
+  "tools",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    /** Canonical JSON of the declaration, compared to decide whether a PUT is a new version. */
+    declaration: text("declaration", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("tools_team_name_version_idx").on(t.teamId, t.name, t.version)],
+);
 
-export const sessions = sqliteTable("sessions", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull().references(() => teams.id),
-  context: text("context").notNull().default(""),
-  enforcement: text("enforcement", { enum: ["enforce", "warn"] }).notNull().default("enforce"),
-  labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull().default({}),
-  callCount: integer("call_count").notNull().default(0),
-  violationCount: integer("violation_count").notNull().default(0),
-  blockedCount: integer("blocked_count").notNull().default(0),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [index("sessions_team_created_idx").on(t.teamId, t.createdAt)]);
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    context: text("context").notNull().default(""),
+    enforcement: text("enforcement", { enum: ["enforce", "warn"] })
+      .notNull()
+      .default("enforce"),
+    labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull().default({}),
+    callCount: integer("call_count").notNull().default(0),
+    violationCount: integer("violation_count").notNull().default(0),
+    blockedCount: integer("blocked_count").notNull().default(0),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("sessions_team_created_idx").on(t.teamId, t.createdAt)],
+);
 
-export const sessionLabels = sqliteTable("session_labels", {
-  sessionId: text("session_id").notNull().references(() => sessions.id),
-  teamId: text("team_id").notNull(),
-  key: text("key").notNull(),
-  value: text("value").notNull(),
-}, (t) => [
-  index("session_labels_team_kv_idx").on(t.teamId, t.key, t.value),
-  uniqueIndex("session_labels_session_key_idx").on(t.sessionId, t.key),
-]);
+export const sessionLabels = sqliteTable(
+  "session_labels",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    teamId: text("team_id").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [
+    index("session_labels_team_kv_idx").on(t.teamId, t.key, t.value),
+    uniqueIndex("session_labels_session_key_idx").on(t.sessionId, t.key),
+  ],
+);
 
-export const calls = sqliteTable("calls", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull(),
-  sessionId: text("session_id").notNull().references(() => sessions.id),
-  seq: integer("seq").notNull(),
-  tool: text("tool").notNull(),
-  toolVersion: integer("tool_version"),
-  guarded: integer("guarded", { mode: "boolean" }).notNull(),
-  /** The arguments exactly as sent. */
-  argsRaw: text("args_raw", { mode: "json" }).$type<unknown>().notNull(),
-  ok: integer("ok", { mode: "boolean" }).notNull(),
-  violations: text("violations", { mode: "json" }).$type<unknown[]>().notNull().default([]),
-  /** The result exactly as sent, null until posted. */
-  resultRaw: text("result_raw", { mode: "json" }).$type<unknown>(),
-  resultOk: integer("result_ok", { mode: "boolean" }),
-  resultViolations: text("result_violations", { mode: "json" }).$type<unknown[]>(),
-  createdAt: text("created_at").notNull().default(now),
-  resultAt: text("result_at"),
-}, (t) => [
-  uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
-  index("calls_team_tool_idx").on(t.teamId, t.tool),
-]);
+export const calls = sqliteTable(
+  "calls",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    seq: integer("seq").notNull(),
+    tool: text("tool").notNull(),
+    toolVersion: integer("tool_version"),
+    guarded: integer("guarded", { mode: "boolean" }).notNull(),
+    /** The arguments exactly as sent. */
+    argsRaw: text("args_raw", { mode: "json" }).$type<unknown>().notNull(),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    violations: text("violations", { mode: "json" }).$type<unknown[]>().notNull().default([]),
+    /** The result exactly as sent, null until posted. */
+    resultRaw: text("result_raw", { mode: "json" }).$type<unknown>(),
+    resultOk: integer("result_ok", { mode: "boolean" }),
+    resultViolations: text("result_violations", { mode: "json" }).$type<unknown[]>(),
+    createdAt: text("created_at").notNull().default(now),
+    resultAt: text("result_at"),
+  },
+  (t) => [
+    uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
+    index("calls_team_tool_idx").on(t.teamId, t.tool),
+  ],
+);
 
 /** A crossing usable as a source of later values: a scalar return with a unit. */
 const OUTPUT = sql`direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL`;
 
-export const crossings = sqliteTable("crossings", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  teamId: text("team_id").notNull(),
-  sessionId: text("session_id").notNull(),
-  callId: text("call_id").notNull(),
-  /** The call's sequence number within its session. */
-  seq: integer("seq").notNull(),
-  tool: text("tool").notNull(),
-  direction: text("direction", { enum: ["param", "return"] }).notNull(),
-  param: text("param").notNull(),
-  /** The value exactly as it crossed, JSON. */
-  raw: text("raw").notNull(),
-  /** Magnitude in `unit` (the declared unit after conversion); null for a series or non-quantity. */
-  value: real("value"),
-  unit: text("unit"),
-  /** Magnitude in SI base units; null for a series, a non-quantity or an offset unit. */
-  valueSi: real("value_si"),
-  dimension: text("dimension"),
-  isSeries: integer("is_series", { mode: "boolean" }).notNull().default(false),
-  datum: text("datum"),
-  crs: text("crs"),
-  tz: text("tz"),
-  quality: text("quality"),
-  source: text("source"),
-  outcome: text("outcome", { enum: ["ok", "converted", "refused", "warned", "passed"] }).notNull(),
-  violation: text("violation"),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [
-  // Every crossing of a session in order (the rowid rides along in every SQLite index).
-  index("crossings_session_seq_idx").on(t.sessionId, t.seq),
-  // The look-ups on a session's outputs are partial indexes over returns only, so a parameter crossing
-  // (most rows) touches none of them on insert.
-  index("crossings_outputs_idx").on(t.sessionId).where(OUTPUT),
-  index("crossings_outputs_value_idx").on(t.sessionId, t.value).where(OUTPUT),
-  index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
-  // History: where has this magnitude crossed before; which sessions hit a violation code.
-  index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
-  index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
-]);
+export const crossings = sqliteTable(
+  "crossings",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    callId: text("call_id").notNull(),
+    /** The call's sequence number within its session. */
+    seq: integer("seq").notNull(),
+    tool: text("tool").notNull(),
+    direction: text("direction", { enum: ["param", "return"] }).notNull(),
+    param: text("param").notNull(),
+    /** The value exactly as it crossed, JSON. */
+    raw: text("raw").notNull(),
+    /** Magnitude in `unit` (the declared unit after conversion); null for a series or non-quantity. */
+    value: real("value"),
+    unit: text("unit"),
+    /** Magnitude in SI base units; null for a series, a non-quantity or an offset unit. */
+    valueSi: real("value_si"),
+    dimension: text("dimension"),
+    isSeries: integer("is_series", { mode: "boolean" }).notNull().default(false),
+    datum: text("datum"),
+    crs: text("crs"),
+    tz: text("tz"),
+    quality: text("quality"),
+    source: text("source"),
+    outcome: text("outcome", { enum: ["ok", "converted", "refused", "warned", "passed"] }).notNull(),
+    violation: text("violation"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    // Every crossing of a session in order (the rowid rides along in every SQLite index).
+    index("crossings_session_seq_idx").on(t.sessionId, t.seq),
+    // The look-ups on a session's outputs are partial indexes over returns only, so a parameter crossing
+    // (most rows) touches none of them on insert.
+    index("crossings_outputs_idx").on(t.sessionId).where(OUTPUT),
+    index("crossings_outputs_value_idx").on(t.sessionId, t.value).where(OUTPUT),
+    index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
+    // History: where has this magnitude crossed before; which sessions hit a violation code.
+    index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
+    index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+  ],
+);
 
 // --- answer audits ----------------------------------------------------------------------------
 
-export const audits = sqliteTable("audits", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull(),
-  sessionId: text("session_id").notNull().references(() => sessions.id),
-  answer: text("answer").notNull(),
-  context: text("context").notNull().default(""),
-  ok: integer("ok", { mode: "boolean" }).notNull(),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [index("audits_session_idx").on(t.sessionId)]);
+export const audits = sqliteTable(
+  "audits",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    answer: text("answer").notNull(),
+    context: text("context").notNull().default(""),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("audits_session_idx").on(t.sessionId)],
+);
 
-export const auditItems = sqliteTable("audit_items", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  auditId: text("audit_id").notNull().references(() => audits.id),
-  teamId: text("team_id").notNull(),
-  position: integer("position").notNull(),
-  text: text("text").notNull(),
-  value: real("value").notNull(),
-  unit: text("unit"),
-  status: text("status").notNull(),
-  sourceCallId: text("source_call_id"),
-  source: text("source"),
-  explanation: text("explanation").notNull(),
-}, (t) => [index("audit_items_audit_idx").on(t.auditId), index("audit_items_team_status_idx").on(t.teamId, t.status)]);
+export const auditItems = sqliteTable(
+  "audit_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    auditId: text("audit_id")
+      .notNull()
+      .references(() => audits.id),
+    teamId: text("team_id").notNull(),
+    position: integer("position").notNull(),
+    text: text("text").notNull(),
+    value: real("value").notNull(),
+    unit: text("unit"),
+    status: text("status").notNull(),
+    sourceCallId: text("source_call_id"),
+    source: text("source"),
+    explanation: text("explanation").notNull(),
+  },
+  (t) => [index("audit_items_audit_idx").on(t.auditId), index("audit_items_team_status_idx").on(t.teamId, t.status)],
+);
 
 // --- claim ledger -----------------------------------------------------------------------------
 
 /** A claim of a team's ledger. Its id is the team's own (e.g. "CLM-1"), unique within the team; status lives in claim_events. */
-export const claims = sqliteTable("claims", {
-  id: text("id").notNull(),
-  teamId: text("team_id").notNull(),
-  text: text("text").notNull(),
-  /** Normalised with normaliseKey, so `key IN (...)` uses claims_team_key_idx. */
-  key: text("key"),
-  value: text("value", { mode: "json" }).$type<unknown>(),
-  /** Ids of the claims this one replaces. */
-  supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [
-  primaryKey({ columns: [t.teamId, t.id] }),
-  index("claims_team_key_idx").on(t.teamId, t.key),
-  index("claims_team_created_idx").on(t.teamId, t.createdAt, t.id),
-]);
+export const claims = sqliteTable(
+  "claims",
+  {
+    id: text("id").notNull(),
+    teamId: text("team_id").notNull(),
+    text: text("text").notNull(),
+    /** Normalised with normaliseKey, so `key IN (...)` uses claims_team_key_idx. */
+    key: text("key"),
+    value: text("value", { mode: "json" }).$type<unknown>(),
+    /** Ids of the claims this one replaces. */
+    supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.id] }),
+    index("claims_team_key_idx").on(t.teamId, t.key),
+    index("claims_team_created_idx").on(t.teamId, t.createdAt, t.id),
+  ],
+);
 
 /** Append-only: each event carries the claim's full state after it, so the latest event is the current state. */
-export const claimEvents = sqliteTable("claim_events", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  teamId: text("team_id").notNull(),
-  claimId: text("claim_id").notNull(),
-  kind: text("kind", { enum: ["created", "demoted", "superseded", "restored"] }).notNull(),
-  /** Status after this event. */
-  status: text("status", { enum: ["live", "demoted", "superseded"] }).notNull(),
-  reason: text("reason"),
-  demotedBy: text("demoted_by"),
-  watch: text("watch"),
-  supersededBy: text("superseded_by"),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [
-  foreignKey({ columns: [t.teamId, t.claimId], foreignColumns: [claims.teamId, claims.id] }),
-  index("claim_events_team_claim_idx").on(t.teamId, t.claimId, t.id),
-  index("claim_events_team_status_idx").on(t.teamId, t.status),
-]);
+export const claimEvents = sqliteTable(
+  "claim_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: text("team_id").notNull(),
+    claimId: text("claim_id").notNull(),
+    kind: text("kind", { enum: ["created", "demoted", "superseded", "restored"] }).notNull(),
+    /** Status after this event. */
+    status: text("status", { enum: ["live", "demoted", "superseded"] }).notNull(),
+    reason: text("reason"),
+    demotedBy: text("demoted_by"),
+    watch: text("watch"),
+    supersededBy: text("superseded_by"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    foreignKey({ columns: [t.teamId, t.claimId], foreignColumns: [claims.teamId, claims.id] }),
+    index("claim_events_team_claim_idx").on(t.teamId, t.claimId, t.id),
+    index("claim_events_team_status_idx").on(t.teamId, t.status),
+  ],
+);
 
 // --- gated runs -------------------------------------------------------------------------------
 
-export const runs = sqliteTable("runs", {
-  id: text("id").primaryKey(),
-  teamId: text("team_id").notNull(),
-  task: text("task"),
-  status: text("status", { enum: ["released", "blocked"] }).notNull(),
-  overallScore: real("overall_score").notNull(),
-  report: text("report", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-  input: text("input", { mode: "json" }).$type<unknown>().notNull(),
-  /** The complete settings the decision used (defaults, file and request merged). */
-  settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>(),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [index("runs_team_task_created_idx").on(t.teamId, t.task, t.createdAt), index("runs_team_created_idx").on(t.teamId, t.createdAt)]);
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    task: text("task"),
+    status: text("status", { enum: ["released", "blocked"] }).notNull(),
+    overallScore: real("overall_score").notNull(),
+    report: text("report", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    input: text("input", { mode: "json" }).$type<unknown>().notNull(),
+    /** The complete settings the decision used (defaults, file and request merged). */
+    settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("runs_team_task_created_idx").on(t.teamId, t.task, t.createdAt),
+    index("runs_team_created_idx").on(t.teamId, t.createdAt),
+  ],
+);
 
-export const runClaims = sqliteTable("run_claims", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  runId: text("run_id").notNull().references(() => runs.id),
-  teamId: text("team_id").notNull(),
-  task: text("task").notNull(),
-  /** Normalised with normaliseKey. */
-  key: text("key").notNull(),
-  value: text("value", { mode: "json" }).$type<unknown>(),
-  text: text("text").notNull().default(""),
-  /** The claim's own id in its result, so a later `supersedes` can retire it. */
-  claimId: text("claim_id"),
-  /** Which repeat of the evaluation (1 for a single result). */
-  runIndex: integer("run_index").notNull().default(1),
-  /** Copied from the run (runs are immutable): only released runs are the record stability compares with. */
-  released: integer("released", { mode: "boolean" }).notNull().default(false),
-  /** What the claim named in `supersedes`, or null. */
-  supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
-  createdAt: text("created_at").notNull().default(now),
-}, (t) => [index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key)]);
+export const runClaims = sqliteTable(
+  "run_claims",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id),
+    teamId: text("team_id").notNull(),
+    task: text("task").notNull(),
+    /** Normalised with normaliseKey. */
+    key: text("key").notNull(),
+    value: text("value", { mode: "json" }).$type<unknown>(),
+    text: text("text").notNull().default(""),
+    /** The claim's own id in its result, so a later `supersedes` can retire it. */
+    claimId: text("claim_id"),
+    /** Which repeat of the evaluation (1 for a single result). */
+    runIndex: integer("run_index").notNull().default(1),
+    /** Copied from the run (runs are immutable): only released runs are the record stability compares with. */
+    released: integer("released", { mode: "boolean" }).notNull().default(false),
+    /** What the claim named in `supersedes`, or null. */
+    supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key)],
+);

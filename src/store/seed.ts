@@ -22,7 +22,10 @@ export const EXAMPLE_TOOLS: Record<string, ToolDeclarationInput> = {
   },
   runoff_depth: {
     description: "Runoff depth over a basin: discharge divided by drainage area.",
-    params: { discharge: { unit: "m**3/s", description: "Observed discharge." }, area: { unit: "km**2", sourced: true, description: "Drainage area, as retrieved." } },
+    params: {
+      discharge: { unit: "m**3/s", description: "Observed discharge." },
+      area: { unit: "km**2", sourced: true, description: "Drainage area, as retrieved." },
+    },
     returns: { unit: "mm/day" },
   },
   flood_margin: {
@@ -50,9 +53,15 @@ export function seedExamples(store: LedgerDb, teamId: string): void {
   for (const [name, decl] of Object.entries(EXAMPLE_TOOLS)) {
     if (!ledger.tools.latest(teamId, name)) ledger.tools.put(teamId, name, decl, datums);
   }
-  const seeded = store.sqlite.prepare("SELECT 1 FROM session_labels WHERE team_id = ? AND key = 'example' AND value = 'carry-over'").get(teamId);
+  const seeded = store.sqlite
+    .prepare("SELECT 1 FROM session_labels WHERE team_id = ? AND key = 'example' AND value = 'carry-over'")
+    .get(teamId);
   if (seeded) return;
-  const s = ledger.sessions.create(teamId, { context: "What is the runoff depth at site 07374000?", labels: EXAMPLE_LABEL }, new Date("2026-03-02T09:00:00Z"));
+  const s = ledger.sessions.create(
+    teamId,
+    { context: "What is the runoff depth at site 07374000?", labels: EXAMPLE_LABEL },
+    new Date("2026-03-02T09:00:00Z"),
+  );
   const q = ledger.call(teamId, s.id, "read_discharge", { site: "07374000" });
   ledger.result(teamId, s.id, q.call_id, 1250);
   const a = ledger.call(teamId, s.id, "read_drainage_area", { site: "07374000" });

@@ -7,56 +7,174 @@ import { newId } from "./ids.js";
 
 /** A session as stored. */
 export type SessionRow = {
-  id: string; context: string; enforcement: "enforce" | "warn"; labels: Record<string, string>;
-  callCount: number; violationCount: number; blockedCount: number; createdAt: string;
+  id: string;
+  context: string;
+  enforcement: "enforce" | "warn";
+  labels: Record<string, string>;
+  callCount: number;
+  violationCount: number;
+  blockedCount: number;
+  createdAt: string;
 };
 
 /** A call as stored. */
 export type CallRow = {
-  id: string; sessionId: string; seq: number; tool: string; toolVersion: number | null; guarded: boolean;
-  argsRaw: unknown; ok: boolean; violations: Violation[]; resultRaw: unknown; resultOk: boolean | null;
-  resultViolations: Violation[] | null; createdAt: string; resultAt: string | null;
+  id: string;
+  sessionId: string;
+  seq: number;
+  tool: string;
+  toolVersion: number | null;
+  guarded: boolean;
+  argsRaw: unknown;
+  ok: boolean;
+  violations: Violation[];
+  resultRaw: unknown;
+  resultOk: boolean | null;
+  resultViolations: Violation[] | null;
+  createdAt: string;
+  resultAt: string | null;
 };
 
 /** A crossing as stored and answered. */
-export type CrossingRow = CrossingDraft & { id: number; sessionId: string; callId: string; seq: number; tool: string; createdAt: string };
+export type CrossingRow = CrossingDraft & {
+  id: number;
+  sessionId: string;
+  callId: string;
+  seq: number;
+  tool: string;
+  createdAt: string;
+};
 
-type RawSession = { id: string; context: string; enforcement: "enforce" | "warn"; labels: string; call_count: number; violation_count: number; blocked_count: number; created_at: string };
+type RawSession = {
+  id: string;
+  context: string;
+  enforcement: "enforce" | "warn";
+  labels: string;
+  call_count: number;
+  violation_count: number;
+  blocked_count: number;
+  created_at: string;
+};
 type RawCall = {
-  id: string; session_id: string; seq: number; tool: string; tool_version: number | null; guarded: number; args_raw: string; ok: number;
-  violations: string; result_raw: string | null; result_ok: number | null; result_violations: string | null; created_at: string; result_at: string | null;
+  id: string;
+  session_id: string;
+  seq: number;
+  tool: string;
+  tool_version: number | null;
+  guarded: number;
+  args_raw: string;
+  ok: number;
+  violations: string;
+  result_raw: string | null;
+  result_ok: number | null;
+  result_violations: string | null;
+  created_at: string;
+  result_at: string | null;
 };
 type RawCrossing = {
-  id: number; session_id: string; call_id: string; seq: number; tool: string; direction: "param" | "return"; param: string; raw: string;
-  value: number | null; unit: string | null; value_si: number | null; dimension: string | null; is_series: number; datum: string | null;
-  crs: string | null; tz: string | null; quality: string | null; source: string | null; outcome: CrossingDraft["outcome"]; violation: string | null; created_at: string;
+  id: number;
+  session_id: string;
+  call_id: string;
+  seq: number;
+  tool: string;
+  direction: "param" | "return";
+  param: string;
+  raw: string;
+  value: number | null;
+  unit: string | null;
+  value_si: number | null;
+  dimension: string | null;
+  is_series: number;
+  datum: string | null;
+  crs: string | null;
+  tz: string | null;
+  quality: string | null;
+  source: string | null;
+  outcome: CrossingDraft["outcome"];
+  violation: string | null;
+  created_at: string;
 };
 
 const toSession = (r: RawSession): SessionRow => ({
-  id: r.id, context: r.context, enforcement: r.enforcement, labels: JSON.parse(r.labels) as Record<string, string>,
-  callCount: r.call_count, violationCount: r.violation_count, blockedCount: r.blocked_count, createdAt: r.created_at,
+  id: r.id,
+  context: r.context,
+  enforcement: r.enforcement,
+  labels: JSON.parse(r.labels) as Record<string, string>,
+  callCount: r.call_count,
+  violationCount: r.violation_count,
+  blockedCount: r.blocked_count,
+  createdAt: r.created_at,
 });
 
 const toCall = (r: RawCall): CallRow => ({
-  id: r.id, sessionId: r.session_id, seq: r.seq, tool: r.tool, toolVersion: r.tool_version, guarded: r.guarded === 1,
-  argsRaw: JSON.parse(r.args_raw), ok: r.ok === 1, violations: JSON.parse(r.violations) as Violation[],
-  resultRaw: r.result_raw === null ? null : JSON.parse(r.result_raw), resultOk: r.result_ok === null ? null : r.result_ok === 1,
-  resultViolations: r.result_violations === null ? null : (JSON.parse(r.result_violations) as Violation[]), createdAt: r.created_at, resultAt: r.result_at,
+  id: r.id,
+  sessionId: r.session_id,
+  seq: r.seq,
+  tool: r.tool,
+  toolVersion: r.tool_version,
+  guarded: r.guarded === 1,
+  argsRaw: JSON.parse(r.args_raw),
+  ok: r.ok === 1,
+  violations: JSON.parse(r.violations) as Violation[],
+  resultRaw: r.result_raw === null ? null : JSON.parse(r.result_raw),
+  resultOk: r.result_ok === null ? null : r.result_ok === 1,
+  resultViolations: r.result_violations === null ? null : (JSON.parse(r.result_violations) as Violation[]),
+  createdAt: r.created_at,
+  resultAt: r.result_at,
 });
 
 /** A stored crossing in its answer form. */
 export const toCrossing = (r: RawCrossing): CrossingRow => ({
-  id: r.id, sessionId: r.session_id, callId: r.call_id, seq: r.seq, tool: r.tool, direction: r.direction, param: r.param, raw: r.raw,
-  value: r.value, unit: r.unit, valueSi: r.value_si, dimension: r.dimension, isSeries: r.is_series === 1, datum: r.datum, crs: r.crs, tz: r.tz,
-  quality: r.quality, source: r.source, outcome: r.outcome, violation: r.violation as CrossingDraft["violation"], createdAt: r.created_at,
+  id: r.id,
+  sessionId: r.session_id,
+  callId: r.call_id,
+  seq: r.seq,
+  tool: r.tool,
+  direction: r.direction,
+  param: r.param,
+  raw: r.raw,
+  value: r.value,
+  unit: r.unit,
+  valueSi: r.value_si,
+  dimension: r.dimension,
+  isSeries: r.is_series === 1,
+  datum: r.datum,
+  crs: r.crs,
+  tz: r.tz,
+  quality: r.quality,
+  source: r.source,
+  outcome: r.outcome,
+  violation: r.violation as CrossingDraft["violation"],
+  createdAt: r.created_at,
 });
 
 const OUTPUT_COLUMNS = "call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality";
 // An output usable as a source: a scalar return with a unit that was not refused.
-const OUTPUT_WHERE = "session_id = ? AND direction = 'return' AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused'";
-type RawOutput = { call_id: string; seq: number; tool: string; param: string; value: number; unit: string; value_si: number; dimension: string; datum: string | null; quality: string | null };
+const OUTPUT_WHERE =
+  "session_id = ? AND direction = 'return' AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused'";
+type RawOutput = {
+  call_id: string;
+  seq: number;
+  tool: string;
+  param: string;
+  value: number;
+  unit: string;
+  value_si: number;
+  dimension: string;
+  datum: string | null;
+  quality: string | null;
+};
 const toOutput = (r: RawOutput): PriorOutput => ({
-  callId: r.call_id, seq: r.seq, tool: r.tool, field: r.param, value: r.value, unit: r.unit, valueSi: r.value_si, dimension: r.dimension, datum: r.datum, quality: r.quality,
+  callId: r.call_id,
+  seq: r.seq,
+  tool: r.tool,
+  field: r.param,
+  value: r.value,
+  unit: r.unit,
+  valueSi: r.value_si,
+  dimension: r.dimension,
+  datum: r.datum,
+  quality: r.quality,
 });
 
 /** Repository of sessions, calls and crossings. Every method is scoped to a team. */
@@ -66,22 +184,40 @@ export class SessionStore {
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
-      insertSession: p("INSERT INTO sessions (id, team_id, context, enforcement, labels, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+      insertSession: p(
+        "INSERT INTO sessions (id, team_id, context, enforcement, labels, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      ),
       insertLabel: p("INSERT INTO session_labels (session_id, team_id, key, value) VALUES (?, ?, ?, ?)"),
-      getSession: p("SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions WHERE id = ? AND team_id = ?"),
-      bumpCall: p("UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count"),
-      bumpViolations: p("UPDATE sessions SET violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ?"),
-      insertCall: p(`INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
+      getSession: p(
+        "SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions WHERE id = ? AND team_id = ?",
+      ),
+      bumpCall: p(
+        "UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count",
+      ),
+      bumpViolations: p(
+        "UPDATE sessions SET violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ?",
+      ),
+      insertCall:
+        p(`INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      getCall: p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
+      getCall:
+        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
                   FROM calls WHERE id = ? AND session_id = ? AND team_id = ?`),
-      setResult: p("UPDATE calls SET result_raw = ?, result_ok = ?, result_violations = ?, result_at = ? WHERE id = ? AND result_raw IS NULL"),
-      listCalls: p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
+      setResult: p(
+        "UPDATE calls SET result_raw = ?, result_ok = ?, result_violations = ?, result_at = ? WHERE id = ? AND result_raw IS NULL",
+      ),
+      listCalls:
+        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
-      insertCrossing: p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
+      insertCrossing:
+        p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
                          datum, crs, tz, quality, source, outcome, violation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      crossingsOfSession: p("SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id"),
-      byMagnitude: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} AND value BETWEEN ? AND ? ORDER BY id`),
+      crossingsOfSession: p(
+        "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
+      ),
+      byMagnitude: p(
+        `SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} AND value BETWEEN ? AND ? ORDER BY id`,
+      ),
       bySi: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE session_id = ? AND direction = 'return' AND dimension = ? AND value_si BETWEEN ? AND ?
                AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused' ORDER BY id`),
       firstOutputs: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} ORDER BY id LIMIT ?`),
@@ -90,11 +226,22 @@ export class SessionStore {
   }
 
   /** Opens a session. */
-  create(teamId: string, input: { context?: string; enforcement?: "enforce" | "warn"; labels?: Record<string, string> }, now: Date): SessionRow {
+  create(
+    teamId: string,
+    input: { context?: string; enforcement?: "enforce" | "warn"; labels?: Record<string, string> },
+    now: Date,
+  ): SessionRow {
     const id = newId(now.getTime());
     const labels = input.labels ?? {};
     this.sqlite.transaction(() => {
-      this.s.insertSession!.run(id, teamId, input.context ?? "", input.enforcement ?? "enforce", JSON.stringify(labels), now.toISOString());
+      this.s.insertSession!.run(
+        id,
+        teamId,
+        input.context ?? "",
+        input.enforcement ?? "enforce",
+        JSON.stringify(labels),
+        now.toISOString(),
+      );
       for (const [k, v] of Object.entries(labels)) this.s.insertLabel!.run(id, teamId, k, v);
     })();
     return this.get(teamId, id);
@@ -119,29 +266,99 @@ export class SessionStore {
   }
 
   /** Stores one call and its crossings in the caller's transaction; answers its id and sequence number. */
-  insertCall(teamId: string, sessionId: string, call: { tool: string; toolVersion: number | null; guarded: boolean; argsRaw: unknown; ok: boolean; violations: Violation[]; blocked: boolean }, crossings: CrossingDraft[], now: Date): { id: string; seq: number } {
-    const seq = (this.s.bumpCall!.get(call.violations.length, call.blocked ? 1 : 0, sessionId) as { call_count: number }).call_count;
+  insertCall(
+    teamId: string,
+    sessionId: string,
+    call: {
+      tool: string;
+      toolVersion: number | null;
+      guarded: boolean;
+      argsRaw: unknown;
+      ok: boolean;
+      violations: Violation[];
+      blocked: boolean;
+    },
+    crossings: CrossingDraft[],
+    now: Date,
+  ): { id: string; seq: number } {
+    const seq = (
+      this.s.bumpCall!.get(call.violations.length, call.blocked ? 1 : 0, sessionId) as { call_count: number }
+    ).call_count;
     const id = newId(now.getTime());
     const at = now.toISOString();
-    this.s.insertCall!.run(id, teamId, sessionId, seq, call.tool, call.toolVersion, call.guarded ? 1 : 0, JSON.stringify(call.argsRaw), call.ok ? 1 : 0, JSON.stringify(call.violations), at);
+    this.s.insertCall!.run(
+      id,
+      teamId,
+      sessionId,
+      seq,
+      call.tool,
+      call.toolVersion,
+      call.guarded ? 1 : 0,
+      JSON.stringify(call.argsRaw),
+      call.ok ? 1 : 0,
+      JSON.stringify(call.violations),
+      at,
+    );
     this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
     return { id, seq };
   }
 
   /** Stores a call's result and its crossings in the caller's transaction; false when a result was already stored. */
-  insertResult(teamId: string, call: CallRow, result: { raw: unknown; ok: boolean; violations: Violation[]; blocked: boolean }, crossings: CrossingDraft[], now: Date): boolean {
+  insertResult(
+    teamId: string,
+    call: CallRow,
+    result: { raw: unknown; ok: boolean; violations: Violation[]; blocked: boolean },
+    crossings: CrossingDraft[],
+    now: Date,
+  ): boolean {
     const at = now.toISOString();
-    const changed = this.s.setResult!.run(JSON.stringify(result.raw ?? null), result.ok ? 1 : 0, JSON.stringify(result.violations), at, call.id).changes;
+    const changed = this.s.setResult!.run(
+      JSON.stringify(result.raw ?? null),
+      result.ok ? 1 : 0,
+      JSON.stringify(result.violations),
+      at,
+      call.id,
+    ).changes;
     if (changed === 0) return false;
     this.insertCrossings(teamId, call.sessionId, call.id, call.seq, call.tool, crossings, at);
-    if (result.violations.length) this.s.bumpViolations!.run(result.violations.length, result.blocked && call.ok ? 1 : 0, call.sessionId);
+    if (result.violations.length)
+      this.s.bumpViolations!.run(result.violations.length, result.blocked && call.ok ? 1 : 0, call.sessionId);
     return true;
   }
 
-  private insertCrossings(teamId: string, sessionId: string, callId: string, seq: number, tool: string, crossings: CrossingDraft[], at: string): void {
+  private insertCrossings(
+    teamId: string,
+    sessionId: string,
+    callId: string,
+    seq: number,
+    tool: string,
+    crossings: CrossingDraft[],
+    at: string,
+  ): void {
     for (const c of crossings) {
-      this.s.insertCrossing!.run(teamId, sessionId, callId, seq, tool, c.direction, c.param, c.raw, c.value, c.unit, c.valueSi, c.dimension, c.isSeries ? 1 : 0,
-        c.datum, c.crs, c.tz, c.quality, c.source, c.outcome, c.violation, at);
+      this.s.insertCrossing!.run(
+        teamId,
+        sessionId,
+        callId,
+        seq,
+        tool,
+        c.direction,
+        c.param,
+        c.raw,
+        c.value,
+        c.unit,
+        c.valueSi,
+        c.dimension,
+        c.isSeries ? 1 : 0,
+        c.datum,
+        c.crs,
+        c.tz,
+        c.quality,
+        c.source,
+        c.outcome,
+        c.violation,
+        at,
+      );
     }
   }
 

@@ -56,12 +56,19 @@ export function ensureDefaultTeam(db: Db): string {
 }
 
 /** Issues a token for a team (NotFoundError when the team does not exist). */
-export function createToken(db: Db, teamId: string, name = "", options: { isAdmin?: boolean; token?: string } = {}): IssuedToken {
+export function createToken(
+  db: Db,
+  teamId: string,
+  name = "",
+  options: { isAdmin?: boolean; token?: string } = {},
+): IssuedToken {
   if (!findTeam(db, teamId)) throw new NotFoundError(`no team has id "${teamId}"`);
   const token = options.token ?? generateToken();
   const isAdmin = options.isAdmin ?? false;
   const id = newId();
-  db.insert(tokens).values({ id, teamId, name, hash: hashToken(token), isAdmin }).run();
+  db.insert(tokens)
+    .values({ id, teamId, name, hash: hashToken(token), isAdmin })
+    .run();
   return { id, teamId, name, token, isAdmin };
 }
 
@@ -69,7 +76,10 @@ export function createToken(db: Db, teamId: string, name = "", options: { isAdmi
 export function revokeToken(db: Db, tokenId: string, at: Date = new Date()): void {
   const row = db.select({ id: tokens.id }).from(tokens).where(eq(tokens.id, tokenId)).get();
   if (!row) throw new NotFoundError(`no token has id "${tokenId}"`);
-  db.update(tokens).set({ revokedAt: at.toISOString() }).where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt))).run();
+  db.update(tokens)
+    .set({ revokedAt: at.toISOString() })
+    .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)))
+    .run();
 }
 
 const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
@@ -110,18 +120,31 @@ export function ensureAdminToken(db: Db, envToken?: string): { token?: string } 
         .set({ revokedAt: new Date().toISOString() })
         .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt), sql`${tokens.hash} <> ${hash}`))
         .run();
-      const existing = tx.select({ id: tokens.id, isAdmin: tokens.isAdmin }).from(tokens).where(eq(tokens.hash, hash)).get();
+      const existing = tx
+        .select({ id: tokens.id, isAdmin: tokens.isAdmin })
+        .from(tokens)
+        .where(eq(tokens.hash, hash))
+        .get();
       if (existing && !existing.isAdmin) {
         throw new ConflictError("AGENT_LEDGER_ADMIN_TOKEN equals a team token: choose a different admin token");
       }
       if (existing) tx.update(tokens).set({ revokedAt: null }).where(eq(tokens.id, existing.id)).run();
-      else tx.insert(tokens).values({ id: newId(), teamId, name: "admin (AGENT_LEDGER_ADMIN_TOKEN)", hash, isAdmin: true }).run();
+      else
+        tx.insert(tokens)
+          .values({ id: newId(), teamId, name: "admin (AGENT_LEDGER_ADMIN_TOKEN)", hash, isAdmin: true })
+          .run();
       return {};
     }
-    const live = tx.select({ id: tokens.id }).from(tokens).where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt))).get();
+    const live = tx
+      .select({ id: tokens.id })
+      .from(tokens)
+      .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt)))
+      .get();
     if (live) return {};
     const token = generateToken();
-    tx.insert(tokens).values({ id: newId(), teamId, name: "admin", hash: hashToken(token), isAdmin: true }).run();
+    tx.insert(tokens)
+      .values({ id: newId(), teamId, name: "admin", hash: hashToken(token), isAdmin: true })
+      .run();
     return { token };
   });
 }
@@ -130,10 +153,15 @@ export function ensureAdminToken(db: Db, envToken?: string): { token?: string } 
 export function rotateAdminToken(db: Db, at: Date = new Date()): IssuedToken {
   const teamId = ensureDefaultTeam(db);
   return db.transaction((tx) => {
-    tx.update(tokens).set({ revokedAt: at.toISOString() }).where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt))).run();
+    tx.update(tokens)
+      .set({ revokedAt: at.toISOString() })
+      .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt)))
+      .run();
     const token = generateToken();
     const id = newId();
-    tx.insert(tokens).values({ id, teamId, name: "admin", hash: hashToken(token), isAdmin: true }).run();
+    tx.insert(tokens)
+      .values({ id, teamId, name: "admin", hash: hashToken(token), isAdmin: true })
+      .run();
     return { id, teamId, name: "admin", token, isAdmin: true };
   });
 }

@@ -11,13 +11,21 @@ export type ToolRow = { name: string; version: number; declaration: ToolDeclarat
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
   if (v && typeof v === "object") {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v);
 }
 
 type Raw = { name: string; version: number; declaration: string; created_at: string };
-const toRow = (r: Raw): ToolRow => ({ name: r.name, version: r.version, declaration: JSON.parse(r.declaration) as ToolDeclarationInput, createdAt: r.created_at });
+const toRow = (r: Raw): ToolRow => ({
+  name: r.name,
+  version: r.version,
+  declaration: JSON.parse(r.declaration) as ToolDeclarationInput,
+  createdAt: r.created_at,
+});
 
 /** Repository of tool declarations on the raw handle (prepared statements: this is on every call's path). */
 export class ToolStore {
@@ -38,7 +46,9 @@ export class ToolStore {
     this.latestVersionStmt = sqlite.prepare<[string, string], { version: number }>(
       "SELECT version FROM tools WHERE team_id = ? AND name = ? ORDER BY version DESC LIMIT 1",
     );
-    this.insertStmt = sqlite.prepare("INSERT INTO tools (id, team_id, name, version, declaration) VALUES (?, ?, ?, ?, ?)");
+    this.insertStmt = sqlite.prepare(
+      "INSERT INTO tools (id, team_id, name, version, declaration) VALUES (?, ?, ?, ?, ?)",
+    );
     this.listStmt = sqlite.prepare<[string, string], Raw>(
       `SELECT t.name, t.version, t.declaration, t.created_at FROM tools t
        WHERE t.team_id = ? AND t.name > ? AND t.version = (SELECT max(version) FROM tools u WHERE u.team_id = t.team_id AND u.name = t.name)
@@ -47,17 +57,25 @@ export class ToolStore {
   }
 
   /** Declares a tool: validates against the team's registry, stores a new version only when the declaration changed. */
-  put(teamId: string, name: string, input: ToolDeclarationInput, datums: DatumRegistry): { row: ToolRow; created: boolean } {
+  put(
+    teamId: string,
+    name: string,
+    input: ToolDeclarationInput,
+    datums: DatumRegistry,
+  ): { row: ToolRow; created: boolean } {
     compileTool(name, input, { datums });
     const json = canonicalJson(input);
-    return this.sqlite.transaction(() => {
-      const latest = this.latestStmt.get(teamId, name);
-      if (latest && canonicalJson(JSON.parse(latest.declaration)) === json) return { row: toRow(latest), created: false };
-      const version = (latest?.version ?? 0) + 1;
-      // Stored as sent: parameter order is the tool's signature order; only the comparison is canonical.
-      this.insertStmt.run(newId(), teamId, name, version, JSON.stringify(input));
-      return { row: toRow(this.versionStmt.get(teamId, name, version)!), created: true };
-    }).immediate();
+    return this.sqlite
+      .transaction(() => {
+        const latest = this.latestStmt.get(teamId, name);
+        if (latest && canonicalJson(JSON.parse(latest.declaration)) === json)
+          return { row: toRow(latest), created: false };
+        const version = (latest?.version ?? 0) + 1;
+        // Stored as sent: parameter order is the tool's signature order; only the comparison is canonical.
+        this.insertStmt.run(newId(), teamId, name, version, JSON.stringify(input));
+        return { row: toRow(this.versionStmt.get(teamId, name, version)!), created: true };
+      })
+      .immediate();
   }
 
   /** The latest version of a tool, or null. */
@@ -78,7 +96,12 @@ export class ToolStore {
   }
 
   /** The compiled declaration of the latest (or a given) version, or null; on the hot path only the version is read. */
-  compiled(teamId: string, name: string, version: number | null | undefined, datums: DatumRegistry): ToolDeclaration | null {
+  compiled(
+    teamId: string,
+    name: string,
+    version: number | null | undefined,
+    datums: DatumRegistry,
+  ): ToolDeclaration | null {
     const v = version ?? this.latestVersionStmt.get(teamId, name)?.version;
     if (v === undefined) return null;
     const hit = this.byVersion.get(`${teamId}\u0000${name}\u0000${v}`);

@@ -16,7 +16,11 @@ describe("public routes", () => {
     const { call } = createTestApp();
     const res = await call("GET", "/openapi.json", { token: null });
     expect(res.status).toBe(200);
-    const doc = res.body as { openapi: string; paths: Record<string, Record<string, unknown>>; components: { securitySchemes: unknown; schemas: Record<string, unknown> } };
+    const doc = res.body as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+      components: { securitySchemes: unknown; schemas: Record<string, unknown> };
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths["/v1/admin/teams"]!)).toEqual(["post"]);
     expect(Object.keys(doc.paths["/v1/admin/teams/{id}/tokens"]!)).toEqual(["post"]);
@@ -43,7 +47,9 @@ describe("auth", () => {
     const { call } = createTestApp();
     const res = await call("POST", "/v1/admin/teams", { token: null, body: { name: "x" } });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: { code: "unauthenticated", message: "missing bearer token: send Authorization: Bearer <token>" } });
+    expect(res.body).toEqual({
+      error: { code: "unauthenticated", message: "missing bearer token: send Authorization: Bearer <token>" },
+    });
     expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
   });
 
@@ -56,7 +62,10 @@ describe("auth", () => {
 
   it("answers 401 for a scheme other than Bearer", async () => {
     const { app, adminToken } = createTestApp();
-    const res = await app.request("/v1/admin/teams", { method: "POST", headers: { authorization: `Basic ${adminToken}` } });
+    const res = await app.request("/v1/admin/teams", {
+      method: "POST",
+      headers: { authorization: `Basic ${adminToken}` },
+    });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("unauthenticated");
   });
@@ -65,7 +74,9 @@ describe("auth", () => {
     const { call, teamToken } = createTestApp();
     const res = await call("POST", "/v1/admin/teams", { token: teamToken("alpha"), body: { name: "x" } });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: { code: "forbidden", message: "this route needs the admin token; the token sent is a team token" } });
+    expect(res.body).toEqual({
+      error: { code: "forbidden", message: "this route needs the admin token; the token sent is a team token" },
+    });
   });
 
   it("answers 401 for a revoked token", async () => {
@@ -89,7 +100,9 @@ describe("error envelope", () => {
     const { app, authHeaders } = createTestApp();
     const res = await app.request("/v1/admin/teams", { method: "POST", headers: authHeaders(), body: '{"name": ' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "malformed JSON in the request body: send one JSON document" } });
+    expect(await res.json()).toEqual({
+      error: { code: "invalid_request", message: "malformed JSON in the request body: send one JSON document" },
+    });
   });
 
   it("answers a body that is not JSON with 400 invalid_request", async () => {
@@ -100,7 +113,9 @@ describe("error envelope", () => {
       body: "name=x",
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { code: "invalid_request", message: "the request body must be JSON: send Content-Type: application/json" } });
+    expect(await res.json()).toEqual({
+      error: { code: "invalid_request", message: "the request body must be JSON: send Content-Type: application/json" },
+    });
   });
 
   it("answers a schema failure with 400 invalid_request listing each field", async () => {
@@ -110,7 +125,8 @@ describe("error envelope", () => {
     expect(res.body).toEqual({
       error: {
         code: "invalid_request",
-        message: 'invalid request body: name: Invalid input: expected string, received number; (root): Unrecognized key: "extra"',
+        message:
+          'invalid request body: name: Invalid input: expected string, received number; (root): Unrecognized key: "extra"',
         details: [
           { path: "name", message: "Invalid input: expected string, received number" },
           { path: "", message: 'Unrecognized key: "extra"' },
@@ -123,7 +139,9 @@ describe("error envelope", () => {
     const { call } = createTestApp({ config: { bodyLimit: 64 } });
     const res = await call("POST", "/v1/admin/teams", { body: { name: "x".repeat(100) } });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: { code: "payload_too_large", message: "the request body is over the limit of 64 bytes" } });
+    expect(res.body).toEqual({
+      error: { code: "payload_too_large", message: "the request body is over the limit of 64 bytes" },
+    });
   });
 
   it("maps thrown domain, not-found and conflict errors to 422, 404 and 409", async () => {
@@ -132,16 +150,19 @@ describe("error envelope", () => {
       throw new DatumMismatch("NAVD88 and NGVD29 differ", { field: "stage" });
     });
     app.get("/v1/test/missing", () => {
-      throw new NotFoundError("no session has id \"s1\"");
+      throw new NotFoundError('no session has id "s1"');
     });
     app.get("/v1/test/dup", () => {
-      throw new ConflictError("datum \"X\" is already registered");
+      throw new ConflictError('datum "X" is already registered');
     });
     expect(await call("GET", "/v1/test/domain")).toMatchObject({
       status: 422,
       body: { error: { code: "datum_mismatch", message: "NAVD88 and NGVD29 differ", details: { field: "stage" } } },
     });
-    expect(await call("GET", "/v1/test/missing")).toMatchObject({ status: 404, body: { error: { code: "not_found", message: "no session has id \"s1\"" } } });
+    expect(await call("GET", "/v1/test/missing")).toMatchObject({
+      status: 404,
+      body: { error: { code: "not_found", message: 'no session has id "s1"' } },
+    });
     expect(await call("GET", "/v1/test/dup")).toMatchObject({ status: 409, body: { error: { code: "conflict" } } });
   });
 
@@ -173,13 +194,19 @@ describe("admin routes", () => {
     // The new team token authenticates (403 on an admin route, not 401).
     expect((await call("POST", "/v1/admin/teams", { token: tok.token, body: { name: "y" } })).status).toBe(403);
     const dup = await call("POST", "/v1/admin/teams", { body: { name: "hydro" } });
-    expect(dup).toMatchObject({ status: 409, body: { error: { code: "conflict", message: 'a team named "hydro" exists' } } });
+    expect(dup).toMatchObject({
+      status: 409,
+      body: { error: { code: "conflict", message: 'a team named "hydro" exists' } },
+    });
   });
 
   it("issues a token with no body at all", async () => {
     const { app, adminToken, call } = createTestApp();
     const { id } = (await call("POST", "/v1/admin/teams", { body: { name: "hydro" } })).body as { id: string };
-    const res = await app.request(`/v1/admin/teams/${id}/tokens`, { method: "POST", headers: { authorization: `Bearer ${adminToken}` } });
+    const res = await app.request(`/v1/admin/teams/${id}/tokens`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { name: string }).name).toBe("");
   });

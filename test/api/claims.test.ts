@@ -3,7 +3,13 @@ import { fixedClock } from "../../src/clock.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
 import { CLM1 } from "../helpers/gated.js";
 
-type Claim = { id: string; status: string; watch: string | null; superseded_by: string | null; events?: { kind: string; status: string }[] };
+type Claim = {
+  id: string;
+  status: string;
+  watch: string | null;
+  superseded_by: string | null;
+  events?: { kind: string; status: string }[];
+};
 type Page = { items: Claim[]; next_cursor: string | null };
 type ErrorBody = { error: { code: string; message: string; details?: { path: string; message: string }[] } };
 
@@ -13,7 +19,11 @@ function app() {
 
 /** Sends a JSON Lines body (the test helper's `call` always sends JSON). */
 async function ndjson(t: TestApp, path: string, body: string, token = t.adminToken) {
-  const res = await t.app.request(path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" }, body });
+  const res = await t.app.request(path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+    body,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -23,8 +33,18 @@ describe("POST /v1/claims", () => {
     const r = await t.call("POST", "/v1/claims", { body: CLM1 });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: "CLM-1", text: CLM1.text, key: null, value: null, status: "demoted", reason: CLM1.reason, demoted_by: CLM1.demoted_by,
-      watch: "2\\.08x", supersedes: [], superseded_by: null, created_at: "2026-03-02T09:00:00.000Z", updated_at: "2026-03-02T09:00:00.000Z",
+      id: "CLM-1",
+      text: CLM1.text,
+      key: null,
+      value: null,
+      status: "demoted",
+      reason: CLM1.reason,
+      demoted_by: CLM1.demoted_by,
+      watch: "2\\.08x",
+      supersedes: [],
+      superseded_by: null,
+      created_at: "2026-03-02T09:00:00.000Z",
+      updated_at: "2026-03-02T09:00:00.000Z",
     });
   });
 
@@ -41,7 +61,9 @@ describe("POST /v1/claims", () => {
     const t = app();
     const r = await t.call("POST", "/v1/claims", { body: { ...CLM1, watch: "2\\.08(?=x)" } });
     expect(r.status).toBe(400);
-    expect((r.body as ErrorBody).error.details).toEqual([{ path: "watch", message: expect.stringContaining("lookaround ((?=, (?!, (?<=, (?<!) is not supported") }]);
+    expect((r.body as ErrorBody).error.details).toEqual([
+      { path: "watch", message: expect.stringContaining("lookaround ((?=, (?!, (?<=, (?<!) is not supported") },
+    ]);
   });
 
   it("answers 409 for an id the team already has", async () => {
@@ -56,7 +78,9 @@ describe("POST /v1/claims", () => {
     const t = app();
     const r = await t.call("POST", "/v1/claims", { body: { text: "new", status: "live", supersedes: "CLM-404" } });
     expect(r.status).toBe(400);
-    expect((r.body as ErrorBody).error.details).toEqual([{ path: "supersedes", message: "no claim 'CLM-404' in this team's ledger to supersede" }]);
+    expect((r.body as ErrorBody).error.details).toEqual([
+      { path: "supersedes", message: "no claim 'CLM-404' in this team's ledger to supersede" },
+    ]);
   });
 
   it("answers 401 without a token", async () => {
@@ -68,16 +92,23 @@ describe("POST /v1/claims/{id}/demote", () => {
   it("appends a demotion event and keeps the history readable", async () => {
     const t = app();
     await t.call("POST", "/v1/claims", { body: { id: "CLM-1", text: CLM1.text, status: "live" } });
-    const r = await t.call("POST", "/v1/claims/CLM-1/demote", { body: { reason: CLM1.reason, demoted_by: CLM1.demoted_by, watch: CLM1.watch } });
+    const r = await t.call("POST", "/v1/claims/CLM-1/demote", {
+      body: { reason: CLM1.reason, demoted_by: CLM1.demoted_by, watch: CLM1.watch },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: "CLM-1", status: "demoted", watch: "2\\.08x" });
     const h = await t.call("GET", "/v1/claims/CLM-1");
-    expect((h.body as Claim).events?.map((e) => [e.kind, e.status])).toEqual([["created", "live"], ["demoted", "demoted"]]);
+    expect((h.body as Claim).events?.map((e) => [e.kind, e.status])).toEqual([
+      ["created", "live"],
+      ["demoted", "demoted"],
+    ]);
   });
 
   it("answers 404 for an unknown id and 400 without a reason", async () => {
     const t = app();
-    expect((await t.call("POST", "/v1/claims/NOPE/demote", { body: { reason: "r", demoted_by: "d" } })).status).toBe(404);
+    expect((await t.call("POST", "/v1/claims/NOPE/demote", { body: { reason: "r", demoted_by: "d" } })).status).toBe(
+      404,
+    );
     await t.call("POST", "/v1/claims", { body: { id: "A", text: "a", status: "live" } });
     const r = await t.call("POST", "/v1/claims/A/demote", { body: { demoted_by: "d" } });
     expect(r.status).toBe(400);
@@ -89,13 +120,18 @@ describe("GET /v1/claims", () => {
   it("filters by status and q, and pages with next_cursor", async () => {
     const t = app();
     await t.call("POST", "/v1/claims", { body: CLM1 });
-    for (const id of ["L1", "L2", "L3"]) await t.call("POST", "/v1/claims", { body: { id, text: `live claim ${id}`, status: "live" } });
+    for (const id of ["L1", "L2", "L3"])
+      await t.call("POST", "/v1/claims", { body: { id, text: `live claim ${id}`, status: "live" } });
     const demoted = (await t.call("GET", "/v1/claims?status=demoted")).body as Page;
     expect(demoted.items.map((c) => c.id)).toEqual(["CLM-1"]);
     expect(((await t.call("GET", "/v1/claims?q=THOMPSON")).body as Page).items.map((c) => c.id)).toEqual(["CLM-1"]);
     const p1 = (await t.call("GET", "/v1/claims?limit=3")).body as Page;
     const p2 = (await t.call("GET", `/v1/claims?limit=3&cursor=${p1.next_cursor}`)).body as Page;
-    expect([p1.items.map((c) => c.id), p2.items.map((c) => c.id), p2.next_cursor]).toEqual([["CLM-1", "L1", "L2"], ["L3"], null]);
+    expect([p1.items.map((c) => c.id), p2.items.map((c) => c.id), p2.next_cursor]).toEqual([
+      ["CLM-1", "L1", "L2"],
+      ["L3"],
+      null,
+    ]);
   });
 
   it("answers 400 for an unknown status or a forged cursor", async () => {
@@ -114,7 +150,11 @@ describe("GET /v1/claims", () => {
 });
 
 describe("POST /v1/claims/import and GET /v1/claims/export", () => {
-  const file = [JSON.stringify(CLM1), "{\"id\": \"broken\"", JSON.stringify({ id: "CLM-2", status: "demoted", text: "x x", watch: "(x) \\1" })].join("\n");
+  const file = [
+    JSON.stringify(CLM1),
+    '{"id": "broken"',
+    JSON.stringify({ id: "CLM-2", status: "demoted", text: "x x", watch: "(x) \\1" }),
+  ].join("\n");
 
   it("imports JSON Lines, skipping a malformed line and reporting a backreference watch", async () => {
     const t = app();
@@ -122,7 +162,14 @@ describe("POST /v1/claims/import and GET /v1/claims/export", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ imported: 2, updated: 0, unchanged: 0 });
     expect(r.body.skipped).toEqual([{ line: 2, reason: expect.stringMatching(/^not valid JSON/) }]);
-    expect(r.body.warnings).toEqual([{ line: 3, id: "CLM-2", field: "watch", reason: expect.stringContaining("backreferences (\\1) are not supported") }]);
+    expect(r.body.warnings).toEqual([
+      {
+        line: 3,
+        id: "CLM-2",
+        field: "watch",
+        reason: expect.stringContaining("backreferences (\\1) are not supported"),
+      },
+    ]);
     expect(((await t.call("GET", "/v1/claims/CLM-2")).body as Claim).watch).toBe("(x) \\1");
   });
 
@@ -133,7 +180,12 @@ describe("POST /v1/claims/import and GET /v1/claims/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
     const text = await res.text();
-    expect(text.trimEnd().split("\n").map((l) => JSON.parse(l).id)).toEqual(["CLM-1", "CLM-2"]);
+    expect(
+      text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(["CLM-1", "CLM-2"]);
     expect((await ndjson(t, "/v1/claims/import", text)).body).toMatchObject({ imported: 0, unchanged: 2, skipped: [] });
   });
 
@@ -145,8 +197,10 @@ describe("POST /v1/claims/import and GET /v1/claims/export", () => {
 
   it("documents the claim routes in the OpenAPI document", async () => {
     const doc = (await app().call("GET", "/openapi.json")).body as { paths: Record<string, Record<string, unknown>> };
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/v1/claims")).sort()).toEqual([
-      "/v1/claims", "/v1/claims/export", "/v1/claims/import", "/v1/claims/{id}", "/v1/claims/{id}/demote",
-    ]);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith("/v1/claims"))
+        .sort(),
+    ).toEqual(["/v1/claims", "/v1/claims/export", "/v1/claims/import", "/v1/claims/{id}", "/v1/claims/{id}/demote"]);
   });
 });

@@ -3,8 +3,16 @@ import { describe, expect, it } from "vitest";
 import { createTestApp } from "../helpers/db.js";
 
 type Parameter = { name: string; in: string; required?: boolean };
-type Operation = { parameters?: Parameter[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
-type Doc = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+type Operation = {
+  parameters?: Parameter[];
+  requestBody?: unknown;
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+};
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
+};
 
 /** Every route API.md names; the service may add routes, never remove these. */
 const API_MD_ROUTES = [
@@ -49,14 +57,20 @@ const API_MD_ROUTES = [
 async function served(): Promise<{ doc: Doc; operations: [string, Operation][]; appRoutes: Set<string> }> {
   const t = createTestApp();
   const doc = (await t.call("GET", "/openapi.json", { token: null })).body as Doc;
-  const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation]));
-  const appRoutes = new Set(t.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`));
+  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op] as [string, Operation]),
+  );
+  const appRoutes = new Set(
+    t.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`),
+  );
   return { doc, operations, appRoutes };
 }
 
 /** True when an operation's 200 answer is a page `{items, next_cursor}` (following a top-level $ref). */
 function isList(doc: Doc, op: Operation): boolean {
-  let schema = op.responses["200"]?.content?.["application/json"]?.schema as { $ref?: string; properties?: Record<string, unknown> } | undefined;
+  let schema = op.responses["200"]?.content?.["application/json"]?.schema as
+    | { $ref?: string; properties?: Record<string, unknown> }
+    | undefined;
   if (schema?.$ref) schema = doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")] as typeof schema;
   return schema?.properties?.next_cursor !== undefined;
 }
@@ -81,10 +95,21 @@ describe("the OpenAPI document agrees with API.md and the routes", () => {
     const { doc, operations } = await served();
     const lists = operations.filter(([, op]) => isList(doc, op));
     expect(lists.map(([k]) => k).sort()).toEqual([
-      "GET /v1/claims", "GET /v1/crossings", "GET /v1/datums", "GET /v1/evaluations", "GET /v1/sessions", "GET /v1/sessions/{id}/calls", "GET /v1/tools",
+      "GET /v1/claims",
+      "GET /v1/crossings",
+      "GET /v1/datums",
+      "GET /v1/evaluations",
+      "GET /v1/sessions",
+      "GET /v1/sessions/{id}/calls",
+      "GET /v1/tools",
     ]);
     const missing = lists
-      .filter(([, op]) => !["limit", "cursor"].every((n) => op.parameters?.some((p) => p.in === "query" && p.name === n && p.required !== true)))
+      .filter(
+        ([, op]) =>
+          !["limit", "cursor"].every((n) =>
+            op.parameters?.some((p) => p.in === "query" && p.name === n && p.required !== true),
+          ),
+      )
       .map(([k]) => k);
     expect(missing).toEqual([]);
   });
@@ -101,6 +126,11 @@ describe("the OpenAPI document agrees with API.md and the routes", () => {
   it("marks the crossing search's value and unit as required query parameters", async () => {
     const { doc } = await served();
     const params = doc.paths["/v1/crossings"]!.get!.parameters!;
-    expect(params.filter((p) => p.required === true).map((p) => p.name).sort()).toEqual(["unit", "value"]);
+    expect(
+      params
+        .filter((p) => p.required === true)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["unit", "value"]);
   });
 });

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
-import { callWithResult, declareRunoffTools, ok, RUNOFF_QUESTION, runoffSession, type Json } from "../provenance/build-session.js";
+import {
+  callWithResult,
+  declareRunoffTools,
+  ok,
+  RUNOFF_QUESTION,
+  runoffSession,
+  type Json,
+} from "../provenance/build-session.js";
 
 /** Five sessions a day apart: labels, tools and violation codes differ so each filter keeps a known subset. */
 async function history(): Promise<{ t: TestApp; ids: string[]; token: string; get(path: string): Promise<Json> }> {
@@ -47,7 +54,13 @@ describe("GET /v1/sessions", () => {
     const r = await get("/v1/sessions");
     expect(idsOf(r)).toEqual([...ids].reverse());
     expect(r.next_cursor).toBeNull();
-    expect(r.items[3]).toMatchObject({ labels: { run: "a", model: "m2" }, calls: 2, violations: 1, would_block: 1, created_at: "2026-11-02T12:00:00.000Z" });
+    expect(r.items[3]).toMatchObject({
+      labels: { run: "a", model: "m2" },
+      calls: 2,
+      violations: 1,
+      would_block: 1,
+      created_at: "2026-11-02T12:00:00.000Z",
+    });
   });
 
   it("narrows by label, and by several labels together", async () => {
@@ -87,15 +100,33 @@ describe("GET /v1/sessions", () => {
   it("shows only the caller's team", async () => {
     const { t, ids } = await history();
     expect((await ok(t, "GET", "/v1/sessions", undefined, t.teamToken("other"))).items).toEqual([]);
-    expect((await ok(t, "GET", "/v1/crossings?value=1250&unit=cfs", undefined, t.teamToken("other"))).items).toEqual([]);
-    expect(idsOf(await ok(t, "GET", "/v1/sessions?label=run:a", undefined, t.teamToken("hydrology")))).toEqual([ids[1], ids[0]]);
+    expect((await ok(t, "GET", "/v1/crossings?value=1250&unit=cfs", undefined, t.teamToken("other"))).items).toEqual(
+      [],
+    );
+    expect(idsOf(await ok(t, "GET", "/v1/sessions?label=run:a", undefined, t.teamToken("hydrology")))).toEqual([
+      ids[1],
+      ids[0],
+    ]);
   });
 
   it("refuses a naive date-time and a label without a colon with 400 naming the field", async () => {
     const t = createTestApp();
     const a = await t.call("GET", "/v1/sessions?since=2026-11-30T04:00:00");
     expect(a.status).toBe(400);
-    expect(a.body).toEqual({ error: { code: "invalid_request", message: "since must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received '2026-11-30T04:00:00'", details: [{ path: "since", message: "since must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received '2026-11-30T04:00:00'" }] } });
+    expect(a.body).toEqual({
+      error: {
+        code: "invalid_request",
+        message:
+          "since must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received '2026-11-30T04:00:00'",
+        details: [
+          {
+            path: "since",
+            message:
+              "since must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received '2026-11-30T04:00:00'",
+          },
+        ],
+      },
+    });
     const b = await t.call("GET", "/v1/sessions?label=nightly");
     expect(b.status).toBe(400);
     expect((b.body as Json).error.message).toBe("label must be key:value, such as run:nightly, received 'nightly'");
@@ -141,7 +172,9 @@ describe("GET /v1/crossings", () => {
     const t = createTestApp();
     const r = await t.call("GET", "/v1/crossings?value=&unit=cfs");
     expect(r.status).toBe(400);
-    expect((r.body as Json).error.details).toEqual([{ path: "value", message: "value must be a finite number, such as 1250" }]);
+    expect((r.body as Json).error.details).toEqual([
+      { path: "value", message: "value must be a finite number, such as 1250" },
+    ]);
   });
 });
 
@@ -149,7 +182,13 @@ describe("GET /v1/sessions/{id}/manifest and POST /v1/replay", () => {
   it("replays a stored session by id as identical", async () => {
     const t = createTestApp();
     const { id } = await runoffSession(t);
-    expect(await ok(t, "POST", "/v1/replay", { session_id: id })).toEqual({ identical: true, calls: 4, audits: 1, difference_count: 0, differences: [] });
+    expect(await ok(t, "POST", "/v1/replay", { session_id: id })).toEqual({
+      identical: true,
+      calls: 4,
+      audits: 1,
+      difference_count: 0,
+      differences: [],
+    });
   });
 
   it("replays a posted manifest and lists the call and field a tampered result changed", async () => {
@@ -159,7 +198,13 @@ describe("GET /v1/sessions/{id}/manifest and POST /v1/replay", () => {
     m.calls[1].result_raw = 29500;
     const r = await ok(t, "POST", "/v1/replay", { manifest: m });
     expect(r.identical).toBe(false);
-    expect(r.differences[0]).toEqual({ call_id: calls[1], seq: 2, field: "result.return.raw", stored: 29000, replayed: 29500 });
+    expect(r.differences[0]).toEqual({
+      call_id: calls[1],
+      seq: 2,
+      field: "result.return.raw",
+      stored: 29000,
+      replayed: 29500,
+    });
   });
 
   it("answers 404 for another team's session and 400 for a manifest of another format", async () => {
@@ -174,7 +219,9 @@ describe("GET /v1/sessions/{id}/manifest and POST /v1/replay", () => {
     expect((bad.body as Json).error.code).toBe("invalid_request");
     const missing = await t.call("POST", "/v1/replay", { body: { manifest: { ...m, tools: [] } } });
     expect(missing.status).toBe(400);
-    expect((missing.body as Json).error.message).toMatch(/^call 1 \(.+\) was checked against read_discharge version 2, which the manifest's tools do not hold; add that declaration version$/);
+    expect((missing.body as Json).error.message).toMatch(
+      /^call 1 \(.+\) was checked against read_discharge version 2, which the manifest's tools do not hold; add that declaration version$/,
+    );
   });
 });
 
@@ -182,20 +229,32 @@ describe("POST /v1/sessions/{id}/audit", () => {
   it("reads numbers repeated from the session's question as quoted when no context is sent, and stores the audit and its items", async () => {
     const t = createTestApp();
     const { id } = await runoffSession(t, { audit: false });
-    const r = await ok(t, "POST", `/v1/sessions/${id}/audit`, { answer: "Over the 29,000 km2 basin the runoff is 0.105 mm/day; 4200 cfs would double it." });
+    const r = await ok(t, "POST", `/v1/sessions/${id}/audit`, {
+      answer: "Over the 29,000 km2 basin the runoff is 0.105 mm/day; 4200 cfs would double it.",
+    });
     expect(r.ok).toBe(false);
     expect(r.context).toBe(RUNOFF_QUESTION);
     expect(r.numbers[0]).toMatchObject({ start: 9, end: 19, call_id: expect.any(String) });
     expect(r.numbers.map((n: Json) => [n.text, n.status, n.source])).toEqual([
-      ["29,000 km2", "sourced", "read_drainage_area.return"], ["0.105 mm/day", "sourced", "runoff_depth.return"], ["4200 cfs", "unsourced", null],
+      ["29,000 km2", "sourced", "read_drainage_area.return"],
+      ["0.105 mm/day", "sourced", "runoff_depth.return"],
+      ["4200 cfs", "unsourced", null],
     ]);
-    const rows = t.db.sqlite.prepare("SELECT position, text, status, source, source_call_id IS NOT NULL AS traced FROM audit_items WHERE audit_id = ? ORDER BY position").all(r.id);
+    const rows = t.db.sqlite
+      .prepare(
+        "SELECT position, text, status, source, source_call_id IS NOT NULL AS traced FROM audit_items WHERE audit_id = ? ORDER BY position",
+      )
+      .all(r.id);
     expect(rows).toEqual([
       { position: 0, text: "29,000 km2", status: "sourced", source: "read_drainage_area.return", traced: 1 },
       { position: 1, text: "0.105 mm/day", status: "sourced", source: "runoff_depth.return", traced: 1 },
       { position: 2, text: "4200 cfs", status: "unsourced", source: null, traced: 0 },
     ]);
-    expect(t.db.sqlite.prepare("SELECT session_id, ok, context FROM audits WHERE id = ?").get(r.id)).toEqual({ session_id: id, ok: 0, context: RUNOFF_QUESTION });
+    expect(t.db.sqlite.prepare("SELECT session_id, ok, context FROM audits WHERE id = ?").get(r.id)).toEqual({
+      session_id: id,
+      ok: 0,
+      context: RUNOFF_QUESTION,
+    });
   });
 
   it("quotes from the session question by default and from the context sent when one is", async () => {
@@ -203,9 +262,14 @@ describe("POST /v1/sessions/{id}/audit", () => {
     await declareRunoffTools(t);
     const s = await ok(t, "POST", "/v1/sessions", { context: "The basin drains 4,500 km2." });
     const byDefault = await ok(t, "POST", `/v1/sessions/${s.id}/audit`, { answer: "The basin is 4500 km2." });
-    expect(byDefault.numbers.map((n: Json) => [n.text, n.status, n.explanation])).toEqual([["4500 km2", "quoted", "repeated back from the question"]]);
+    expect(byDefault.numbers.map((n: Json) => [n.text, n.status, n.explanation])).toEqual([
+      ["4500 km2", "quoted", "repeated back from the question"],
+    ]);
     expect(byDefault.ok).toBe(true);
-    const explicit = await ok(t, "POST", `/v1/sessions/${s.id}/audit`, { answer: "The basin is 4500 km2.", context: "no figures here" });
+    const explicit = await ok(t, "POST", `/v1/sessions/${s.id}/audit`, {
+      answer: "The basin is 4500 km2.",
+      context: "no figures here",
+    });
     expect(explicit.numbers.map((n: Json) => n.status)).toEqual(["unsourced"]);
     expect(explicit.ok).toBe(false);
   });
@@ -213,7 +277,10 @@ describe("POST /v1/sessions/{id}/audit", () => {
   it("answers 404 for another team's session", async () => {
     const t = createTestApp();
     const s = await ok(t, "POST", "/v1/sessions", {});
-    const r = await t.call("POST", `/v1/sessions/${s.id}/audit`, { body: { answer: "1" }, token: t.teamToken("other") });
+    const r = await t.call("POST", `/v1/sessions/${s.id}/audit`, {
+      body: { answer: "1" },
+      token: t.teamToken("other"),
+    });
     expect(r.status).toBe(404);
   });
 });

@@ -2,10 +2,17 @@ import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH, jsonProblem } from "../../src/api/json-guard.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
 
-type Answer = { status: number; body: { error?: { code: string; message: string; details?: unknown } } & Record<string, unknown> };
+type Answer = {
+  status: number;
+  body: { error?: { code: string; message: string; details?: unknown } } & Record<string, unknown>;
+};
 
 async function raw(t: TestApp, path: string, body: string | Uint8Array, type = "application/json"): Promise<Answer> {
-  const res = await t.app.request(path, { method: "POST", headers: { authorization: `Bearer ${t.adminToken}`, "content-type": type }, body });
+  const res = await t.app.request(path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${t.adminToken}`, "content-type": type },
+    body,
+  });
   return { status: res.status, body: (await res.json()) as Answer["body"] };
 }
 
@@ -13,7 +20,8 @@ async function session(t: TestApp): Promise<string> {
   return ((await t.call("POST", "/v1/sessions", { body: {} })).body as { id: string }).id;
 }
 
-const count = (t: TestApp, table: string) => t.db.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+const count = (t: TestApp, table: string) =>
+  t.db.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 
 describe("request bodies JSON.parse would alter", () => {
   it("refuses bytes that are not UTF-8 with 400 instead of storing U+FFFD in their place", async () => {
@@ -21,7 +29,15 @@ describe("request bodies JSON.parse would alter", () => {
     const before = count(t, "sessions");
     const body = Uint8Array.from([...Buffer.from('{"context":"ab'), 0xff, 0xfe, ...Buffer.from('cd"}')]);
     const r = await raw(t, "/v1/sessions", body);
-    expect(r).toEqual({ status: 400, body: { error: { code: "invalid_request", message: "the request body is not valid UTF-8: send the JSON encoded as UTF-8" } } });
+    expect(r).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: "the request body is not valid UTF-8: send the JSON encoded as UTF-8",
+        },
+      },
+    });
     expect(count(t, "sessions")).toBe(before);
   });
 
@@ -38,8 +54,15 @@ describe("request bodies JSON.parse would alter", () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toEqual({
       code: "invalid_request",
-      message: "invalid request body (at args.depth): a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)",
-      details: [{ path: "args.depth", message: "a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)" }],
+      message:
+        "invalid request body (at args.depth): a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)",
+      details: [
+        {
+          path: "args.depth",
+          message:
+            "a number beyond the range of a 64-bit float (such as 1e309) would be read as infinity: send finite numbers (at most about 1.8e308)",
+        },
+      ],
     });
     expect(t.db.sqlite.prepare("SELECT count(*) FROM calls WHERE session_id = ?").pluck().get(id)).toBe(0);
   });
@@ -52,7 +75,9 @@ describe("request bodies JSON.parse would alter", () => {
     expect((await raw(t, `/v1/sessions/${id}/calls`, nested(MAX_JSON_DEPTH - 2))).status).toBe(200);
     const deeper = await raw(t, `/v1/sessions/${id}/calls`, nested(MAX_JSON_DEPTH - 1));
     expect([deeper.status, deeper.body.error?.code]).toEqual([400, "invalid_request"]);
-    expect(deeper.body.error?.message).toMatch(/^invalid request body \(at args\.a(\.0)+\): objects and arrays are nested deeper than 128 levels: send flatter JSON$/);
+    expect(deeper.body.error?.message).toMatch(
+      /^invalid request body \(at args\.a(\.0)+\): objects and arrays are nested deeper than 128 levels: send flatter JSON$/,
+    );
     expect((await raw(t, `/v1/sessions/${id}/calls`, nested(10_000))).status).toBe(400);
     expect(t.db.sqlite.prepare("SELECT count(*) FROM calls WHERE session_id = ?").pluck().get(id)).toBe(1);
   });
@@ -60,7 +85,12 @@ describe("request bodies JSON.parse would alter", () => {
   it("leaves malformed JSON to the route's validator, which names it", async () => {
     const t = createTestApp();
     const r = await raw(t, "/v1/sessions", '{"context": NaN}');
-    expect(r).toEqual({ status: 400, body: { error: { code: "invalid_request", message: "malformed JSON in the request body: send one JSON document" } } });
+    expect(r).toEqual({
+      status: 400,
+      body: {
+        error: { code: "invalid_request", message: "malformed JSON in the request body: send one JSON document" },
+      },
+    });
   });
 });
 
@@ -70,9 +100,17 @@ describe("jsonProblem", () => {
   });
 
   it("passes scalars, empty containers and exactly the deepest allowed nesting", () => {
-    expect([jsonProblem(5), jsonProblem("x"), jsonProblem(null), jsonProblem({}), jsonProblem([])]).toEqual([null, null, null, null, null]);
+    expect([jsonProblem(5), jsonProblem("x"), jsonProblem(null), jsonProblem({}), jsonProblem([])]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     const deep = (n: number): unknown => (n === 0 ? [] : [deep(n - 1)]);
     expect(jsonProblem(deep(3), 4)).toBeNull();
-    expect(jsonProblem(deep(4), 4)?.message).toBe("objects and arrays are nested deeper than 4 levels: send flatter JSON");
+    expect(jsonProblem(deep(4), 4)?.message).toBe(
+      "objects and arrays are nested deeper than 4 levels: send flatter JSON",
+    );
   });
 });

@@ -1,7 +1,17 @@
 // `agent-ledger backup` while a server writes, and `agent-ledger restore`: integrity first, --force to replace.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -13,7 +23,10 @@ const TOKEN = "backup-test-admin-token-0123456789";
 /** Runs the CLI in a child process without blocking this one (the writers keep writing meanwhile). */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const p = spawn(process.execPath, ["bin/agent-ledger.js", ...args], { cwd: ROOT, env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "", AGENT_LEDGER_DB: "" } });
+    const p = spawn(process.execPath, ["bin/agent-ledger.js", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "", AGENT_LEDGER_DB: "" },
+    });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -49,12 +62,19 @@ describe("agent-ledger backup and restore", () => {
     running.push(server);
     const decl = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
     expect((await send(server.url, "PUT", "/v1/tools/runoff", { token: TOKEN, body: decl })).status).toBe(201);
-    sessionId = ((await send(server.url, "POST", "/v1/sessions", { token: TOKEN, body: { context: "backup" } })).body as { id: string }).id;
+    sessionId = (
+      (await send(server.url, "POST", "/v1/sessions", { token: TOKEN, body: { context: "backup" } })).body as {
+        id: string;
+      }
+    ).id;
     const acked: string[] = [];
     let writing = true;
     const writer = async () => {
       while (writing) {
-        const r = await send(server.url, "POST", `/v1/sessions/${sessionId}/calls`, { token: TOKEN, body: { tool: "runoff", args: { discharge: "1250 cfs", area: 29000 } } });
+        const r = await send(server.url, "POST", `/v1/sessions/${sessionId}/calls`, {
+          token: TOKEN,
+          body: { tool: "runoff", args: { discharge: "1250 cfs", area: 29000 } },
+        });
         expect(r.status).toBe(200);
         acked.push((r.body as { call_id: string }).call_id);
       }
@@ -70,7 +90,11 @@ describe("agent-ledger backup and restore", () => {
 
     expect(out.stderr).toBe("");
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(new RegExp(`^backed up ${live} to ${backup}: \\d+ pages, integrity ok \\(\\d+ sessions, \\d+ calls, \\d+ crossings, \\d+ claims, \\d+ runs\\)\\n$`));
+    expect(out.stdout).toMatch(
+      new RegExp(
+        `^backed up ${live} to ${backup}: \\d+ pages, integrity ok \\(\\d+ sessions, \\d+ calls, \\d+ crossings, \\d+ claims, \\d+ runs\\)\\n$`,
+      ),
+    );
     expect(during).toBeGreaterThan(0);
     expect(existsSync(`${backup}-wal`)).toBe(false);
     const db = new Database(backup, { readonly: true });
@@ -81,21 +105,32 @@ describe("agent-ledger backup and restore", () => {
       expect(ackedBefore.filter((id) => !ids.has(id))).toEqual([]);
       expect(ids.size).toBeLessThanOrEqual(acked.length);
       // Each stored call has both of its crossings: the snapshot is transaction-consistent.
-      expect(db.prepare("SELECT count(*) FROM crossings WHERE session_id = ?").pluck().get(sessionId)).toBe(2 * ids.size);
+      expect(db.prepare("SELECT count(*) FROM crossings WHERE session_id = ?").pluck().get(sessionId)).toBe(
+        2 * ids.size,
+      );
     } finally {
       db.close();
     }
-    console.info(`backup: ${ackedBefore.length} calls acknowledged before the backup all in it; ${during} more acknowledged while it ran`);
+    console.info(
+      `backup: ${ackedBefore.length} calls acknowledged before the backup all in it; ${during} more acknowledged while it ran`,
+    );
   }, 60_000);
 
   it("refuses to overwrite an existing file without --force, and refuses a database that does not exist", async () => {
     const before = sha(backup);
     const again = await cli(["backup", backup, "--db", live]);
-    expect([again.code, again.stdout, again.stderr]).toEqual([1, "", `agent-ledger: ${backup} exists: choose a new file name, or pass --force to overwrite it\n`]);
+    expect([again.code, again.stdout, again.stderr]).toEqual([
+      1,
+      "",
+      `agent-ledger: ${backup} exists: choose a new file name, or pass --force to overwrite it\n`,
+    ]);
     expect(sha(backup)).toBe(before);
     const missing = join(dir, "missing.db");
     const none = await cli(["backup", join(dir, "b2.db"), "--db", missing]);
-    expect([none.code, none.stderr]).toEqual([1, `agent-ledger: no database at ${missing}: nothing to back up (set AGENT_LEDGER_DB or pass --db <file>)\n`]);
+    expect([none.code, none.stderr]).toEqual([
+      1,
+      `agent-ledger: no database at ${missing}: nothing to back up (set AGENT_LEDGER_DB or pass --db <file>)\n`,
+    ]);
     expect(existsSync(missing)).toBe(false);
     const forced = await cli(["backup", backup, "--db", live, "--force"]);
     expect(forced.code).toBe(0);
@@ -116,13 +151,20 @@ describe("agent-ledger backup and restore", () => {
     const target = join(dir, "from-corrupt.db");
     const out = await cli(["restore", corrupt, "--db", target]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(new RegExp(`^agent-ledger: ${corrupt} fails PRAGMA integrity_check \\(.+\\): refusing to restore a damaged backup; nothing was changed\\n$`));
+    expect(out.stderr).toMatch(
+      new RegExp(
+        `^agent-ledger: ${corrupt} fails PRAGMA integrity_check \\(.+\\): refusing to restore a damaged backup; nothing was changed\\n$`,
+      ),
+    );
     expect(existsSync(target)).toBe(false);
 
     const text = join(dir, "notes.db");
     writeFileSync(text, "these are not the pages you are looking for\n".repeat(200));
     const notDb = await cli(["restore", text, "--db", target]);
-    expect([notDb.code, notDb.stderr]).toEqual([1, `agent-ledger: ${text} is not a SQLite database (file is not a database): nothing was changed\n`]);
+    expect([notDb.code, notDb.stderr]).toEqual([
+      1,
+      `agent-ledger: ${text} is not a SQLite database (file is not a database): nothing was changed\n`,
+    ]);
     expect(existsSync(target)).toBe(false);
   }, 30_000);
 
@@ -130,7 +172,9 @@ describe("agent-ledger backup and restore", () => {
     // Make the live database differ from the backup, so a replacement shows.
     const server = await serve(live, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN });
     running.push(server);
-    expect((await send(server.url, "POST", "/v1/sessions", { token: TOKEN, body: { context: "after the backup" } })).status).toBe(201);
+    expect(
+      (await send(server.url, "POST", "/v1/sessions", { token: TOKEN, body: { context: "after the backup" } })).status,
+    ).toBe(201);
     await server.stop();
     const liveSessions = count(live, "sessions");
     const before = sha(live);

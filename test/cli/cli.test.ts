@@ -8,7 +8,10 @@ import { VERSION } from "../../src/version.js";
 
 const BIN = fileURLToPath(new URL("../../bin/agent-ledger.js", import.meta.url));
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "", ...env } });
+  spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "", ...env },
+  });
 
 describe("agent-ledger CLI", () => {
   it("--version prints the package version and exits 0", () => {

@@ -10,22 +10,39 @@ export function goodInput(): Record<string, unknown> {
     output: "The thompson scheduler beats uniform rotation by +3.94x on fund multiple.",
     claims: [
       {
-        id: "F1", kind: "fact", text: "Thompson improves fund multiple by +3.94x over uniform rotation.",
-        key: "thompson gain", value: "+3.94x", source: "runs/2026-08-06/RUN_REPORT.md:24",
-        confidence: 0.9, verified: true, sample_size: 40, tests: [...TESTS],
+        id: "F1",
+        kind: "fact",
+        text: "Thompson improves fund multiple by +3.94x over uniform rotation.",
+        key: "thompson gain",
+        value: "+3.94x",
+        source: "runs/2026-08-06/RUN_REPORT.md:24",
+        confidence: 0.9,
+        verified: true,
+        sample_size: 40,
+        tests: [...TESTS],
       },
       {
-        id: "R1", kind: "recommendation", text: "Adopt the thompson scheduler.",
-        rationale: "It beats the naive uniform rotation baseline across 40 paired simulations.", based_on: ["F1"],
+        id: "R1",
+        kind: "recommendation",
+        text: "Adopt the thompson scheduler.",
+        rationale: "It beats the naive uniform rotation baseline across 40 paired simulations.",
+        based_on: ["F1"],
       },
     ],
     comparisons: [
       {
-        subject: "thompson scheduler", baseline: "uniform rotation", baseline_kind: "naive", metric: "fund multiple",
-        effect: "+3.94x", sample_size: 40, tests: [...TESTS],
+        subject: "thompson scheduler",
+        baseline: "uniform rotation",
+        baseline_kind: "naive",
+        metric: "fund multiple",
+        effect: "+3.94x",
+        sample_size: 40,
+        tests: [...TESTS],
       },
     ],
-    exposed_controls: 5, required_decisions: 3, configuration_steps: 1,
+    exposed_controls: 5,
+    required_decisions: 3,
+    configuration_steps: 1,
   };
 }
 

@@ -23,8 +23,14 @@ describe("input shapes", () => {
   it("applies the result defaults", () => {
     const { runs } = normaliseEvaluationInput({ output: "done" });
     expect(runs[0]).toEqual({
-      output: "done", claims: [], comparisons: [], exposed_controls: 0, required_decisions: 0,
-      configuration_steps: 0, deliverables: {}, metadata: {},
+      output: "done",
+      claims: [],
+      comparisons: [],
+      exposed_controls: 0,
+      required_decisions: 0,
+      configuration_steps: 0,
+      deliverables: {},
+      metadata: {},
     });
   });
 
@@ -37,7 +43,10 @@ describe("input shapes", () => {
     }
     expect(caught).toBeInstanceOf(ContractError);
     expect((caught as ContractError).code).toBe("contract_invalid");
-    expect((caught as ContractError).findings.map((f) => f.code).sort()).toEqual(["CONTRACT_INVALID_RESULT", "CONTRACT_UNKNOWN_FIELD"]);
+    expect((caught as ContractError).findings.map((f) => f.code).sort()).toEqual([
+      "CONTRACT_INVALID_RESULT",
+      "CONTRACT_UNKNOWN_FIELD",
+    ]);
   });
 
   it("refuses an envelope with both result and runs, or with empty runs", () => {
@@ -70,8 +79,14 @@ describe("contract gate", () => {
     comparisons[0] = { ...comparisons[0], baseline_knd: "naive" };
     const v = contractGate(splitEvaluationInput(raw));
     expect(v.outcome.findings.map((f) => [f.code, f.message])).toEqual([
-      ["CONTRACT_UNKNOWN_FIELD", "result.claims.0 has unknown field(s) `sources`; check the spelling against the contract."],
-      ["CONTRACT_UNKNOWN_FIELD", "result.comparisons.0 has unknown field(s) `baseline_knd`; check the spelling against the contract."],
+      [
+        "CONTRACT_UNKNOWN_FIELD",
+        "result.claims.0 has unknown field(s) `sources`; check the spelling against the contract.",
+      ],
+      [
+        "CONTRACT_UNKNOWN_FIELD",
+        "result.comparisons.0 has unknown field(s) `baseline_knd`; check the spelling against the contract.",
+      ],
     ]);
   });
 
@@ -80,7 +95,12 @@ describe("contract gate", () => {
     const claims = raw.claims as Record<string, unknown>[];
     claims[0] = { ...claims[0], sample_size: "40", verified: "yes", confidence: 1.5 };
     claims[1] = { ...claims[1], kind: "opinion" };
-    expect(codes(raw).sort()).toEqual(["CONTRACT_FIELD_TYPE", "CONTRACT_FIELD_TYPE", "CONTRACT_RANGE", "CONTRACT_UNKNOWN_KIND"]);
+    expect(codes(raw).sort()).toEqual([
+      "CONTRACT_FIELD_TYPE",
+      "CONTRACT_FIELD_TYPE",
+      "CONTRACT_RANGE",
+      "CONTRACT_UNKNOWN_KIND",
+    ]);
     expect(codes({ output: "x", exposed_controls: -1 })).toEqual(["CONTRACT_RANGE"]);
   });
 
@@ -93,13 +113,20 @@ describe("contract gate", () => {
 
   it("requires the claim keys the task lists, compared after normalisation", () => {
     expect(codes({ task: { required_keys: ["Thompson  Gain"] }, result: goodInput() })).toEqual([]);
-    expect(codes({ task: { required_keys: ["latency"] }, result: goodInput() })).toEqual(["CONTRACT_REQUIRED_KEY_MISSING"]);
+    expect(codes({ task: { required_keys: ["latency"] }, result: goodInput() })).toEqual([
+      "CONTRACT_REQUIRED_KEY_MISSING",
+    ]);
   });
 
   it("tags each finding with its run when several runs are sent", () => {
     const v = contractGate(splitEvaluationInput({ runs: [goodInput(), { output: 1 }] }));
     expect(v.outcome.findings).toEqual([
-      { code: "CONTRACT_INVALID_RESULT", message: "result.output: Invalid input: expected string, received number.", severity: "error", run: 2 },
+      {
+        code: "CONTRACT_INVALID_RESULT",
+        message: "result.output: Invalid input: expected string, received number.",
+        severity: "error",
+        run: 2,
+      },
     ]);
   });
 });

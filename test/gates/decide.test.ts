@@ -14,8 +14,17 @@ describe("release decision", () => {
     expect(d.overall_score).toBe(100);
     expect(Object.keys(d.gates)).toEqual([...GATE_NAMES]);
     expect(Object.fromEntries(GATE_NAMES.map((g) => [g, d.gates[g].status]))).toEqual({
-      contract: "passed", outcome: "passed", evidence: "passed", provenance: "passed", baseline: "passed", statistics: "passed",
-      simplicity: "passed", explainability: "passed", contradiction: "passed", stability: "not_applicable", adversarial: "passed",
+      contract: "passed",
+      outcome: "passed",
+      evidence: "passed",
+      provenance: "passed",
+      baseline: "passed",
+      statistics: "passed",
+      simplicity: "passed",
+      explainability: "passed",
+      contradiction: "passed",
+      stability: "not_applicable",
+      adversarial: "passed",
     });
   });
 
@@ -42,7 +51,13 @@ describe("release decision", () => {
     const d = decide({ result: input, settings: { global: { conjunctive: false, min_score: 98 } } });
     expect(d.status).toBe("blocked");
     expect(d.blocked_by).toEqual(["overall_score"]);
-    expect(d.findings).toEqual([{ code: "OVERALL_BELOW_MIN", severity: "error", message: "The overall score 96.7 is below global.min_score 98, and conjunctive = false lets the score decide." }]);
+    expect(d.findings).toEqual([
+      {
+        code: "OVERALL_BELOW_MIN",
+        severity: "error",
+        message: "The overall score 96.7 is below global.min_score 98, and conjunctive = false lets the score decide.",
+      },
+    ]);
   });
 
   it("skips every other gate when the contract fails, scoring 0 overall", () => {
@@ -50,7 +65,17 @@ describe("release decision", () => {
     expect(d.status).toBe("blocked");
     expect(d.blocked_by).toEqual(["contract"]);
     expect(d.overall_score).toBe(0);
-    expect(d.gates.evidence).toEqual({ status: "not_applicable", score: null, findings: [{ code: "GATE_SKIPPED", severity: "info", message: "Not evaluated: the input does not match the result contract." }] });
+    expect(d.gates.evidence).toEqual({
+      status: "not_applicable",
+      score: null,
+      findings: [
+        {
+          code: "GATE_SKIPPED",
+          severity: "info",
+          message: "Not evaluated: the input does not match the result contract.",
+        },
+      ],
+    });
   });
 
   it("weights the overall score by settings", () => {

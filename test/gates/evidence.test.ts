@@ -11,14 +11,21 @@ describe("evidence gate", () => {
     const o = evidenceGate(withClaim(0, { source: "x" }), settings());
     expect(o.status).toBe("blocked");
     expect(o.score).toBe(0);
-    expect(o.findings).toEqual([{
-      code: "SOURCE_NOT_LOCATOR", severity: "error", claim_id: "F1",
-      message: 'Fact F1 cites "x", which is not a locator; send a URL, a file path, a commit, a command ("$ ..."), a position ("sheet 12") or a registry number.',
-    }]);
+    expect(o.findings).toEqual([
+      {
+        code: "SOURCE_NOT_LOCATOR",
+        severity: "error",
+        claim_id: "F1",
+        message:
+          'Fact F1 cites "x", which is not a locator; send a URL, a file path, a commit, a command ("$ ..."), a position ("sheet 12") or a registry number.',
+      },
+    ]);
   });
 
   it("blocks a circular source, a missing source, a missing confidence and a missing verified flag", () => {
-    expect(evidenceGate(withClaim(0, { source: "as stated above" }), settings()).findings.map((f) => f.code)).toEqual(["SOURCE_CIRCULAR"]);
+    expect(evidenceGate(withClaim(0, { source: "as stated above" }), settings()).findings.map((f) => f.code)).toEqual([
+      "SOURCE_CIRCULAR",
+    ]);
     const o = evidenceGate(withClaim(0, { source: undefined, confidence: undefined, verified: undefined }), settings());
     expect(o.findings.map((f) => f.code)).toEqual(["FACT_NO_SOURCE", "FACT_NO_CONFIDENCE", "FACT_NO_VERIFIED_FLAG"]);
   });
@@ -41,14 +48,20 @@ describe("evidence gate", () => {
   });
 
   it("is not applicable without facts", () => {
-    expect(evidenceGate(result({ output: "Nothing factual." }), settings())).toEqual({ status: "not_applicable", score: null, findings: [] });
+    expect(evidenceGate(result({ output: "Nothing factual." }), settings())).toEqual({
+      status: "not_applicable",
+      score: null,
+      findings: [],
+    });
   });
 
   it("checks file sources on disk only through the injected check when check_paths is on", () => {
     const on = settings({ evidence: { check_paths: true } });
     const r = withClaim(0, { source: "runs/2026-08-06/RUN_REPORT.md:24" });
     expect(evidenceGate(r, on, { pathExists: (p) => p === "runs/2026-08-06/RUN_REPORT.md" }).status).toBe("passed");
-    expect(evidenceGate(r, on, { pathExists: () => false }).findings.map((f) => f.code)).toEqual(["SOURCE_PATH_MISSING"]);
+    expect(evidenceGate(r, on, { pathExists: () => false }).findings.map((f) => f.code)).toEqual([
+      "SOURCE_PATH_MISSING",
+    ]);
     const unchecked = evidenceGate(r, on);
     expect(unchecked.status).toBe("passed");
     expect(unchecked.score).toBe(95);

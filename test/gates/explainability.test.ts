@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { contentWords, explainabilityGate } from "../../src/gates/explainability.js";
 import { result, settings, withClaim } from "./build.js";
 
-const claim = (fields: Record<string, unknown>) => result({ output: "x", claims: [{ id: "J1", kind: "judgment", text: "The new flow is better.", ...fields }] });
+const claim = (fields: Record<string, unknown>) =>
+  result({ output: "x", claims: [{ id: "J1", kind: "judgment", text: "The new flow is better.", ...fields }] });
 
 describe("explainability gate", () => {
   it("passes an interpreted claim with a reasoned rationale", () => {
@@ -11,7 +12,14 @@ describe("explainability gate", () => {
 
   it("blocks a judgment without rationale", () => {
     const o = explainabilityGate(claim({}), settings());
-    expect(o.findings).toEqual([{ code: "NO_RATIONALE", severity: "error", claim_id: "J1", message: "Judgment J1 gives no rationale; say what it was inferred from and why." }]);
+    expect(o.findings).toEqual([
+      {
+        code: "NO_RATIONALE",
+        severity: "error",
+        claim_id: "J1",
+        message: "Judgment J1 gives no rationale; say what it was inferred from and why.",
+      },
+    ]);
   });
 
   it("blocks a rationale that is only filler and self-reference", () => {
@@ -27,7 +35,10 @@ describe("explainability gate", () => {
   });
 
   it("does not ask facts for a rationale", () => {
-    const r = result({ output: "x", claims: [{ kind: "fact", text: "A", source: "docs/a.md", confidence: 1, verified: true }] });
+    const r = result({
+      output: "x",
+      claims: [{ kind: "fact", text: "A", source: "docs/a.md", confidence: 1, verified: true }],
+    });
     expect(explainabilityGate(r, settings()).status).toBe("not_applicable");
   });
 

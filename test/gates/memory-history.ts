@@ -26,19 +26,38 @@ export class MemoryHistory implements ClaimHistory {
   }
 
   /** Records a run's keyed claims as the store will after an evaluation. */
-  record(task: string, runId: string, createdAt: string, claims: { key: string; value: unknown; text?: string; claim_id?: string | null }[]): void {
+  record(
+    task: string,
+    runId: string,
+    createdAt: string,
+    claims: { key: string; value: unknown; text?: string; claim_id?: string | null }[],
+  ): void {
     this.runTasks.set(runId, task);
     for (const c of claims) {
-      this.runs.push({ run_id: runId, key: normaliseKey(c.key), value: c.value, text: c.text ?? "", created_at: createdAt, claim_id: c.claim_id ?? null });
+      this.runs.push({
+        run_id: runId,
+        key: normaliseKey(c.key),
+        value: c.value,
+        text: c.text ?? "",
+        created_at: createdAt,
+        claim_id: c.claim_id ?? null,
+      });
     }
   }
 
   demotedClaims(): DemotedClaim[] {
     this.calls.demoted += 1;
-    return this.ledger.filter((l) => l.status === "demoted").map((l) => ({
-      id: l.id, text: l.text, key: l.key === undefined ? null : normaliseKey(l.key), value: l.value ?? null,
-      reason: l.reason ?? null, demoted_by: l.demoted_by ?? null, watch: l.watch ?? null,
-    }));
+    return this.ledger
+      .filter((l) => l.status === "demoted")
+      .map((l) => ({
+        id: l.id,
+        text: l.text,
+        key: l.key === undefined ? null : normaliseKey(l.key),
+        value: l.value ?? null,
+        reason: l.reason ?? null,
+        demoted_by: l.demoted_by ?? null,
+        watch: l.watch ?? null,
+      }));
   }
 
   liveClaims(keys: readonly string[]): LedgerClaim[] {
@@ -46,7 +65,8 @@ export class MemoryHistory implements ClaimHistory {
     return this.ledger.flatMap((l) =>
       l.status === "live" && l.key !== undefined && keys.includes(normaliseKey(l.key))
         ? [{ id: l.id, text: l.text, key: normaliseKey(l.key), value: l.value }]
-        : []);
+        : [],
+    );
   }
 
   priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[] {

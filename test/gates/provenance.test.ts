@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { provenanceGate } from "../../src/gates/provenance.js";
 import { result, settings, withClaim } from "./build.js";
 
-const fact = (id: string, verified: boolean | undefined) => ({ id, kind: "fact", text: `Fact ${id}`, source: "docs/a.md", confidence: 1, verified });
+const fact = (id: string, verified: boolean | undefined) => ({
+  id,
+  kind: "fact",
+  text: `Fact ${id}`,
+  source: "docs/a.md",
+  confidence: 1,
+  verified,
+});
 
 describe("provenance gate", () => {
   it("passes verified evidence with score 100", () => {
@@ -27,14 +34,23 @@ describe("provenance gate", () => {
   });
 
   it("blocks a recommendation whose support was not checked in this run", () => {
-    const claims = [fact("A", true), fact("B", false), { id: "R", kind: "recommendation", text: "Do it", rationale: "Because B says so strongly", based_on: ["B"] }];
+    const claims = [
+      fact("A", true),
+      fact("B", false),
+      { id: "R", kind: "recommendation", text: "Do it", rationale: "Because B says so strongly", based_on: ["B"] },
+    ];
     const o = provenanceGate(result({ output: "x", claims }), settings());
     expect(o.findings.map((f) => [f.code, f.claim_id])).toEqual([["RECOMMENDATION_UNVERIFIED", "R"]]);
   });
 
   it("blocks a recommendation in a result with no facts at all", () => {
-    const o = provenanceGate(result({ output: "x", claims: [{ id: "R", kind: "recommendation", text: "Do it", rationale: "a b c" }] }), settings());
-    expect(o.findings.map((f) => f.message)).toEqual(["Recommendation R rests on no fact at all; add the facts it is based on, measured in this run (verified: true)."]);
+    const o = provenanceGate(
+      result({ output: "x", claims: [{ id: "R", kind: "recommendation", text: "Do it", rationale: "a b c" }] }),
+      settings(),
+    );
+    expect(o.findings.map((f) => f.message)).toEqual([
+      "Recommendation R rests on no fact at all; add the facts it is based on, measured in this run (verified: true).",
+    ]);
   });
 
   it("is not applicable with no facts, recommendations or sources", () => {

@@ -1,6 +1,11 @@
 // The physical comparer the evaluation routes and the CLI inject into the contradiction and stability gates.
 import { describe, expect, it } from "vitest";
-import { compareQuantities, createQuantityComparer, halfUlp, readStatedQuantity } from "../../src/gates/quantity-compare.js";
+import {
+  compareQuantities,
+  createQuantityComparer,
+  halfUlp,
+  readStatedQuantity,
+} from "../../src/gates/quantity-compare.js";
 import { sameValue } from "../../src/gates/values.js";
 
 describe("compareQuantities", () => {
@@ -15,7 +20,9 @@ describe("compareQuantities", () => {
 
   it('answers "different" for one elevation stated on two datums', () => {
     expect(compareQuantities("17.1 ft NAVD88", "17.1 ft NGVD29")).toBe("different");
-    expect(compareQuantities({ value: 17.1, unit: "ft", datum: "NAVD88" }, { value: 17.1, unit: "ft", datum: "NGVD29" })).toBe("different");
+    expect(
+      compareQuantities({ value: 17.1, unit: "ft", datum: "NAVD88" }, { value: 17.1, unit: "ft", datum: "NGVD29" }),
+    ).toBe("different");
   });
 
   it('answers "different" when only one side names a datum', () => {

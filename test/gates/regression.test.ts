@@ -16,7 +16,9 @@ const EXPECTED: Record<string, { gate: GateName; code: string }> = {
   "demoted_repeated.json": { gate: "contradiction", code: "LEDGER_DEMOTED_REAPPEARS" },
 };
 
-const files = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 
 describe("regression fixtures", () => {
   it("has an expectation for every fixture file and a file for every expectation", () => {
@@ -44,7 +46,9 @@ describe("regression fixtures", () => {
   });
 
   it("demoted_repeated.json passes contradiction once the demoted claim is absent from the ledger", () => {
-    const { ledger: _ledger, ...input } = JSON.parse(readFileSync(new URL("demoted_repeated.json", DIR), "utf8")) as { ledger?: LedgerLine[] };
+    const { ledger: _ledger, ...input } = JSON.parse(readFileSync(new URL("demoted_repeated.json", DIR), "utf8")) as {
+      ledger?: LedgerLine[];
+    };
     expect(decide(input, { history: new MemoryHistory([]) }).gates.contradiction.status).toBe("passed");
   });
 });

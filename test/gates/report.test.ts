@@ -11,34 +11,36 @@ describe("reports", () => {
 
   it("renders a released decision in Markdown with every gate row and no findings", () => {
     const md = renderMarkdown(decide(goodInput()), { title: "result.json" });
-    expect(md).toBe([
-      "# Release report: result.json",
-      "",
-      "**Release: RELEASED**",
-      "",
-      "Overall score: 100.0 of 100. This figure is for trend tracking; gates are conjunctive and the score does not block.",
-      "",
-      "| Gate | Status | Score | Errors | Warnings |",
-      "|---|---|---:|---:|---:|",
-      "| contract | passed | 100.0 | 0 | 0 |",
-      "| outcome | passed | 100.0 | 0 | 0 |",
-      "| evidence | passed | 100.0 | 0 | 0 |",
-      "| provenance | passed | 100.0 | 0 | 0 |",
-      "| baseline | passed | 100.0 | 0 | 0 |",
-      "| statistics | passed | 100.0 | 0 | 0 |",
-      "| simplicity | passed | 100.0 | 0 | 0 |",
-      "| explainability | passed | 100.0 | 0 | 0 |",
-      "| contradiction | passed | 100.0 | 0 | 0 |",
-      "| stability | not_applicable | n/a | 0 | 0 |",
-      "| adversarial | passed | 100.0 | 0 | 0 |",
-      "",
-      "## Findings",
-      "",
-      "### stability: not_applicable",
-      "",
-      "- `NOT_COMPARABLE` [info]: Not comparable yet: one run and no earlier run of this task with the same keys; there is nothing to compare it with.",
-      "",
-    ].join("\n"));
+    expect(md).toBe(
+      [
+        "# Release report: result.json",
+        "",
+        "**Release: RELEASED**",
+        "",
+        "Overall score: 100.0 of 100. This figure is for trend tracking; gates are conjunctive and the score does not block.",
+        "",
+        "| Gate | Status | Score | Errors | Warnings |",
+        "|---|---|---:|---:|---:|",
+        "| contract | passed | 100.0 | 0 | 0 |",
+        "| outcome | passed | 100.0 | 0 | 0 |",
+        "| evidence | passed | 100.0 | 0 | 0 |",
+        "| provenance | passed | 100.0 | 0 | 0 |",
+        "| baseline | passed | 100.0 | 0 | 0 |",
+        "| statistics | passed | 100.0 | 0 | 0 |",
+        "| simplicity | passed | 100.0 | 0 | 0 |",
+        "| explainability | passed | 100.0 | 0 | 0 |",
+        "| contradiction | passed | 100.0 | 0 | 0 |",
+        "| stability | not_applicable | n/a | 0 | 0 |",
+        "| adversarial | passed | 100.0 | 0 | 0 |",
+        "",
+        "## Findings",
+        "",
+        "### stability: not_applicable",
+        "",
+        "- `NOT_COMPARABLE` [info]: Not comparable yet: one run and no earlier run of this task with the same keys; there is nothing to compare it with.",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("lists blocking gates and findings with their claim in Markdown", () => {
@@ -48,10 +50,14 @@ describe("reports", () => {
     const md = renderMarkdown(decide(raw));
     expect(md).toContain("**Release: BLOCKED** (blocked by evidence)");
     expect(md).toContain("| evidence | blocked | 0.0 | 1 | 0 |");
-    expect(md).toContain("### evidence: blocked\n\n- `SOURCE_NOT_LOCATOR` (claim F1): Fact F1 cites \"x\", which is not a locator;");
+    expect(md).toContain(
+      '### evidence: blocked\n\n- `SOURCE_NOT_LOCATOR` (claim F1): Fact F1 cites "x", which is not a locator;',
+    );
   });
 
   it("says the score decides when gates are not conjunctive", () => {
-    expect(renderMarkdown(decide(goodInput()), { conjunctive: false, minScore: 80 })).toContain("Gates are not conjunctive: the release blocks when the score is below 80.");
+    expect(renderMarkdown(decide(goodInput()), { conjunctive: false, minScore: 80 })).toContain(
+      "Gates are not conjunctive: the release blocks when the score is below 80.",
+    );
   });
 });

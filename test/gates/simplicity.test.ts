@@ -12,15 +12,24 @@ describe("simplicity gate", () => {
     const o = simplicityGate(result({ output: "x", exposed_controls: 8 }), settings());
     expect(o.status).toBe("blocked");
     expect(o.score).toBe(66.7);
-    expect(o.findings).toEqual([{
-      code: "TOO_MANY_CONTROLS", severity: "error",
-      message: "The result has 8 exposed controls; the limit is 7 (simplicity.max_exposed_controls). Remove 1 or raise the limit in thresholds.toml.",
-    }]);
+    expect(o.findings).toEqual([
+      {
+        code: "TOO_MANY_CONTROLS",
+        severity: "error",
+        message:
+          "The result has 8 exposed controls; the limit is 7 (simplicity.max_exposed_controls). Remove 1 or raise the limit in thresholds.toml.",
+      },
+    ]);
   });
 
   it("reads the limits from settings", () => {
     const r = result({ output: "x", required_decisions: 6, configuration_steps: 4 });
-    expect(simplicityGate(r, settings()).findings.map((f) => f.code)).toEqual(["TOO_MANY_DECISIONS", "TOO_MANY_SETUP_STEPS"]);
-    expect(simplicityGate(r, settings({ simplicity: { max_required_decisions: 6, max_configuration_steps: 4 } })).status).toBe("passed");
+    expect(simplicityGate(r, settings()).findings.map((f) => f.code)).toEqual([
+      "TOO_MANY_DECISIONS",
+      "TOO_MANY_SETUP_STEPS",
+    ]);
+    expect(
+      simplicityGate(r, settings({ simplicity: { max_required_decisions: 6, max_configuration_steps: 4 } })).status,
+    ).toBe("passed");
   });
 });

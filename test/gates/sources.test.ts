@@ -28,18 +28,37 @@ describe("source locators", () => {
   });
 
   it.each([
-    "x", "trust me", "n/a", "and/or", "yes/no", "none", "unknown", "internet", "Google", "common knowledge",
-    "my memory", "training data", "https://", "$ ", "Trust Me 2024", "abcdefa", "1234567", "Appendix B",
+    "x",
+    "trust me",
+    "n/a",
+    "and/or",
+    "yes/no",
+    "none",
+    "unknown",
+    "internet",
+    "Google",
+    "common knowledge",
+    "my memory",
+    "training data",
+    "https://",
+    "$ ",
+    "Trust Me 2024",
+    "abcdefa",
+    "1234567",
+    "Appendix B",
   ])("rejects %j as junk", (source) => {
     expect(classifySource(source)).toEqual({ kind: "junk", text: source.trim() });
   });
 
-  it.each(["our earlier draft", "As stated above", "see our earlier draft, p. 3", "this report", "the previous response"])(
-    "rejects %j as circular even when it also looks like a locator",
-    (source) => {
-      expect(classifySource(source).kind).toBe("circular");
-    },
-  );
+  it.each([
+    "our earlier draft",
+    "As stated above",
+    "see our earlier draft, p. 3",
+    "this report",
+    "the previous response",
+  ])("rejects %j as circular even when it also looks like a locator", (source) => {
+    expect(classifySource(source).kind).toBe("circular");
+  });
 
   it("treats hyphen and underscore as word characters, so a file named this-report.md is not circular", () => {
     expect(classifySource("docs/this-report.md").kind).toBe("locator");

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createValueMatcher, normaliseKey, normaliseValueText, sameValue, type QuantityComparer } from "../../src/gates/values.js";
+import {
+  createValueMatcher,
+  normaliseKey,
+  normaliseValueText,
+  sameValue,
+  type QuantityComparer,
+} from "../../src/gates/values.js";
 
 // A test double of the injected comparer: feet and metres on a datum, nothing else. Not a model of src/quantity.
 const FT = 0.3048;
@@ -22,8 +28,14 @@ const fakeQuantities: QuantityComparer = (a, b) => {
 
 describe("value normalisation", () => {
   it.each([
-    ["17.10", "17.1"], ["1,250 cfs", "1250 cfs"], ["+3.94x", "3.94 x"], ["3.94 ×", "3.94 x"],
-    ["  The  Answer. ", "the answer"], ["40.0", "40"], ["Yes!", "yes"], ["40%", "40 %"],
+    ["17.10", "17.1"],
+    ["1,250 cfs", "1250 cfs"],
+    ["+3.94x", "3.94 x"],
+    ["3.94 ×", "3.94 x"],
+    ["  The  Answer. ", "the answer"],
+    ["40.0", "40"],
+    ["Yes!", "yes"],
+    ["40%", "40 %"],
   ])("reads %j as %j", (raw, norm) => {
     expect(normaliseValueText(raw)).toBe(norm);
   });
@@ -61,7 +73,13 @@ describe("physical comparison through the injected comparer", () => {
   });
 
   it("finds one elevation on two datums different", () => {
-    expect(sameValue({ value: 17.1, unit: "ft", datum: "NAVD88" }, { value: 17.1, unit: "ft", datum: "NGVD29" }, fakeQuantities)).toBe(false);
+    expect(
+      sameValue(
+        { value: 17.1, unit: "ft", datum: "NAVD88" },
+        { value: 17.1, unit: "ft", datum: "NGVD29" },
+        fakeQuantities,
+      ),
+    ).toBe(false);
   });
 
   it("falls back to text for values that are not quantities", () => {
@@ -70,7 +88,10 @@ describe("physical comparison through the injected comparer", () => {
 
   it("memoises each pair once in a matcher", () => {
     let calls = 0;
-    const counting: QuantityComparer = (a, b) => { calls += 1; return fakeQuantities(a, b); };
+    const counting: QuantityComparer = (a, b) => {
+      calls += 1;
+      return fakeQuantities(a, b);
+    };
     const same = createValueMatcher(counting);
     for (let i = 0; i < 100; i += 1) expect(same("17.1 ft", "5.212 m")).toBe(true);
     expect(same("5.212 m", "17.1 ft")).toBe(true);

@@ -3,8 +3,15 @@ import { describe, expect, it } from "vitest";
 import { compileWatch, scanWatches, WatchCache, WatchSetCache } from "../../src/gates/watch.js";
 
 /** Demotion watches of three realistic shapes, numbered so each is its own pattern. */
-const PATTERNS = Array.from({ length: 10_000 }, (_, i) =>
-  [`weir ${i} gain of 2\\.08x`, `(?i)station ${i} beats gauge ${i + 1} by \\d+(\\.\\d+)?x`, `\\bclaim-${i}\\b[^.]*\\d+%`][i % 3] ?? "");
+const PATTERNS = Array.from(
+  { length: 10_000 },
+  (_, i) =>
+    [
+      `weir ${i} gain of 2\\.08x`,
+      `(?i)station ${i} beats gauge ${i + 1} by \\d+(\\.\\d+)?x`,
+      `\\bclaim-${i}\\b[^.]*\\d+%`,
+    ][i % 3] ?? "",
+);
 
 describe("watch sets for a large ledger", () => {
   it("compiles 10,000 patterns into RE2.Sets (one set cannot hold them), leaving none to be tried one by one", () => {

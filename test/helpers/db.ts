@@ -42,7 +42,9 @@ export function captureLogger(): Logger & { lines: string[] } {
 }
 
 /** An app over a seeded in-memory database with a known admin token. */
-export function createTestApp(options: { config?: Partial<Config>; clock?: Clock; logger?: Logger; packFetch?: Fetch } = {}): TestApp {
+export function createTestApp(
+  options: { config?: Partial<Config>; clock?: Clock; logger?: Logger; packFetch?: Fetch } = {},
+): TestApp {
   const store = createTestDb();
   const { teamId: defaultTeamId } = seedDatabase(store);
   const adminToken = "test-admin-token-0123456789";
@@ -67,8 +69,13 @@ export function createTestApp(options: { config?: Partial<Config>; clock?: Clock
     authorization: `Bearer ${token}`,
     "content-type": "application/json",
   });
-  const call = async (method: string, path: string, opts: { body?: unknown; token?: string | null } = {}): Promise<CallResult> => {
-    const headers: Record<string, string> = opts.token === null ? { "content-type": "application/json" } : authHeaders(opts.token ?? adminToken);
+  const call = async (
+    method: string,
+    path: string,
+    opts: { body?: unknown; token?: string | null } = {},
+  ): Promise<CallResult> => {
+    const headers: Record<string, string> =
+      opts.token === null ? { "content-type": "application/json" } : authHeaders(opts.token ?? adminToken);
     const res = await app.request(path, {
       method,
       headers,

@@ -6,10 +6,12 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 
 const CARRY_OVER = {
   isError: true,
-  content: [{
-    type: "text",
-    text: "[unconverted_carry_over] for `discharge` received the bare number 1250, which this tool reads as 1250 m^3/s, but read_discharge.return returned 1250 cfs and no conversion was applied; resend the value with its original unit, as {\"value\": 1250, \"unit\": \"cfs\"}",
-  }],
+  content: [
+    {
+      type: "text",
+      text: '[unconverted_carry_over] for `discharge` received the bare number 1250, which this tool reads as 1250 m^3/s, but read_discharge.return returned 1250 cfs and no conversion was applied; resend the value with its original unit, as {"value": 1250, "unit": "cfs"}',
+    },
+  ],
   code: "unconverted_carry_over",
   field: "discharge",
 };
@@ -17,11 +19,22 @@ const CARRY_OVER = {
 describe("carry-over", () => {
   it("refuses 1250 read as m3/s after read_discharge returned 1250 cfs, inside a session", async () => {
     await session({}, async (s) => {
-      expect(await readDischarge.invoke({ station: "07374000" })).toStrictEqual({ isError: false, result: { value: 1250, unit: "cfs" } });
+      expect(await readDischarge.invoke({ station: "07374000" })).toStrictEqual({
+        isError: false,
+        result: { value: 1250, unit: "cfs" },
+      });
       expect(await runoffDepth.invoke({ discharge: 1250, area: 29000 })).toStrictEqual(CARRY_OVER);
-      expect(s.calls.map((c) => [c.seq, c.tool, c.ok])).toStrictEqual([[1, "read_discharge", true], [2, "runoff_depth", false]]);
-      expect(s.violations.map((v) => [v.tool, v.code, v.param])).toStrictEqual([["runoff_depth", "unconverted_carry_over", "discharge"]]);
-      expect(s.calls.map((c) => [c.args, c.result])).toStrictEqual([[{ station: "07374000" }, 1250], [{ discharge: 1250, area: 29000 }, null]]);
+      expect(s.calls.map((c) => [c.seq, c.tool, c.ok])).toStrictEqual([
+        [1, "read_discharge", true],
+        [2, "runoff_depth", false],
+      ]);
+      expect(s.violations.map((v) => [v.tool, v.code, v.param])).toStrictEqual([
+        ["runoff_depth", "unconverted_carry_over", "discharge"],
+      ]);
+      expect(s.calls.map((c) => [c.args, c.result])).toStrictEqual([
+        [{ station: "07374000" }, 1250],
+        [{ discharge: 1250, area: 29000 }, null],
+      ]);
       // The converted value is what the schema asks for, and passes.
       expect(await runoffDepth.invoke({ discharge: "1250 cfs", area: 29000 })).toMatchObject({ isError: false });
     });
@@ -37,21 +50,34 @@ describe("carry-over", () => {
   it("lets the call through in warn mode and reports what would have been blocked", async () => {
     await session({ enforcement: "warn" }, async (s) => {
       await readDischarge.invoke({ station: "07374000" });
-      expect(await runoffDepth.invoke({ discharge: 1250, area: 29000 })).toStrictEqual({ isError: false, result: { value: 3.724137931034483, unit: "mm/day" } });
+      expect(await runoffDepth.invoke({ discharge: 1250, area: 29000 })).toStrictEqual({
+        isError: false,
+        result: { value: 3.724137931034483, unit: "mm/day" },
+      });
       const report = s.report();
       expect(report).toMatchObject({ calls: 2, would_block: 1, by_code: { unconverted_carry_over: 1 } });
-      expect(report.text.split("\n").slice(0, 2)).toStrictEqual(["1 of 2 tool calls would have been blocked:", "  1x unconverted_carry_over"]);
+      expect(report.text.split("\n").slice(0, 2)).toStrictEqual([
+        "1 of 2 tool calls would have been blocked:",
+        "  1x unconverted_carry_over",
+      ]);
     });
   });
 });
 
 describe("sourced inputs", () => {
-  const area = quantityTool({ name: "area_tool", params: { area: { unit: "km**2", sourced: true } } }, ({ area: a }) => a.value);
+  const area = quantityTool(
+    { name: "area_tool", params: { area: { unit: "km**2", sourced: true } } },
+    ({ area: a }) => a.value,
+  );
 
   it("checks a sourced parameter only inside a session, against outputs and the question", async () => {
     expect(await area.invoke({ area: 2915830 })).toStrictEqual({ isError: false, result: 2915830 });
     await session({}, async () => {
-      expect(await area.invoke({ area: 2915830 })).toMatchObject({ isError: true, code: "unsourced_input", field: "area" });
+      expect(await area.invoke({ area: 2915830 })).toMatchObject({
+        isError: true,
+        code: "unsourced_input",
+        field: "area",
+      });
     });
     await session({ context: "The basin drains 2,915,830 km2." }, async () => {
       expect(await area.invoke({ area: 2915830 })).toStrictEqual({ isError: false, result: 2915830 });
@@ -110,13 +136,21 @@ describe("session scope", () => {
 
   it("refuses arguments that do not bind in warn mode too, and records the call", async () => {
     await session({ enforcement: "warn" }, async (s) => {
-      expect(await runoffDepth.invoke({ discharge: 1 })).toMatchObject({ isError: true, code: "invalid_arguments", field: null });
-      expect(s.calls.map((c) => [c.tool, c.violations.map((v) => v.code)])).toStrictEqual([["runoff_depth", ["invalid_arguments"]]]);
+      expect(await runoffDepth.invoke({ discharge: 1 })).toMatchObject({
+        isError: true,
+        code: "invalid_arguments",
+        field: null,
+      });
+      expect(s.calls.map((c) => [c.tool, c.violations.map((v) => v.code)])).toStrictEqual([
+        ["runoff_depth", ["invalid_arguments"]],
+      ]);
     });
   });
 
   it("refuses an enforcement mode it does not know", () => {
-    expect(() => openSession({ enforcement: "strict" as never })).toThrow('enforcement must be "enforce" or "warn", received "strict"');
+    expect(() => openSession({ enforcement: "strict" as never })).toThrow(
+      'enforcement must be "enforce" or "warn", received "strict"',
+    );
   });
 });
 
@@ -124,29 +158,55 @@ describe("store-backed sessions", () => {
   it("records calls, crossings and the declaration in the database, and catches carry-over from stored history", async () => {
     const db = openDb(":memory:");
     try {
-      const s = await session({ context: "How deep is the runoff?", labels: { run: "r1" }, ledger: { store: db } }, async (s) => {
-        await readDischarge.invoke({ station: "07374000" });
-        expect(await runoffDepth.invoke({ discharge: 1250, area: 29000 })).toStrictEqual(CARRY_OVER);
-        return s;
-      });
+      const s = await session(
+        { context: "How deep is the runoff?", labels: { run: "r1" }, ledger: { store: db } },
+        async (s) => {
+          await readDischarge.invoke({ station: "07374000" });
+          expect(await runoffDepth.invoke({ discharge: 1250, area: 29000 })).toStrictEqual(CARRY_OVER);
+          return s;
+        },
+      );
       const q = <T>(sql: string, ...p: unknown[]) => db.sqlite.prepare(sql).all(...p) as T[];
       expect(q("SELECT id, context, enforcement, call_count, blocked_count FROM sessions")).toStrictEqual([
         { id: s.id, context: "How deep is the runoff?", enforcement: "enforce", call_count: 2, blocked_count: 1 },
       ]);
-      expect(q("SELECT key, value FROM session_labels WHERE session_id = ?", s.id)).toStrictEqual([{ key: "run", value: "r1" }]);
-      expect(q("SELECT seq, tool, tool_version, guarded, ok FROM calls WHERE session_id = ? ORDER BY seq", s.id)).toStrictEqual([
+      expect(q("SELECT key, value FROM session_labels WHERE session_id = ?", s.id)).toStrictEqual([
+        { key: "run", value: "r1" },
+      ]);
+      expect(
+        q("SELECT seq, tool, tool_version, guarded, ok FROM calls WHERE session_id = ? ORDER BY seq", s.id),
+      ).toStrictEqual([
         { seq: 1, tool: "read_discharge", tool_version: 1, guarded: 1, ok: 1 },
         { seq: 2, tool: "runoff_depth", tool_version: 1, guarded: 1, ok: 0 },
       ]);
-      expect(q("SELECT seq, direction, param, value, unit, outcome, violation FROM crossings WHERE session_id = ? ORDER BY id", s.id)).toStrictEqual([
+      expect(
+        q(
+          "SELECT seq, direction, param, value, unit, outcome, violation FROM crossings WHERE session_id = ? ORDER BY id",
+          s.id,
+        ),
+      ).toStrictEqual([
         { seq: 1, direction: "param", param: "station", value: null, unit: null, outcome: "passed", violation: null },
         { seq: 1, direction: "return", param: "return", value: 1250, unit: "cfs", outcome: "ok", violation: null },
-        { seq: 2, direction: "param", param: "discharge", value: 1250, unit: "m^3/s", outcome: "refused", violation: "unconverted_carry_over" },
+        {
+          seq: 2,
+          direction: "param",
+          param: "discharge",
+          value: 1250,
+          unit: "m^3/s",
+          outcome: "refused",
+          violation: "unconverted_carry_over",
+        },
         { seq: 2, direction: "param", param: "area", value: 29000, unit: "km^2", outcome: "ok", violation: null },
       ]);
-      expect(q("SELECT name, version FROM tools ORDER BY name")).toStrictEqual([{ name: "read_discharge", version: 1 }, { name: "runoff_depth", version: 1 }]);
-      expect(s.teamId).toBe((q<{ id: string }>("SELECT id FROM teams WHERE name = 'default'"))[0]!.id);
-      expect(s.calls.map((c) => [c.tool, c.ok, c.result])).toStrictEqual([["read_discharge", true, 1250], ["runoff_depth", false, null]]);
+      expect(q("SELECT name, version FROM tools ORDER BY name")).toStrictEqual([
+        { name: "read_discharge", version: 1 },
+        { name: "runoff_depth", version: 1 },
+      ]);
+      expect(s.teamId).toBe(q<{ id: string }>("SELECT id FROM teams WHERE name = 'default'")[0]!.id);
+      expect(s.calls.map((c) => [c.tool, c.ok, c.result])).toStrictEqual([
+        ["read_discharge", true, 1250],
+        ["runoff_depth", false, null],
+      ]);
       expect(s.report()).toMatchObject({ calls: 2, would_block: 1, by_code: { unconverted_carry_over: 1 } });
 
       // A second session declares the same tools again without making new versions.

@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { DatumMismatch, DeclarationError, DimensionalityError, Quantity, TimezoneError, quantityTool } from "../../src/index.js";
+import {
+  DatumMismatch,
+  DeclarationError,
+  DimensionalityError,
+  Quantity,
+  TimezoneError,
+  quantityTool,
+} from "../../src/index.js";
 import { readDischarge, runoffDepth } from "./water-tools.js";
 
 describe("quantityTool: the body's arguments", () => {
-  it("receives \"1250 cfs\" as a Quantity of 35.39605824 m^3/s", async () => {
+  it('receives "1250 cfs" as a Quantity of 35.39605824 m^3/s', async () => {
     let seen: Quantity | undefined;
     const probe = quantityTool({ name: "probe", params: { discharge: "m**3/s" } }, ({ discharge }) => {
       seen = discharge;
@@ -16,7 +23,10 @@ describe("quantityTool: the body's arguments", () => {
 
   it("receives a bare number, the object form and a series in the declared unit", async () => {
     const seen: unknown[] = [];
-    const probe = quantityTool({ name: "probe", params: { q: { unit: "m**3/s" } } }, ({ q }) => void seen.push(q.toJSON()));
+    const probe = quantityTool(
+      { name: "probe", params: { q: { unit: "m**3/s" } } },
+      ({ q }) => void seen.push(q.toJSON()),
+    );
     await probe.call({ q: 35.4 });
     await probe.call({ q: { value: 1, unit: "m3/s", quality: "P" } });
     await probe.call({ q: [1, null, 2] });
@@ -34,15 +44,21 @@ describe("quantityTool: the body's arguments", () => {
       return null;
     });
     await probe.call({ at: "2026-08-14T14:30:00Z", station: "07374000" });
-    expect(seen).toStrictEqual({ at: { value: "2026-08-14T09:30:00-05:00", tz: "America/Chicago" }, station: "07374000" });
+    expect(seen).toStrictEqual({
+      at: { value: "2026-08-14T09:30:00-05:00", tz: "America/Chicago" },
+      station: "07374000",
+    });
   });
 
   it("leaves an optional parameter out of the body's arguments when it was not sent", async () => {
     let seen: unknown;
-    const probe = quantityTool({ name: "probe", params: { q: "cfs", area: { unit: "km**2", required: false } } }, (args) => {
-      seen = args;
-      return null;
-    });
+    const probe = quantityTool(
+      { name: "probe", params: { q: "cfs", area: { unit: "km**2", required: false } } },
+      (args) => {
+        seen = args;
+        return null;
+      },
+    );
     await probe.call({ q: 1 });
     expect(seen).toStrictEqual({ q: new Quantity(1, "cfs") });
   });
@@ -63,7 +79,9 @@ describe("quantityTool: .call", () => {
     expect((err as DimensionalityError).repair()).toBe(
       "[dimensionality_error] for `discharge` expected a quantity in m^3/s ([length]^3 [time]^-1), received 12.4 ft ([length]); these are different physical quantities and no conversion exists, so send a value in m^3/s or a unit convertible to it",
     );
-    await expect(quantityTool({ name: "p", params: { at: { tz: "UTC" } } }, () => null).call({ at: "2026-08-14T09:30:00" })).rejects.toBeInstanceOf(TimezoneError);
+    await expect(
+      quantityTool({ name: "p", params: { at: { tz: "UTC" } } }, () => null).call({ at: "2026-08-14T09:30:00" }),
+    ).rejects.toBeInstanceOf(TimezoneError);
   });
 
   it("throws a fault in the body as it is", async () => {
@@ -78,7 +96,9 @@ describe("quantityTool: .call", () => {
       return 1;
     }
     expect(quantityTool({ params: {} }, gaugeHeight).name).toBe("gaugeHeight");
-    expect(() => quantityTool({ name: "bad", params: { q: "furlongs per fortnight squared" } }, () => 1)).toThrow(DeclarationError);
+    expect(() => quantityTool({ name: "bad", params: { q: "furlongs per fortnight squared" } }, () => 1)).toThrow(
+      DeclarationError,
+    );
     expect(() => quantityTool({ name: "bad", params: { q: { datum: "NAVD88" } } }, () => 1)).toThrow(
       "the declaration is invalid: params.q: datum, crs, quality, sourced and require_explicit_unit apply to a physical quantity, so this declaration also needs a unit",
     );
@@ -87,7 +107,10 @@ describe("quantityTool: .call", () => {
 
 describe("quantityTool: .invoke never throws", () => {
   it("answers success with the serialised result", async () => {
-    expect(await runoffDepth.invoke({ discharge: "1250 cfs", area: 29000 })).toStrictEqual({ isError: false, result: { value: 0.10545584248055173, unit: "mm/day" } });
+    expect(await runoffDepth.invoke({ discharge: "1250 cfs", area: 29000 })).toStrictEqual({
+      isError: false,
+      result: { value: 0.10545584248055173, unit: "mm/day" },
+    });
     const plain = quantityTool({ name: "plain", params: {} }, () => undefined);
     expect(await plain.invoke({})).toStrictEqual({ isError: false, result: null });
   });
@@ -95,10 +118,12 @@ describe("quantityTool: .invoke never throws", () => {
   it("answers a refusal as a tool error with its repair text, code and field", async () => {
     expect(await runoffDepth.invoke({ discharge: { value: 12.4, unit: "ft" }, area: 29000 })).toStrictEqual({
       isError: true,
-      content: [{
-        type: "text",
-        text: "[dimensionality_error] for `discharge` expected a quantity in m^3/s ([length]^3 [time]^-1), received 12.4 ft ([length]); these are different physical quantities and no conversion exists, so send a value in m^3/s or a unit convertible to it",
-      }],
+      content: [
+        {
+          type: "text",
+          text: "[dimensionality_error] for `discharge` expected a quantity in m^3/s ([length]^3 [time]^-1), received 12.4 ft ([length]); these are different physical quantities and no conversion exists, so send a value in m^3/s or a unit convertible to it",
+        },
+      ],
       code: "dimensionality_error",
       field: "discharge",
     });
@@ -107,14 +132,29 @@ describe("quantityTool: .invoke never throws", () => {
   it("answers arguments that do not bind as invalid_arguments with no field", async () => {
     expect(await runoffDepth.invoke({ discharge: "1250 cfs", rainfall: 3 })).toStrictEqual({
       isError: true,
-      content: [{ type: "text", text: "[invalid_arguments] runoff_depth does not accept these arguments (got an unexpected argument 'rainfall', missing a required argument 'area'); it takes discharge, area" }],
+      content: [
+        {
+          type: "text",
+          text: "[invalid_arguments] runoff_depth does not accept these arguments (got an unexpected argument 'rainfall', missing a required argument 'area'); it takes discharge, area",
+        },
+      ],
       code: "invalid_arguments",
       field: null,
     });
-    for (const [payload, what] of [[null, "null"], [[1, 2], "an array"], ["1250 cfs", "the string \"1250 cfs\""], [7, "a number"]] as const) {
+    for (const [payload, what] of [
+      [null, "null"],
+      [[1, 2], "an array"],
+      ["1250 cfs", 'the string "1250 cfs"'],
+      [7, "a number"],
+    ] as const) {
       expect(await runoffDepth.invoke(payload)).toStrictEqual({
         isError: true,
-        content: [{ type: "text", text: `[invalid_arguments] runoff_depth takes an object of named arguments (discharge, area), received ${what}` }],
+        content: [
+          {
+            type: "text",
+            text: `[invalid_arguments] runoff_depth takes an object of named arguments (discharge, area), received ${what}`,
+          },
+        ],
         code: "invalid_arguments",
         field: null,
       });
@@ -125,15 +165,28 @@ describe("quantityTool: .invoke never throws", () => {
     const broken = quantityTool({ name: "broken", params: {} }, () => {
       throw new RangeError("station offline");
     });
-    expect(await broken.invoke({})).toStrictEqual({ isError: true, content: [{ type: "text", text: "RangeError: station offline" }], code: "tool_failed", field: null });
+    expect(await broken.invoke({})).toStrictEqual({
+      isError: true,
+      content: [{ type: "text", text: "RangeError: station offline" }],
+      code: "tool_failed",
+      field: null,
+    });
     const throwsText = quantityTool({ name: "throws_text", params: {} }, async () => {
       throw "not an Error"; // a thrown non-Error still answers "<name>: <message>"
     });
-    expect(await throwsText.invoke({})).toStrictEqual({ isError: true, content: [{ type: "text", text: "Error: not an Error" }], code: "tool_failed", field: null });
+    expect(await throwsText.invoke({})).toStrictEqual({
+      isError: true,
+      content: [{ type: "text", text: "Error: not an Error" }],
+      code: "tool_failed",
+      field: null,
+    });
   });
 
   it("answers a domain error from the body's own arithmetic with its code, not tool_failed", async () => {
-    const freeboard = quantityTool({ name: "freeboard", params: { stage: { unit: "ft", datum: "NGVD29" } } }, ({ stage }) => stage.sub(new Quantity(31, "ft", { datum: "NAVD88" })));
+    const freeboard = quantityTool(
+      { name: "freeboard", params: { stage: { unit: "ft", datum: "NGVD29" } } },
+      ({ stage }) => stage.sub(new Quantity(31, "ft", { datum: "NAVD88" })),
+    );
     const out = await freeboard.invoke({ stage: 12.4 });
     expect(out).toMatchObject({ isError: true, code: "datum_mismatch", field: null });
     await expect(freeboard.call({ stage: 12.4 })).rejects.toBeInstanceOf(DatumMismatch);
@@ -149,10 +202,18 @@ describe("quantityTool: .definition and .declaration", () => {
   it("emits the provider definition with units and keeps the compiled declaration", () => {
     expect(runoffDepth.definition("openai")).toMatchObject({
       type: "function",
-      function: { name: "runoff_depth", description: "Depth-equivalent runoff over the contributing area. Returns a value in mm/day.", parameters: { required: ["discharge", "area"], additionalProperties: false } },
+      function: {
+        name: "runoff_depth",
+        description: "Depth-equivalent runoff over the contributing area. Returns a value in mm/day.",
+        parameters: { required: ["discharge", "area"], additionalProperties: false },
+      },
     });
     expect(runoffDepth.declaration.params.discharge).toMatchObject({ kind: "physical", unit: "m^3/s" });
     expect(runoffDepth.declaration.returns).toMatchObject({ kind: "single", decl: { unit: "mm/day" } });
-    expect(runoffDepth.input).toStrictEqual({ params: { discharge: "m**3/s", area: "km**2" }, description: "Depth-equivalent runoff over the contributing area.", returns: "mm/day" });
+    expect(runoffDepth.input).toStrictEqual({
+      params: { discharge: "m**3/s", area: "km**2" },
+      description: "Depth-equivalent runoff over the contributing area.",
+      returns: "mm/day",
+    });
   });
 });

@@ -67,9 +67,18 @@ afterAll(async () => {
 describe("agent-ledger mcp", () => {
   it("serves the upstream's tools with units and converts a call in flight", async () => {
     const { tools } = await agent.listTools();
-    expect((tools.find((t) => t.name === "runoff_depth")!.inputSchema.properties!.discharge as Record<string, unknown>)["x-unit"]).toBe("m^3/s");
-    expect(tools.find((t) => t.name === "read_discharge")!.description).toBe("Latest discharge at a USGS station, in cubic feet per second. Returns a value in cfs.");
-    const r = (await agent.callTool({ name: "runoff_depth", arguments: { discharge: "1250 cfs", area: 29000 } })) as CallToolResult;
+    expect(
+      (tools.find((t) => t.name === "runoff_depth")!.inputSchema.properties!.discharge as Record<string, unknown>)[
+        "x-unit"
+      ],
+    ).toBe("m^3/s");
+    expect(tools.find((t) => t.name === "read_discharge")!.description).toBe(
+      "Latest discharge at a USGS station, in cubic feet per second. Returns a value in cfs.",
+    );
+    const r = (await agent.callTool({
+      name: "runoff_depth",
+      arguments: { discharge: "1250 cfs", area: 29000 },
+    })) as CallToolResult;
     const out = r.structuredContent as { value: number; unit: string };
     expect(out.unit).toBe("mm/day");
     expect(Math.abs(out.value - 0.10545584248055172)).toBeLessThan(1e-9);
@@ -91,9 +100,16 @@ describe("agent-ledger mcp", () => {
     expect(alive()).toBe(false);
     const store = openDb(db);
     try {
-      const rows = store.sqlite.prepare("SELECT labels, call_count FROM sessions").all() as { labels: string; call_count: number }[];
+      const rows = store.sqlite.prepare("SELECT labels, call_count FROM sessions").all() as {
+        labels: string;
+        call_count: number;
+      }[];
       expect(rows).toHaveLength(1);
-      expect(JSON.parse(rows[0]!.labels)).toEqual({ source: "mcp-proxy", upstream: UPSTREAM.join(" "), client: "cli-agent" });
+      expect(JSON.parse(rows[0]!.labels)).toEqual({
+        source: "mcp-proxy",
+        upstream: UPSTREAM.join(" "),
+        client: "cli-agent",
+      });
       expect(rows[0]!.call_count).toBe(1);
     } finally {
       store.close();
@@ -102,20 +118,37 @@ describe("agent-ledger mcp", () => {
 
   it("refuses to start without an upstream command, with a bad annotation file or ledger flags, or an upstream that cannot start", async () => {
     expect(await main(["--annotations", WATER])).toEqual({
-      code: 2, err: "agent-ledger: give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js\n",
+      code: 2,
+      err: "agent-ledger: give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js\n",
     });
     const missing = await main(["--annotations", join(dir, "nope.toml"), "--", "node", "server.js"]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^agent-ledger: .*nope\.toml: cannot read the annotation file: ENOENT/);
-    expect(await main(["--annotations", WATER, "--ledger-url", "http://127.0.0.1:8787", "--", "node", "server.js"])).toEqual({
-      code: 2, err: "agent-ledger: --ledger-url needs --token, a bearer token of the team to record into\n",
+    expect(
+      await main(["--annotations", WATER, "--ledger-url", "http://127.0.0.1:8787", "--", "node", "server.js"]),
+    ).toEqual({
+      code: 2,
+      err: "agent-ledger: --ledger-url needs --token, a bearer token of the team to record into\n",
     });
     const absent = join(dir, "no-such-server");
     expect(await main(["--annotations", WATER, "--db", join(dir, "other.db"), "--", absent])).toEqual({
-      code: 1, err: `agent-ledger: cannot start the upstream server '${absent}': spawn ${absent} ENOENT\n`,
+      code: 1,
+      err: `agent-ledger: cannot start the upstream server '${absent}': spawn ${absent} ENOENT\n`,
     });
-    expect(await main(["--annotations", WATER, "--db", join(dir, "other.db"), "--", process.execPath, "-e", "process.exit(4)"])).toEqual({
-      code: 1, err: `agent-ledger: cannot start the upstream server '${process.execPath} -e process.exit(4)': it exited during startup (exit code 4)\n`,
+    expect(
+      await main([
+        "--annotations",
+        WATER,
+        "--db",
+        join(dir, "other.db"),
+        "--",
+        process.execPath,
+        "-e",
+        "process.exit(4)",
+      ]),
+    ).toEqual({
+      code: 1,
+      err: `agent-ledger: cannot start the upstream server '${process.execPath} -e process.exit(4)': it exited during startup (exit code 4)\n`,
     });
   });
 });

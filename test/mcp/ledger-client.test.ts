@@ -7,11 +7,18 @@ import { ensureDefaultTeam } from "../../src/store/teams.js";
 import { createTestApp, createTestDb } from "../helpers/db.js";
 
 const READ: ToolDeclarationInput = { params: { station: {} }, returns: { unit: "cfs" } };
-const RUNOFF: ToolDeclarationInput = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
+const RUNOFF: ToolDeclarationInput = {
+  params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } },
+  returns: { unit: "mm/day" },
+};
 
 /** The proxy's sequence: declare, open a session, read 1250 cfs, carry it over bare, then convert it. */
 async function carryOverSequence(ledger: ProxyLedger) {
-  const declared = [await ledger.declare("mcp_read_discharge", READ), await ledger.declare("mcp_read_discharge", READ), await ledger.declare("mcp_runoff_depth", RUNOFF)];
+  const declared = [
+    await ledger.declare("mcp_read_discharge", READ),
+    await ledger.declare("mcp_read_discharge", READ),
+    await ledger.declare("mcp_runoff_depth", RUNOFF),
+  ];
   const session = await ledger.openSession({ source: "mcp-proxy", upstream: "node demo/server.ts" });
   const read = await ledger.call(session, "mcp_read_discharge", { station: "07374000" });
   const labelled = await ledger.result(session, read.call_id, 1250);
@@ -24,7 +31,9 @@ async function carryOverSequence(ledger: ProxyLedger) {
 describe("proxy ledgers", () => {
   it("the remote ledger and the local one give the same answers to the same sequence", async () => {
     const t = createTestApp();
-    const remote = new RemoteLedger("http://ledger.test/", t.adminToken, (url, init) => Promise.resolve(t.app.request(url, init)));
+    const remote = new RemoteLedger("http://ledger.test/", t.adminToken, (url, init) =>
+      Promise.resolve(t.app.request(url, init)),
+    );
     const store = createTestDb();
     const local = new LocalLedger(store, ensureDefaultTeam(store.db), systemClock);
     const [r, l] = [await carryOverSequence(remote), await carryOverSequence(local)];
@@ -32,14 +41,19 @@ describe("proxy ledgers", () => {
     expect(r.labelled).toMatchObject({ ok: true, result: { value: 1250, unit: "cfs" }, violations: [] });
     expect(r.carried).toMatchObject({ ok: false, guarded: true, args: {} });
     expect(r.carried.violations.map((v) => v.code)).toEqual(["unconverted_carry_over"]);
-    expect(r.converted).toMatchObject({ ok: true, args: { discharge: { value: 35.39605824, unit: "m^3/s" }, area: { value: 29000, unit: "km^2" } } });
+    expect(r.converted).toMatchObject({
+      ok: true,
+      args: { discharge: { value: 35.39605824, unit: "m^3/s" }, area: { value: 29000, unit: "km^2" } },
+    });
     expect(l).toEqual(JSON.parse(JSON.stringify(r)) as typeof r);
     store.close();
   });
 
   it("names the route, the status and the service's error when the remote ledger refuses", async () => {
     const t = createTestApp();
-    const remote = new RemoteLedger("http://ledger.test", "not-a-token", (url, init) => Promise.resolve(t.app.request(url, init)));
+    const remote = new RemoteLedger("http://ledger.test", "not-a-token", (url, init) =>
+      Promise.resolve(t.app.request(url, init)),
+    );
     const e = await remote.openSession({ source: "mcp-proxy" }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(LedgerHttpError);
     expect((e as LedgerHttpError).status).toBe(401);
@@ -47,7 +61,11 @@ describe("proxy ledgers", () => {
   });
 
   it("names the route when the remote ledger cannot be reached", async () => {
-    const remote = new RemoteLedger("http://127.0.0.1:9", "token", () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")));
-    await expect(remote.declare("x", READ)).rejects.toThrow("PUT http://127.0.0.1:9/v1/tools/x failed: connect ECONNREFUSED 127.0.0.1:9");
+    const remote = new RemoteLedger("http://127.0.0.1:9", "token", () =>
+      Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:9")),
+    );
+    await expect(remote.declare("x", READ)).rejects.toThrow(
+      "PUT http://127.0.0.1:9/v1/tools/x failed: connect ECONNREFUSED 127.0.0.1:9",
+    );
   });
 });

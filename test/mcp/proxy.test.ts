@@ -18,7 +18,12 @@ import { ledgerFor } from "../../src/store/ledger.js";
 import { loadManifest } from "../../src/store/manifests.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const UPSTREAM = { command: process.execPath, args: ["--import", "tsx", join(ROOT, "demo/server.ts")], cwd: ROOT, stderr: "ignore" as const };
+const UPSTREAM = {
+  command: process.execPath,
+  args: ["--import", "tsx", join(ROOT, "demo/server.ts")],
+  cwd: ROOT,
+  stderr: "ignore" as const,
+};
 const RawList = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })) });
 
 let dir: string;
@@ -49,7 +54,12 @@ const connectAgent = async (name: string): Promise<Client> => {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ledger-mcp-"));
   ledger = LocalLedger.open(join(dir, "ledger.db"));
-  proxy = new GuardedProxy({ upstream: UPSTREAM, annotations: loadAnnotations(join(ROOT, "demo/water.toml")), ledger, log: (l) => void logs.push(l) });
+  proxy = new GuardedProxy({
+    upstream: UPSTREAM,
+    annotations: loadAnnotations(join(ROOT, "demo/water.toml")),
+    ledger,
+    log: (l) => void logs.push(l),
+  });
   await proxy.start();
   pids.add(proxy.upstream.pid!);
   agent = await connectAgent("test-agent");
@@ -79,20 +89,37 @@ describe("the tool list behind the proxy", () => {
     expect((runoff.inputSchema.properties!.area as Record<string, unknown>)["x-unit"]).toBe("km^2");
     expect(runoff.inputSchema.required).toEqual(["discharge", "area"]);
     const read = tools.find((t) => t.name === "read_discharge")!;
-    expect(read.description).toBe("Latest discharge at a USGS station, in cubic feet per second. Returns a value in cfs.");
+    expect(read.description).toBe(
+      "Latest discharge at a USGS station, in cubic feet per second. Returns a value in cfs.",
+    );
     expect(read.outputSchema).toMatchObject({ type: "object", required: ["value", "unit"], "x-unit": "cfs" });
-    const since = tools.find((t) => t.name === "echo_arguments")!.inputSchema.properties!.since as Record<string, unknown>;
-    expect(since).toEqual({ type: "string", format: "date-time", description: "Start of the period. ISO 8601 with an explicit UTC offset, interpreted in UTC.", "x-tz": "UTC" });
+    const since = tools.find((t) => t.name === "echo_arguments")!.inputSchema.properties!.since as Record<
+      string,
+      unknown
+    >;
+    expect(since).toEqual({
+      type: "string",
+      format: "date-time",
+      description: "Start of the period. ISO 8601 with an explicit UTC offset, interpreted in UTC.",
+      "x-tz": "UTC",
+    });
     const gauge = tools.find((t) => t.name === "read_gauge")!;
-    expect(gauge.description).toBe("Stage (feet) and discharge (cubic feet per second) at a USGS station, as a JSON object. Returns stage in ft on GAGE, discharge in cfs.");
-    expect(gauge.outputSchema!.properties).toMatchObject({ stage: { "x-unit": "ft", "x-datum": "GAGE" }, discharge: { "x-unit": "cfs" } });
+    expect(gauge.description).toBe(
+      "Stage (feet) and discharge (cubic feet per second) at a USGS station, as a JSON object. Returns stage in ft on GAGE, discharge in cfs.",
+    );
+    expect(gauge.outputSchema!.properties).toMatchObject({
+      stage: { "x-unit": "ft", "x-datum": "GAGE" },
+      discharge: { "x-unit": "cfs" },
+    });
   });
 
   it("lists unannotated tools exactly as the upstream does", async () => {
     const direct = await proxy.upstream.listTools();
     const proxied = (await agent.request({ method: "tools/list", params: {} }, RawList)).tools as RawTool[];
     for (const name of ["station_name", "crash"]) {
-      expect(JSON.stringify(proxied.find((t) => t.name === name))).toBe(JSON.stringify(direct.find((t) => t.name === name)));
+      expect(JSON.stringify(proxied.find((t) => t.name === name))).toBe(
+        JSON.stringify(direct.find((t) => t.name === name)),
+      );
     }
     expect(proxied.map((t) => t.name)).toEqual(direct.map((t) => t.name));
   });
@@ -115,7 +142,7 @@ describe("calls through the proxy", () => {
     );
   });
 
-  it("converts \"1250 cfs\" so the tool receives 35.39605824 m3/s, and labels its answer", async () => {
+  it('converts "1250 cfs" so the tool receives 35.39605824 m3/s, and labels its answer', async () => {
     const echoed = JSON.parse(textOf(await call("echo_arguments", { discharge: "1250 cfs" }))) as { discharge: number };
     expect(echoed.discharge).toBeCloseTo(35.39605824, 9);
     const r = await call("runoff_depth", { discharge: "1250 cfs", area: 29000 });
@@ -128,11 +155,17 @@ describe("calls through the proxy", () => {
   it("refuses a length where a discharge is required, with the repair text", async () => {
     const r = await call("runoff_depth", { discharge: { value: 12.4, unit: "ft" }, area: 29000 });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toMatch(/^\[dimensionality_error\] for `discharge` expected a quantity in m\^3\/s \(\[length\]\^3 \[time\]\^-1\), received 12\.4 ft \(\[length\]\)/);
+    expect(textOf(r)).toMatch(
+      /^\[dimensionality_error\] for `discharge` expected a quantity in m\^3\/s \(\[length\]\^3 \[time\]\^-1\), received 12\.4 ft \(\[length\]\)/,
+    );
   });
 
   it("forwards a series as a JSON array with its gaps, a timestamp as ISO in the declared zone, other arguments untouched", async () => {
-    const r = await call("echo_arguments", { discharge: { value: [1250, null, 100], unit: "cfs" }, since: "2026-08-14T09:30:00-05:00", note: "as sent" });
+    const r = await call("echo_arguments", {
+      discharge: { value: [1250, null, 100], unit: "cfs" },
+      since: "2026-08-14T09:30:00-05:00",
+      note: "as sent",
+    });
     const got = JSON.parse(textOf(r)) as { discharge: (number | null)[]; since: string; note: string };
     expect(got.discharge[0]).toBeCloseTo(35.39605824, 9);
     expect(got.discharge[1]).toBeNull();
@@ -152,7 +185,11 @@ describe("calls through the proxy", () => {
 
   it("labels each declared key of a result object and keeps the others", async () => {
     const r = await call("read_gauge", { station: "07374000" });
-    expect(r.structuredContent).toEqual({ station: "07374000", stage: { value: 12.4, unit: "ft", datum: "GAGE" }, discharge: { value: 1250, unit: "cfs" } });
+    expect(r.structuredContent).toEqual({
+      station: "07374000",
+      stage: { value: 12.4, unit: "ft", datum: "GAGE" },
+      discharge: { value: 1250, unit: "cfs" },
+    });
   });
 
   it("passes an unannotated tool through unchanged and does not record it", async () => {
@@ -160,13 +197,23 @@ describe("calls through the proxy", () => {
     const r = await call("station_name", { station: "07374000" });
     expect(r).toEqual(direct);
     expect(r.content).toEqual([{ type: "text", text: "Mississippi River at Baton Rouge, LA" }]);
-    expect(ledger.store.sqlite.prepare("SELECT count(*) AS n FROM calls WHERE tool = 'station_name'").get()).toEqual({ n: 0 });
+    expect(ledger.store.sqlite.prepare("SELECT count(*) AS n FROM calls WHERE tool = 'station_name'").get()).toEqual({
+      n: 0,
+    });
   });
 
   it("tells the agent when the upstream crashes mid-call, and serves the next call from a fresh upstream", async () => {
     const before = proxy.upstream.pid;
     const r = await call("crash");
-    expect(r).toEqual({ content: [{ type: "text", text: "the upstream server exited while running crash (exit code 3); the call was not completed" }], isError: true });
+    expect(r).toEqual({
+      content: [
+        {
+          type: "text",
+          text: "the upstream server exited while running crash (exit code 3); the call was not completed",
+        },
+      ],
+      isError: true,
+    });
     const next = await call("read_discharge", { station: "07374000" });
     expect(next.structuredContent).toEqual({ value: 1250, unit: "cfs" });
     expect(proxy.upstream.pid).not.toBe(before);
@@ -178,23 +225,50 @@ describe("what the proxy records", () => {
   const sql = <T>(q: string, ...p: unknown[]) => ledger.store.sqlite.prepare(q).all(...p) as T[];
 
   it("stores the connection as one labelled session with its calls and crossings", () => {
-    const sessions = sql<{ id: string; labels: string; call_count: number; blocked_count: number }>("SELECT id, labels, call_count, blocked_count FROM sessions");
+    const sessions = sql<{ id: string; labels: string; call_count: number; blocked_count: number }>(
+      "SELECT id, labels, call_count, blocked_count FROM sessions",
+    );
     expect(sessions).toHaveLength(1);
-    expect(JSON.parse(sessions[0]!.labels)).toEqual({ source: "mcp-proxy", upstream: `${process.execPath} --import tsx ${join(ROOT, "demo/server.ts")}`, client: "test-agent" });
+    expect(JSON.parse(sessions[0]!.labels)).toEqual({
+      source: "mcp-proxy",
+      upstream: `${process.execPath} --import tsx ${join(ROOT, "demo/server.ts")}`,
+      client: "test-agent",
+    });
     expect(sessions[0]!.call_count).toBe(9);
     expect(sessions[0]!.blocked_count).toBe(2);
-    const calls = sql<{ tool: string; ok: number }>("SELECT tool, ok FROM calls WHERE session_id = ? ORDER BY seq", sessions[0]!.id);
+    const calls = sql<{ tool: string; ok: number }>(
+      "SELECT tool, ok FROM calls WHERE session_id = ? ORDER BY seq",
+      sessions[0]!.id,
+    );
     expect(calls.map((c) => `${c.tool}:${c.ok}`)).toEqual([
-      "read_discharge:1", "runoff_depth:0", "echo_arguments:1", "runoff_depth:1", "runoff_depth:0",
-      "echo_arguments:1", "read_discharge_si:1", "read_gauge:1", "read_discharge:1",
+      "read_discharge:1",
+      "runoff_depth:0",
+      "echo_arguments:1",
+      "runoff_depth:1",
+      "runoff_depth:0",
+      "echo_arguments:1",
+      "read_discharge_si:1",
+      "read_gauge:1",
+      "read_discharge:1",
     ]);
     const converted = sql<{ raw: string; value: number; unit: string; outcome: string }>(
-      "SELECT raw, value, unit, outcome FROM crossings WHERE session_id = ? AND tool = 'runoff_depth' AND param = 'discharge' ORDER BY id", sessions[0]!.id,
+      "SELECT raw, value, unit, outcome FROM crossings WHERE session_id = ? AND tool = 'runoff_depth' AND param = 'discharge' ORDER BY id",
+      sessions[0]!.id,
     );
-    expect(converted.map((c) => [c.raw, c.unit, c.outcome])).toEqual([["1250", "m^3/s", "refused"], ['"1250 cfs"', "m^3/s", "converted"], ['{"value":12.4,"unit":"ft"}', "ft", "refused"]]);
+    expect(converted.map((c) => [c.raw, c.unit, c.outcome])).toEqual([
+      ["1250", "m^3/s", "refused"],
+      ['"1250 cfs"', "m^3/s", "converted"],
+      ['{"value":12.4,"unit":"ft"}', "ft", "refused"],
+    ]);
     expect(converted[1]!.value).toBeCloseTo(35.39605824, 9);
-    const returned = sql<{ value: number; unit: string }>("SELECT value, unit FROM crossings WHERE session_id = ? AND tool = 'read_discharge' AND direction = 'return'", sessions[0]!.id);
-    expect(returned).toEqual([{ value: 1250, unit: "cfs" }, { value: 1250, unit: "cfs" }]);
+    const returned = sql<{ value: number; unit: string }>(
+      "SELECT value, unit FROM crossings WHERE session_id = ? AND tool = 'read_discharge' AND direction = 'return'",
+      sessions[0]!.id,
+    );
+    expect(returned).toEqual([
+      { value: 1250, unit: "cfs" },
+      { value: 1250, unit: "cfs" },
+    ]);
   });
 
   it("replays the recorded session identically", () => {
@@ -207,9 +281,14 @@ describe("what the proxy records", () => {
     const second = await connectAgent("second-agent");
     try {
       // The first connection's read_discharge is not this session's history: a bare 1250 is no carry-over here.
-      const r = (await second.callTool({ name: "runoff_depth", arguments: { discharge: 1250, area: 29000 } })) as CallToolResult;
+      const r = (await second.callTool({
+        name: "runoff_depth",
+        arguments: { discharge: 1250, area: 29000 },
+      })) as CallToolResult;
       expect(r.isError).toBeUndefined();
-      const labels = sql<{ labels: string }>("SELECT labels FROM sessions ORDER BY id").map((s) => JSON.parse(s.labels).client);
+      const labels = sql<{ labels: string }>("SELECT labels FROM sessions ORDER BY id").map(
+        (s) => JSON.parse(s.labels).client,
+      );
       expect(labels).toEqual(["test-agent", "second-agent"]);
     } finally {
       await second.close();

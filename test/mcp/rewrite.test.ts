@@ -24,7 +24,11 @@ const RUNOFF: RawTool = {
   description: "Runoff depth.",
   inputSchema: {
     type: "object",
-    properties: { discharge: { type: "number", description: "Flow rate." }, station: { type: "string" }, area: { type: "number" } },
+    properties: {
+      discharge: { type: "number", description: "Flow rate." },
+      station: { type: "string" },
+      area: { type: "number" },
+    },
     required: ["discharge", "area"],
   },
   annotations: { readOnlyHint: true },
@@ -45,11 +49,18 @@ describe("advertised tools", () => {
     expect((out.inputSchema as { required: string[] }).required).toEqual(["discharge", "area"]);
     expect(out.description).toBe("Runoff depth. Returns a value in mm/day.");
     expect(out.annotations).toEqual({ readOnlyHint: true });
-    expect((RUNOFF.inputSchema as { properties: Record<string, unknown> }).properties.discharge).toEqual({ type: "number", description: "Flow rate." });
+    expect((RUNOFF.inputSchema as { properties: Record<string, unknown> }).properties.discharge).toEqual({
+      type: "number",
+      description: "Flow rate.",
+    });
   });
 
   it("states the datum with the return unit, and does not repeat a note already there", () => {
-    const tool: RawTool = { name: "read_stage", description: "Stage. Returns a value in ft on NAVD88.", inputSchema: { type: "object" } };
+    const tool: RawTool = {
+      name: "read_stage",
+      description: "Stage. Returns a value in ft on NAVD88.",
+      inputSchema: { type: "object" },
+    };
     const out = advertisedTool(tool, ANN.get("read_stage"));
     expect(out.description).toBe("Stage. Returns a value in ft on NAVD88.");
     expect(out.outputSchema).toMatchObject({ "x-unit": "ft", "x-datum": "NAVD88", required: ["value", "unit"] });
@@ -76,7 +87,10 @@ describe("ledger declarations", () => {
   });
 
   it("declares a tool the upstream does not list from its annotation alone", () => {
-    expect(ledgerDeclaration(ANN.get("read_stage")!, undefined)).toEqual({ params: {}, returns: { unit: "ft", datum: "NAVD88" } });
+    expect(ledgerDeclaration(ANN.get("read_stage")!, undefined)).toEqual({
+      params: {},
+      returns: { unit: "ft", datum: "NAVD88" },
+    });
   });
 });
 
@@ -90,16 +104,30 @@ describe("reading results", () => {
   });
 
   it("keeps the unit an upstream object states, and sets its other keys aside", () => {
-    expect(readResult(text('{"value": 3, "unit": "m^3/s", "station": "X"}'), single)).toEqual({ value: { value: 3, unit: "m^3/s" }, extra: { station: "X" } });
+    expect(readResult(text('{"value": 3, "unit": "m^3/s", "station": "X"}'), single)).toEqual({
+      value: { value: 3, unit: "m^3/s" },
+      extra: { station: "X" },
+    });
   });
 
   it("reads structuredContent when there is no text block", () => {
-    expect(readResult({ content: [], structuredContent: { value: 2, unit: "m" } }, single)).toEqual({ value: { value: 2, unit: "m" }, extra: {} });
+    expect(readResult({ content: [], structuredContent: { value: 2, unit: "m" } }, single)).toEqual({
+      value: { value: 2, unit: "m" },
+      extra: {},
+    });
   });
 
   it("answers the labelled value as structuredContent and one JSON text block, keeping _meta", () => {
-    const r = labelledResult({ content: [text("3").content[0]!], _meta: { trace: "t1" } }, { value: 105.94, unit: "cfs" }, { station: "X" });
-    expect(r).toEqual({ _meta: { trace: "t1" }, content: [{ type: "text", text: '{"value":105.94,"unit":"cfs","station":"X"}' }], structuredContent: { value: 105.94, unit: "cfs", station: "X" } });
+    const r = labelledResult(
+      { content: [text("3").content[0]!], _meta: { trace: "t1" } },
+      { value: 105.94, unit: "cfs" },
+      { station: "X" },
+    );
+    expect(r).toEqual({
+      _meta: { trace: "t1" },
+      content: [{ type: "text", text: '{"value":105.94,"unit":"cfs","station":"X"}' }],
+      structuredContent: { value: 105.94, unit: "cfs", station: "X" },
+    });
   });
 });
 
@@ -108,11 +136,19 @@ describe("forwarded arguments", () => {
 
   it("sends bare magnitudes in the declared unit and everything else as sent", () => {
     const checked = { discharge: { value: 35.39605824, unit: "m^3/s" }, station: "07374000" };
-    expect(forwardedArgs({ discharge: "1250 cfs", station: "07374000", area: 29000 }, checked, tool)).toEqual({ discharge: 35.39605824, station: "07374000", area: 29000 });
+    expect(forwardedArgs({ discharge: "1250 cfs", station: "07374000", area: 29000 }, checked, tool)).toEqual({
+      discharge: 35.39605824,
+      station: "07374000",
+      area: 29000,
+    });
   });
 
   it("refuses to forward a magnitude the ledger checked in another unit than the annotation's", () => {
-    expect(() => forwardedArgs({ discharge: 1250 }, { discharge: { value: 1250, unit: "cfs" } }, tool)).toThrow(DeclarationDrift);
-    expect(() => forwardedArgs({ discharge: 1250 }, { discharge: { value: 1250, unit: "cfs" } }, tool)).toThrow("the ledger checked discharge as cfs, but the annotation declares m^3/s");
+    expect(() => forwardedArgs({ discharge: 1250 }, { discharge: { value: 1250, unit: "cfs" } }, tool)).toThrow(
+      DeclarationDrift,
+    );
+    expect(() => forwardedArgs({ discharge: 1250 }, { discharge: { value: 1250, unit: "cfs" } }, tool)).toThrow(
+      "the ledger checked discharge as cfs, but the annotation declares m^3/s",
+    );
   });
 });

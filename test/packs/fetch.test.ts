@@ -39,10 +39,16 @@ describe("httpFetch", () => {
   it("turns any other non-2xx into upstream_error naming the URL and the status", async () => {
     const err = await httpFetch(2_000)(`${base}/boom`).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PackUpstreamError);
-    expect(err).toMatchObject({ code: "upstream_error", message: `${base}/boom answered 503 Service Unavailable instead of 200` });
+    expect(err).toMatchObject({
+      code: "upstream_error",
+      message: `${base}/boom answered 503 Service Unavailable instead of 200`,
+    });
   });
   it("gives up after the timeout and says so", async () => {
-    await expect(httpFetch(150)(`${base}/slow`)).rejects.toMatchObject({ code: "upstream_error", message: `could not reach ${base}/slow: no answer within 150 ms` });
+    await expect(httpFetch(150)(`${base}/slow`)).rejects.toMatchObject({
+      code: "upstream_error",
+      message: `could not reach ${base}/slow: no answer within 150 ms`,
+    });
   });
   it("refuses an answer larger than maxBytes", async () => {
     await expect(httpFetch(2_000, { maxBytes: 50 })(`${base}/big`)).rejects.toMatchObject({
@@ -55,7 +61,10 @@ describe("httpFetch", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/nwis/site/`;
     await new Promise((resolve) => closed.close(resolve));
-    await expect(httpFetch(2_000)(url)).rejects.toMatchObject({ code: "upstream_error", message: `could not reach ${url}: fetch failed (ECONNREFUSED)` });
+    await expect(httpFetch(2_000)(url)).rejects.toMatchObject({
+      code: "upstream_error",
+      message: `could not reach ${url}: fetch failed (ECONNREFUSED)`,
+    });
   });
 });
 
@@ -63,7 +72,11 @@ describe("cachingFetch", () => {
   it("reuses an answer within the time to live and asks again after it", async () => {
     let now = 0;
     let calls = 0;
-    const f = cachingFetch(async (url) => `${url}#${++calls}`, 60_000, () => now);
+    const f = cachingFetch(
+      async (url) => `${url}#${++calls}`,
+      60_000,
+      () => now,
+    );
     expect(await f("a")).toBe("a#1");
     now = 59_999;
     expect(await f("a")).toBe("a#1");
@@ -73,17 +86,26 @@ describe("cachingFetch", () => {
   });
   it("never caches a failure", async () => {
     let calls = 0;
-    const f = cachingFetch(async () => {
-      calls += 1;
-      if (calls === 1) throw new PackUpstreamError("down");
-      return "up";
-    }, 60_000, () => 0);
+    const f = cachingFetch(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new PackUpstreamError("down");
+        return "up";
+      },
+      60_000,
+      () => 0,
+    );
     await expect(f("a")).rejects.toThrowError("down");
     expect(await f("a")).toBe("up");
   });
   it("holds at most maxEntries answers, dropping the oldest", async () => {
     let calls = 0;
-    const f = cachingFetch(async (url) => `${url}#${++calls}`, 60_000, () => 0, 2);
+    const f = cachingFetch(
+      async (url) => `${url}#${++calls}`,
+      60_000,
+      () => 0,
+      2,
+    );
     await f("a");
     await f("b");
     await f("c");

@@ -24,7 +24,8 @@ export function fixtureFetch(routes: Record<string, string>): Fetch & { calls: s
 }
 
 export const USGS_SITE_URL = "https://waterservices.usgs.gov/nwis/site/?format=rdb&sites=07374000&siteOutput=expanded";
-export const USGS_IV_URL = "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=07374000&parameterCd=00060%2C00065&siteStatus=all";
+export const USGS_IV_URL =
+  "https://waterservices.usgs.gov/nwis/iv/?format=json&sites=07374000&parameterCd=00060%2C00065&siteStatus=all";
 export const EA_STATION_URL = "https://environment.data.gov.uk/flood-monitoring/id/stations/E21136";
 export const EA_MEASURES_URL = "https://environment.data.gov.uk/flood-monitoring/id/stations/E21136/measures";
 

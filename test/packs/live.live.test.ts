@@ -25,7 +25,9 @@ describe("live", () => {
       expect(stage.quantity).toMatchObject({ unit: "ft", datum: "GAGE:07374000" });
       if (out.site.datum_offset?.datum) {
         const reg = registerPackDatums(new DatumRegistry(), out.datums).registry;
-        expect(Quantity.fromJSON(stage.quantity).toDatum(out.site.datum_offset.datum, reg).datum).toBe(out.site.datum_offset.datum);
+        expect(Quantity.fromJSON(stage.quantity).toDatum(out.site.datum_offset.datum, reg).datum).toBe(
+          out.site.datum_offset.datum,
+        );
       }
     }
     const flow = out.readings.find((r) => r.parameter === "00060");

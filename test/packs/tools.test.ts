@@ -8,7 +8,8 @@ import { type PackToolContext, packTool, packTools } from "../../src/packs/tools
 import { EA_MEASURES_URL, EA_STATION_URL, USGS_SITE_URL, fixtureFetch } from "./fixtures.js";
 
 const code = (c: string) => expect.objectContaining({ code: c });
-const IV = (p: string) => `https://waterservices.usgs.gov/nwis/iv/?format=json&sites=07374000&parameterCd=${p}&siteStatus=all`;
+const IV = (p: string) =>
+  `https://waterservices.usgs.gov/nwis/iv/?format=json&sites=07374000&parameterCd=${p}&siteStatus=all`;
 const X9999 = "https://environment.data.gov.uk/flood-monitoring/id/stations/X9999";
 const ctx = (): PackToolContext => ({
   fetch: fixtureFetch({
@@ -20,7 +21,12 @@ const ctx = (): PackToolContext => ({
     [X9999]: "ea_station_X9999.json",
   }),
 });
-const guard = (datums: DatumRegistry): GuardContext => ({ datums, enforcement: "enforce", history: new MemoryHistory(), context: "" });
+const guard = (datums: DatumRegistry): GuardContext => ({
+  datums,
+  enforcement: "enforce",
+  history: new MemoryHistory(),
+  context: "",
+});
 const run = (name: string, args: Record<string, unknown>, c = ctx()) => packTool(name)!.run(args, c);
 const checked = async (name: string, args: Record<string, unknown>) => {
   const out = await run(name, args);
@@ -31,13 +37,22 @@ const checked = async (name: string, args: Record<string, unknown>) => {
 
 describe("pack tool declarations", () => {
   it("lists the six pack tools in a stable order", () => {
-    expect(packTools().map((t) => t.name)).toEqual(["read_discharge", "read_gage_height", "read_drainage_area", "read_gage_datum", "read_level", "read_station_datum"]);
+    expect(packTools().map((t) => t.name)).toEqual([
+      "read_discharge",
+      "read_gage_height",
+      "read_drainage_area",
+      "read_gage_datum",
+      "read_level",
+      "read_station_datum",
+    ]);
   });
   it("compiles every declaration against the built-in registry", () => {
     for (const t of packTools()) {
       const d = compileTool(t.name, t.declaration, { datums: new DatumRegistry() });
       expect(d.returns?.kind).toBe("mapping");
-      expect(Object.keys(d.params)).toEqual([t.name === "read_level" || t.name === "read_station_datum" ? "station" : "site"]);
+      expect(Object.keys(d.params)).toEqual([
+        t.name === "read_level" || t.name === "read_station_datum" ? "station" : "site",
+      ]);
     }
   });
 });
@@ -58,9 +73,19 @@ describe("pack tools run and pass their own declarations", () => {
   });
   it("read_gage_height answers 7.73 ft on GAGE:07374000, which checks only once the site's datums are registered", async () => {
     const out = await run("read_gage_height", { site: "07374000" });
-    expect(out.result.gage_height).toEqual({ value: 7.73, unit: "ft", datum: "GAGE:07374000", quality: "provisional", source: "usgs:07374000:00065" });
+    expect(out.result.gage_height).toEqual({
+      value: 7.73,
+      unit: "ft",
+      datum: "GAGE:07374000",
+      quality: "provisional",
+      source: "usgs:07374000:00065",
+    });
     const bare = new DatumRegistry();
-    const unregistered = checkResult(compileTool("read_gage_height", packTool("read_gage_height")!.declaration, { datums: bare }), out.result, guard(bare));
+    const unregistered = checkResult(
+      compileTool("read_gage_height", packTool("read_gage_height")!.declaration, { datums: bare }),
+      out.result,
+      guard(bare),
+    );
     expect(unregistered.violations.map((v) => v.code)).toEqual(["datum_mismatch"]);
     const { verdict } = await checked("read_gage_height", { site: "07374000" });
     expect(verdict.ok).toBe(true);
@@ -81,10 +106,14 @@ describe("pack tools run and pass their own declarations", () => {
     const { out, verdict } = await checked("read_level", { station: "E21136" });
     expect(verdict.ok).toBe(true);
     expect(out.result.level).toEqual({ value: 0.117, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136" });
-    expect(out.datums.offsets).toEqual([{ from: "GAUGE:E21136", to: "ODN", offsetM: 6.3, source: "ea:E21136:datumOffset" }]);
+    expect(out.datums.offsets).toEqual([
+      { from: "GAUGE:E21136", to: "ODN", offsetM: 6.3, source: "ea:E21136:datumOffset" },
+    ]);
   });
   it("read_station_datum answers not_found for a station that publishes no datumOffset", async () => {
-    await expect(run("read_station_datum", { station: "X9999" })).rejects.toThrowError("EA station X9999 publishes no datumOffset");
+    await expect(run("read_station_datum", { station: "X9999" })).rejects.toThrowError(
+      "EA station X9999 publishes no datumOffset",
+    );
   });
   it("refuses a site sent as a number, which would lose its leading zero", async () => {
     await expect(run("read_discharge", { site: 7374000 })).rejects.toThrowError(code("invalid_request"));

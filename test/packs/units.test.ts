@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { canonicalUnit, convertMagnitude } from "../../src/quantity/units.js";
-import { EA_UNIT_NAMES, USGS_UNIT_CODES, eaUnit, extendEaUnits, extendUsgsUnits, usgsUnit } from "../../src/packs/units.js";
+import {
+  EA_UNIT_NAMES,
+  USGS_UNIT_CODES,
+  eaUnit,
+  extendEaUnits,
+  extendUsgsUnits,
+  usgsUnit,
+} from "../../src/packs/units.js";
 
 const code = (c: string) => expect.objectContaining({ code: c });
 
@@ -10,8 +17,16 @@ describe("USGS unit codes", () => {
     expect(Object.keys(USGS_UNIT_CODES)).toHaveLength(24);
   });
   it.each([
-    ["ft3/s", "ft^3/s"], ["in", "inch"], ["deg C", "degC"], ["uS/cm @25C", "uS/cm"], ["std units", "pH"], ["ac-ft", "acre*ft"],
-    ["ft/sec", "ft/s"], ["%", "percent"], ["tons/day", "ton/day"], ["mi2", "mi^2"],
+    ["ft3/s", "ft^3/s"],
+    ["in", "inch"],
+    ["deg C", "degC"],
+    ["uS/cm @25C", "uS/cm"],
+    ["std units", "pH"],
+    ["ac-ft", "acre*ft"],
+    ["ft/sec", "ft/s"],
+    ["%", "percent"],
+    ["tons/day", "ton/day"],
+    ["mi2", "mi^2"],
   ])("reads %s as %s", (k, unit) => {
     expect(usgsUnit(k)).toBe(unit);
   });
@@ -36,7 +51,9 @@ describe("USGS unit codes", () => {
     expect(() => usgsUnit("ft3/d")).toThrowError(code("unit_parse_error"));
   });
   it("refuses an extension whose target is not a unit, when it is added", () => {
-    expect(() => extendUsgsUnits({ blarg: "blargs" })).toThrowError(/^USGS unit code 'blarg' maps to 'blargs', which is not a unit/);
+    expect(() => extendUsgsUnits({ blarg: "blargs" })).toThrowError(
+      /^USGS unit code 'blarg' maps to 'blargs', which is not a unit/,
+    );
   });
 });
 
@@ -48,14 +65,17 @@ describe("Environment Agency unit names", () => {
     expect(eaUnit("---")).toEqual({ unit: "", surface: null });
   });
   it("maps every name in the table to a unit the registry reads", () => {
-    for (const [k, s] of Object.entries(EA_UNIT_NAMES)) expect(eaUnit(k).unit).toBe(s.unit === "" ? "" : canonicalUnit(s.unit));
+    for (const [k, s] of Object.entries(EA_UNIT_NAMES))
+      expect(eaUnit(k).unit).toBe(s.unit === "" ? "" : canonicalUnit(s.unit));
     expect(Object.keys(EA_UNIT_NAMES)).toHaveLength(16);
   });
   it("reads Ml/d as megalitres a day", () => {
     expect(convertMagnitude(1, eaUnit("Ml/d").unit, "m^3/day")).toBeCloseTo(1000, 9);
   });
   it("matches exactly: masd is not mASD", () => {
-    expect(() => eaUnit("masd")).toThrowError("unmapped Environment Agency unit 'masd'; add it to the Environment Agency unit names (extendEaUnits) with the unit it stands for");
+    expect(() => eaUnit("masd")).toThrowError(
+      "unmapped Environment Agency unit 'masd'; add it to the Environment Agency unit names (extendEaUnits) with the unit it stands for",
+    );
   });
   it("leaves mBDAT unmapped on purpose and says why", () => {
     expect(() => eaUnit("mBDAT")).toThrowError(
@@ -65,6 +85,8 @@ describe("Environment Agency unit names", () => {
   it("extends the table as data, for example a level above Belfast datum", () => {
     const t = extendEaUnits({ mABD: { unit: "m", surface: "datum", datum: "BELFAST" } });
     expect(eaUnit("mABD", t)).toEqual({ unit: "m", surface: "datum", datum: "BELFAST" });
-    expect(() => extendEaUnits({ x: { unit: "blargs", surface: null } })).toThrowError(/^Environment Agency unit 'x' maps to 'blargs', which is not a unit/);
+    expect(() => extendEaUnits({ x: { unit: "blargs", surface: null } })).toThrowError(
+      /^Environment Agency unit 'x' maps to 'blargs', which is not a unit/,
+    );
   });
 });

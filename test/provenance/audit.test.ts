@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type AuditItem, type AuditOptions, auditAnswer, auditReport, close, roundDecimal } from "../../src/provenance/audit.js";
+import {
+  type AuditItem,
+  type AuditOptions,
+  auditAnswer,
+  auditReport,
+  close,
+  roundDecimal,
+} from "../../src/provenance/audit.js";
 import type { PriorOutput } from "../../src/provenance/history.js";
 import { dimensionKey, toSI } from "../../src/quantity/units.js";
 
@@ -8,7 +15,16 @@ type Out = [value: number, unit: string, tool: string, field?: string];
 /** Scalar outputs in ledger order, as the store records them; call ids c1, c2, ... */
 function ledger(...outs: Out[]): PriorOutput[] {
   return outs.map(([value, unit, tool, field = "return"], i) => ({
-    callId: `c${i + 1}`, seq: i + 1, tool, field, value, unit, valueSi: toSI(value, unit), dimension: dimensionKey(unit), datum: null, quality: null,
+    callId: `c${i + 1}`,
+    seq: i + 1,
+    tool,
+    field,
+    value,
+    unit,
+    valueSi: toSI(value, unit),
+    dimension: dimensionKey(unit),
+    datum: null,
+    quality: null,
   }));
 }
 
@@ -40,22 +56,48 @@ describe("tokenising the answer (spec 6.6.1)", () => {
 
   it("reads 1,250 cfs as 1250 cfs and traces it to the discharge read", () => {
     expect(only("The flow is 1,250 cfs.", discharge)).toEqual({
-      text: "1,250 cfs", value: 1250, unit: "cfs", status: "sourced", source: "read_discharge.return", callId: "c1", callIds: ["c1"],
-      explanation: FROM_DISCHARGE, start: 12, end: 21,
+      text: "1,250 cfs",
+      value: 1250,
+      unit: "cfs",
+      status: "sourced",
+      source: "read_discharge.return",
+      callId: "c1",
+      callIds: ["c1"],
+      explanation: FROM_DISCHARGE,
+      start: 12,
+      end: 21,
     });
   });
 
   it("keeps the comma of '1993,' in the item text", () => {
     const [year] = audit("In 1993, the peak was 1250 cfs.", discharge).numbers;
-    expect(year).toMatchObject({ text: "1993,", value: 1993, unit: null, status: "ignored", explanation: "a year", start: 3, end: 8 });
+    expect(year).toMatchObject({
+      text: "1993,",
+      value: 1993,
+      unit: null,
+      status: "ignored",
+      explanation: "a year",
+      start: 3,
+      end: 8,
+    });
   });
 
   it("audits '12 are' as 12 ares: unsourced against a discharge ledger", () => {
-    expect(only("12 are", discharge)).toMatchObject({ text: "12 are", value: 12, unit: "are", status: "unsourced", explanation: UNSOURCED });
+    expect(only("12 are", discharge)).toMatchObject({
+      text: "12 are",
+      value: 12,
+      unit: "are",
+      status: "unsourced",
+      explanation: UNSOURCED,
+    });
   });
 
   it("audits '12 are' as 12 ares: sourced against a 1200 m² output", () => {
-    expect(only("12 are", ledger([1200, "m^2", "read_plot_area"]))).toMatchObject({ unit: "are", status: "sourced", explanation: "from read_plot_area.return" });
+    expect(only("12 are", ledger([1200, "m^2", "read_plot_area"]))).toMatchObject({
+      unit: "are",
+      status: "sourced",
+      explanation: "from read_plot_area.return",
+    });
   });
 
   it("treats a number before a non-unit word as bare: '45 sites' is bare 45", () => {
@@ -63,11 +105,20 @@ describe("tokenising the answer (spec 6.6.1)", () => {
   });
 
   it("treats a stop word as no unit: '1250 to' matches the discharge as a bare number", () => {
-    expect(only("rose 1250 to the peak", discharge)).toMatchObject({ text: "1250", unit: null, status: "sourced", explanation: FROM_DISCHARGE });
+    expect(only("rose 1250 to the peak", discharge)).toMatchObject({
+      text: "1250",
+      unit: null,
+      status: "sourced",
+      explanation: FROM_DISCHARGE,
+    });
   });
 
   it("treats % as a pure number, so 20.03 % is bare and matches a raw 20.03", () => {
-    expect(only("a share of 20.03 %", ledger([20.03, "percent", "abstraction_fraction"]))).toMatchObject({ text: "20.03", unit: null, status: "sourced" });
+    expect(only("a share of 20.03 %", ledger([20.03, "percent", "abstraction_fraction"]))).toMatchObject({
+      text: "20.03",
+      unit: null,
+      status: "sourced",
+    });
   });
 
   it("retries an all-capitals unit in lower case: 1250 CFS is sourced", () => {
@@ -75,8 +126,13 @@ describe("tokenising the answer (spec 6.6.1)", () => {
   });
 
   it("audits 36 hours as a unit and finds it in the question", () => {
-    expect(only("over the next 36 hours", discharge, { context: "What is the peak in the next 36 hours?" })).toMatchObject({
-      text: "36 hours", unit: "hours", status: "quoted", explanation: QUOTED,
+    expect(
+      only("over the next 36 hours", discharge, { context: "What is the peak in the next 36 hours?" }),
+    ).toMatchObject({
+      text: "36 hours",
+      unit: "hours",
+      status: "quoted",
+      explanation: QUOTED,
     });
   });
 });
@@ -84,12 +140,21 @@ describe("tokenising the answer (spec 6.6.1)", () => {
 describe("ambiguous unit words (a, am, as, at, in, pm)", () => {
   it("reads '0.75 in' as inches when that matches 19.05 mm converted", () => {
     expect(only("0.75 in of rain", ledger([19.05, "mm", "read_rainfall"]))).toMatchObject({
-      text: "0.75 in", unit: "in", status: "sourced", source: "read_rainfall.return", explanation: "from read_rainfall.return",
+      text: "0.75 in",
+      unit: "in",
+      status: "sourced",
+      source: "read_rainfall.return",
+      explanation: "from read_rainfall.return",
     });
   });
 
   it("reads 'in' as prose when no length output connects: '1250 in the river' is bare and sourced", () => {
-    expect(only("1250 in the river", discharge)).toMatchObject({ text: "1250", unit: null, status: "sourced", explanation: FROM_DISCHARGE });
+    expect(only("1250 in the river", discharge)).toMatchObject({
+      text: "1250",
+      unit: null,
+      status: "sourced",
+      explanation: FROM_DISCHARGE,
+    });
   });
 
   it("reads 'as' and 'at' as prose beside a discharge: '1250 as reported at 1250'", () => {
@@ -101,7 +166,10 @@ describe("ambiguous unit words (a, am, as, at, in, pm)", () => {
 
   it("reads 'in' as a unit when a length output has that raw magnitude, so '12.4 in' is mislabelled (spec: raw magnitude connects)", () => {
     expect(only("the stage was 12.4 in the morning", levee)).toMatchObject({
-      text: "12.4 in", unit: "in", status: "unit_mislabelled", explanation: "magnitude matches read_stage.return but that value is in ft, not in",
+      text: "12.4 in",
+      unit: "in",
+      status: "unit_mislabelled",
+      explanation: "magnitude matches read_stage.return but that value is in ft, not in",
     });
   });
 
@@ -115,7 +183,9 @@ describe("ignored numbers (spec 6.6.2)", () => {
 
   it("ignores a number joined to a word by a hyphen: 'a 50-year-old survey'", () => {
     expect(only("a 50-year-old survey", discharge)).toMatchObject({
-      text: "50", status: "ignored", explanation: "a number joined to a word by a hyphen (as in 50-year), not a measured value",
+      text: "50",
+      status: "ignored",
+      explanation: "a number joined to a word by a hyphen (as in 50-year), not a measured value",
     });
   });
 
@@ -137,7 +207,11 @@ describe("ignored numbers (spec 6.6.2)", () => {
   });
 
   it("ignores identifiers after site, gauge and number", () => {
-    expect(audit("site 4501 and gauge 4502 and number 4503", discharge).numbers.map((n) => n.status)).toEqual(["ignored", "ignored", "ignored"]);
+    expect(audit("site 4501 and gauge 4502 and number 4503", discharge).numbers.map((n) => n.status)).toEqual([
+      "ignored",
+      "ignored",
+      "ignored",
+    ]);
   });
 
   it("needs the identifier word at a word boundary: 'substation 4500' is audited", () => {
@@ -145,7 +219,11 @@ describe("ignored numbers (spec 6.6.2)", () => {
   });
 
   it("ignores an identifier written as station=7374000 (punctuation after the word)", () => {
-    expect(only("read_discharge(station=7374000)", discharge)).toMatchObject({ text: "7374000", status: "ignored", explanation: IDENTIFIER("station") });
+    expect(only("read_discharge(station=7374000)", discharge)).toMatchObject({
+      text: "7374000",
+      status: "ignored",
+      explanation: IDENTIFIER("station"),
+    });
   });
 
   it("audits a number further on than the identifier word: 'gage 07374000 reads 4500'", () => {
@@ -153,7 +231,11 @@ describe("ignored numbers (spec 6.6.2)", () => {
   });
 
   it("ignores '#4500' as an identifier (the reference's # never matched)", () => {
-    expect(only("#4500 applies", discharge)).toMatchObject({ text: "4500", status: "ignored", explanation: IDENTIFIER("#") });
+    expect(only("#4500 applies", discharge)).toMatchObject({
+      text: "4500",
+      status: "ignored",
+      explanation: IDENTIFIER("#"),
+    });
   });
 
   it("ignores zero-padded integers and integers of 8 digits or more", () => {
@@ -165,7 +247,13 @@ describe("ignored numbers (spec 6.6.2)", () => {
   });
 
   it("ignores years from 1800 to 2100 and audits 1799 and 2101", () => {
-    expect(audit("1799 1800 1993 2100 2101", discharge).numbers.map((n) => n.status)).toEqual(["unsourced", "ignored", "ignored", "ignored", "unsourced"]);
+    expect(audit("1799 1800 1993 2100 2101", discharge).numbers.map((n) => n.status)).toEqual([
+      "unsourced",
+      "ignored",
+      "ignored",
+      "ignored",
+      "unsourced",
+    ]);
   });
 
   it("ignores small counts up to 31, negative ones too, and audits 32", () => {
@@ -178,7 +266,12 @@ describe("ignored numbers (spec 6.6.2)", () => {
   });
 
   it("audits bare 45, 150000, 999999 and 4500", () => {
-    expect(audit("45 150000 999999 4500", discharge).numbers.map((n) => n.status)).toEqual(["unsourced", "unsourced", "unsourced", "unsourced"]);
+    expect(audit("45 150000 999999 4500", discharge).numbers.map((n) => n.status)).toEqual([
+      "unsourced",
+      "unsourced",
+      "unsourced",
+      "unsourced",
+    ]);
   });
 
   it("never ignores a number with a unit: 12 ft is audited though 12 is small", () => {
@@ -271,13 +364,24 @@ describe("classification order (spec 6.6.3)", () => {
 
   it("calls '1250 ft' after a 1250 cfs read mislabelled (another dimension)", () => {
     expect(only("1250 ft", discharge)).toEqual({
-      text: "1250 ft", value: 1250, unit: "ft", status: "unit_mislabelled", source: "read_discharge.return", callId: "c1", callIds: ["c1"],
-      explanation: "magnitude matches read_discharge.return but that value is in cfs, not ft", start: 0, end: 7,
+      text: "1250 ft",
+      value: 1250,
+      unit: "ft",
+      status: "unit_mislabelled",
+      source: "read_discharge.return",
+      callId: "c1",
+      callIds: ["c1"],
+      explanation: "magnitude matches read_discharge.return but that value is in cfs, not ft",
+      start: 0,
+      end: 7,
     });
   });
 
   it("calls '1250 m3/s' after a 1250 cfs read mislabelled (same dimension, no conversion)", () => {
-    expect(only("1250 m3/s", discharge)).toMatchObject({ status: "unit_mislabelled", explanation: "magnitude matches read_discharge.return but that value is in cfs, not m3/s" });
+    expect(only("1250 m3/s", discharge)).toMatchObject({
+      status: "unit_mislabelled",
+      explanation: "magnitude matches read_discharge.return but that value is in cfs, not m3/s",
+    });
   });
 
   it("prefers a later converted match to an earlier raw-magnitude match", () => {
@@ -286,13 +390,24 @@ describe("classification order (spec 6.6.3)", () => {
   });
 
   it("a mislabel beats a quote: '1250 m3/s' stays mislabelled when the question says 1250", () => {
-    expect(only("1250 m3/s", discharge, { context: "Is 1250 a high flow?" })).toMatchObject({ status: "unit_mislabelled" });
+    expect(only("1250 m3/s", discharge, { context: "Is 1250 a high flow?" })).toMatchObject({
+      status: "unit_mislabelled",
+    });
   });
 
   it("calls a number from the question quoted, unit-blind: '29,000 km2' with no area output", () => {
     const only_q = ledger([1250, "cfs", "read_discharge"]);
     expect(only("over 29,000 km2", only_q, { context: "What is the runoff over the 29,000 km2 basin?" })).toEqual({
-      text: "29,000 km2", value: 29000, unit: "km2", status: "quoted", source: null, callId: null, callIds: [], explanation: QUOTED, start: 5, end: 15,
+      text: "29,000 km2",
+      value: 29000,
+      unit: "km2",
+      status: "quoted",
+      source: null,
+      callId: null,
+      callIds: [],
+      explanation: QUOTED,
+      start: 5,
+      end: 15,
     });
   });
 
@@ -312,14 +427,23 @@ describe("sign (spec 6.6.3)", () => {
 
   it("calls 4.06 ft against -4.06 ft sign-inverted when no word carries the sign", () => {
     expect(only("Freeboard is 4.06 ft.", freeboard)).toEqual({
-      text: "4.06 ft", value: 4.06, unit: "ft", status: "sign_inverted", source: "read_freeboard.return", callId: "c1", callIds: ["c1"],
-      explanation: INVERTED, start: 13, end: 20,
+      text: "4.06 ft",
+      value: 4.06,
+      unit: "ft",
+      status: "sign_inverted",
+      source: "read_freeboard.return",
+      callId: "c1",
+      callIds: ["c1"],
+      explanation: INVERTED,
+      start: 13,
+      end: 20,
     });
   });
 
   it("sources 4.06 ft against -4.06 ft when a sign word follows: 'below the crest'", () => {
     expect(only("The water is 4.06 ft below the crest.", freeboard)).toMatchObject({
-      status: "sourced", explanation: "from read_freeboard.return, with the sign in the wording",
+      status: "sourced",
+      explanation: "from read_freeboard.return, with the sign in the wording",
     });
   });
 
@@ -339,19 +463,31 @@ describe("sign (spec 6.6.3)", () => {
   });
 
   it("sources -4.06 ft against -4.06 ft without any sign word", () => {
-    expect(only("Freeboard: -4.06 ft", freeboard)).toMatchObject({ value: -4.06, status: "sourced", explanation: "from read_freeboard.return" });
+    expect(only("Freeboard: -4.06 ft", freeboard)).toMatchObject({
+      value: -4.06,
+      status: "sourced",
+      explanation: "from read_freeboard.return",
+    });
   });
 
   it("checks the sign of a bare number too: bare 4.06 is sign-inverted", () => {
-    expect(only("Freeboard 4.06.", freeboard)).toMatchObject({ text: "4.06", status: "sign_inverted", explanation: INVERTED });
+    expect(only("Freeboard 4.06.", freeboard)).toMatchObject({
+      text: "4.06",
+      status: "sign_inverted",
+      explanation: INVERTED,
+    });
   });
 
   it("reads a Unicode minus: '−0.44 ft' matches a -0.44 ft offset", () => {
-    expect(only("offset −0.44 ft", ledger([-0.44, "ft", "vertcon_offset"]))).toMatchObject({ value: -0.44, status: "sourced" });
+    expect(only("offset −0.44 ft", ledger([-0.44, "ft", "vertcon_offset"]))).toMatchObject({
+      value: -0.44,
+      status: "sourced",
+    });
   });
 
   it("knows every sign word of the spec", () => {
-    const words = "subtract subtracting less minus below under beneath down drop drops dropped fall falls fell decrease decreased decline declined deficit short shortfall lower lowered reduce reduced reduction negative loss lost deeper overtopped overtopping exceeds exceeded above";
+    const words =
+      "subtract subtracting less minus below under beneath down drop drops dropped fall falls fell decrease decreased decline declined deficit short shortfall lower lowered reduce reduced reduction negative loss lost deeper overtopped overtopping exceeds exceeded above";
     for (const w of words.split(" ")) expect(only(`4.06 ft ${w}`, freeboard).status, w).toBe("sourced");
     expect(only("4.06 ft beyond", freeboard).status).toBe("sign_inverted");
   });
@@ -362,7 +498,16 @@ describe("derived values (spec 6.6.4)", () => {
 
   it("calls 18.6 ft derived from 31.0 ft - 12.4 ft, whatever the physics", () => {
     expect(only("Freeboard is 18.6 ft.", levee)).toEqual({
-      text: "18.6 ft", value: 18.6, unit: "ft", status: "derived", source: null, callId: null, callIds: ["c1", "c2"], explanation: DERIVED, start: 13, end: 20,
+      text: "18.6 ft",
+      value: 18.6,
+      unit: "ft",
+      status: "derived",
+      source: null,
+      callId: null,
+      callIds: ["c1", "c2"],
+      explanation: DERIVED,
+      start: 13,
+      end: 20,
     });
   });
 
@@ -376,7 +521,9 @@ describe("derived values (spec 6.6.4)", () => {
 
   it("derives sums, through conversion: 43.4 ft is 13.228 m", () => {
     expect(only("13.23 m", levee)).toMatchObject({
-      status: "derived", callIds: ["c1", "c2"], explanation: "an arithmetic combination of recorded outputs (read_crest.return + read_stage.return)",
+      status: "derived",
+      callIds: ["c1", "c2"],
+      explanation: "an arithmetic combination of recorded outputs (read_crest.return + read_stage.return)",
     });
   });
 
@@ -393,7 +540,9 @@ describe("derived values (spec 6.6.4)", () => {
   });
 
   it("never derives a product: 3.9 MW over 6 h is not 23.4 MWh", () => {
-    expect(only("23.4 MWh", ledger([3.9, "MW", "read_plant_output"], [6, "h", "read_dispatch_window"]))).toMatchObject({ status: "unsourced" });
+    expect(only("23.4 MWh", ledger([3.9, "MW", "read_plant_output"], [6, "h", "read_dispatch_window"]))).toMatchObject({
+      status: "unsourced",
+    });
   });
 
   it("never mixes dimensions: 1250 cfs and 29000 km² give no 30250", () => {
@@ -425,7 +574,12 @@ describe("derived values (spec 6.6.4)", () => {
 
 describe("our readings: scientific notation, thousands, negatives, ranges, multi-word units", () => {
   it("reads 1.25e3 cfs as 1250 cfs and sources it", () => {
-    expect(only("1.25e3 cfs", discharge)).toMatchObject({ text: "1.25e3 cfs", value: 1250, unit: "cfs", status: "sourced" });
+    expect(only("1.25e3 cfs", discharge)).toMatchObject({
+      text: "1.25e3 cfs",
+      value: 1250,
+      unit: "cfs",
+      status: "sourced",
+    });
   });
 
   it("reads 1.25×10^3 cfs and 1.25 x 10^3 cfs the same way", () => {
@@ -433,7 +587,11 @@ describe("our readings: scientific notation, thousands, negatives, ranges, multi
   });
 
   it("rounds scientific notation at its precision: 1.3e3 cfs restates 1250, 1.2e3 cfs does not, 1e3 cfs never does", () => {
-    expect(verdicts("1.3e3 cfs, 1.2e3 cfs, 1e3 cfs", discharge).map((v) => v[1])).toEqual(["sourced", "unsourced", "unsourced"]);
+    expect(verdicts("1.3e3 cfs, 1.2e3 cfs, 1e3 cfs", discharge).map((v) => v[1])).toEqual([
+      "sourced",
+      "unsourced",
+      "unsourced",
+    ]);
   });
 
   it("audits a number in scientific notation even where a plain one would be ignored: 2e3", () => {
@@ -441,7 +599,10 @@ describe("our readings: scientific notation, thousands, negatives, ranges, multi
   });
 
   it("reads thousands separators: 1,125,810 acre-ft", () => {
-    expect(only("1,125,810 acre-ft", ledger([1125810, "acre*ft", "read_storage"]))).toMatchObject({ value: 1125810, status: "sourced" });
+    expect(only("1,125,810 acre-ft", ledger([1125810, "acre*ft", "read_storage"]))).toMatchObject({
+      value: 1125810,
+      status: "sourced",
+    });
   });
 
   it("gives both numbers of a range the unit: 1200-1300 cfs, 1200–1300 cfs, 1,200 to 1,300 cfs", () => {
@@ -462,25 +623,38 @@ describe("our readings: scientific notation, thousands, negatives, ranges, multi
   });
 
   it("reads 150000 acre feet as acre-feet, not acres", () => {
-    expect(only("150000 acre feet", ledger([185022015.7, "m^3", "read_storage"]))).toMatchObject({ unit: "acre feet", status: "sourced" });
+    expect(only("150000 acre feet", ledger([185022015.7, "m^3", "read_storage"]))).toMatchObject({
+      unit: "acre feet",
+      status: "sourced",
+    });
   });
 
   it("reads cubic feet per second as cfs", () => {
-    expect(only("1250 cubic feet per second", discharge)).toMatchObject({ text: "1250 cubic feet per second", status: "sourced" });
+    expect(only("1250 cubic feet per second", discharge)).toMatchObject({
+      text: "1250 cubic feet per second",
+      status: "sourced",
+    });
   });
 
   it("reads square miles: 11,197 square miles is the 29000 km² area", () => {
-    expect(only("11,197 square miles", discharge)).toMatchObject({ status: "sourced", explanation: "from read_drainage_area.return" });
+    expect(only("11,197 square miles", discharge)).toMatchObject({
+      status: "sourced",
+      explanation: "from read_drainage_area.return",
+    });
   });
 
   it("reads degrees Celsius as a temperature: 12.0 degrees Celsius is 53.6 °F", () => {
-    expect(only("12.0 degrees Celsius", ledger([53.6, "degF", "read_water_temperature"]))).toMatchObject({ status: "sourced" });
+    expect(only("12.0 degrees Celsius", ledger([53.6, "degF", "read_water_temperature"]))).toMatchObject({
+      status: "sourced",
+    });
   });
 });
 
 describe("result and report (spec 6.6.5)", () => {
   it("is ok when every number is sourced, derived, quoted or ignored", () => {
-    const r = audit("Station 07374000: crest 31.0 ft, stage 12.4 ft, freeboard 18.6 ft over 36 hours.", levee, { context: "within 36 hours" });
+    const r = audit("Station 07374000: crest 31.0 ft, stage 12.4 ft, freeboard 18.6 ft over 36 hours.", levee, {
+      context: "within 36 hours",
+    });
     expect(r.numbers.map((n) => n.status)).toEqual(["ignored", "sourced", "sourced", "derived", "quoted"]);
     expect(r.ok).toBe(true);
   });
@@ -498,8 +672,15 @@ describe("result and report (spec 6.6.5)", () => {
   });
 
   it("reports one line per audited number with its mark, and skips ignored numbers", () => {
-    const outs = ledger([1250, "cfs", "read_discharge"], [31.0, "ft", "read_crest"], [12.4, "ft", "read_stage"], [-4.06, "ft", "read_freeboard"]);
-    const r = audit("Station 07374000: 1250 cfs, 18.6 ft, 36 hours, 99.9 ft, 1250 m3/s, 4.06 ft.", outs, { context: "36 hours" });
+    const outs = ledger(
+      [1250, "cfs", "read_discharge"],
+      [31.0, "ft", "read_crest"],
+      [12.4, "ft", "read_stage"],
+      [-4.06, "ft", "read_freeboard"],
+    );
+    const r = audit("Station 07374000: 1250 cfs, 18.6 ft, 36 hours, 99.9 ft, 1250 m3/s, 4.06 ft.", outs, {
+      context: "36 hours",
+    });
     expect(auditReport(r)).toBe(
       [
         "  [ok] 1250 cfs  from read_discharge.return",
@@ -531,7 +712,11 @@ describe("result and report (spec 6.6.5)", () => {
 describe("sign: corpus fixes beyond the reference", () => {
   it("prefers a same-sign match on a later output over a flipped match on an earlier one", () => {
     const outs = ledger([12.4, "ft", "read_gage_height"], [-12.4, "ft", "freeboard"]);
-    expect(only("The freeboard is -12.4 ft.", outs)).toMatchObject({ status: "sourced", callId: "c2", explanation: "from freeboard.return" });
+    expect(only("The freeboard is -12.4 ft.", outs)).toMatchObject({
+      status: "sourced",
+      callId: "c2",
+      explanation: "from freeboard.return",
+    });
   });
   it("still flags a flipped match when no output matches as stated", () => {
     const outs = ledger([-4.06, "ft", "freeboard"]);
@@ -539,11 +724,17 @@ describe("sign: corpus fixes beyond the reference", () => {
   });
   it("reads 'overstated by' as wording that carries the sign", () => {
     const outs = ledger([-0.44, "ft", "freeboard_error"]);
-    expect(only("The model overstated freeboard by 0.44 ft.", outs)).toMatchObject({ status: "sourced", explanation: "from freeboard_error.return, with the sign in the wording" });
+    expect(only("The model overstated freeboard by 0.44 ft.", outs)).toMatchObject({
+      status: "sourced",
+      explanation: "from freeboard_error.return, with the sign in the wording",
+    });
   });
   it("reads a written-out subtraction as carrying the sign of the subtrahend", () => {
     const outs = ledger([22.9, "ft", "read_crest"], [-0.44, "ft", "settlement"]);
     const items = audit("Crest after settlement: 22.9 − 0.44 ft.", outs).numbers.map((n) => [n.text, n.status]);
-    expect(items).toEqual([["22.9", "sourced"], ["0.44 ft", "sourced"]]);
+    expect(items).toEqual([
+      ["22.9", "sourced"],
+      ["0.44 ft", "sourced"],
+    ]);
   });
 });

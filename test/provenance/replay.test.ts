@@ -57,8 +57,14 @@ describe("replay", () => {
     tampered.calls[3].args_raw.discharge = "1250 m3/s";
     const r = replayManifest(tampered);
     expect(r.differences.filter((d) => d.seq === 4).map((d) => [d.call_id, d.field])).toEqual([
-      [calls[3], "ok"], [calls[3], "would_block"], [calls[3], "violations"], [calls[3], "args.discharge.raw"],
-      [calls[3], "args.discharge.value"], [calls[3], "args.discharge.value_si"], [calls[3], "args.discharge.outcome"], [calls[3], "args.discharge.violation"],
+      [calls[3], "ok"],
+      [calls[3], "would_block"],
+      [calls[3], "violations"],
+      [calls[3], "args.discharge.raw"],
+      [calls[3], "args.discharge.value"],
+      [calls[3], "args.discharge.value_si"],
+      [calls[3], "args.discharge.outcome"],
+      [calls[3], "args.discharge.violation"],
     ]);
   });
 
@@ -67,7 +73,13 @@ describe("replay", () => {
     const tampered = copy(m);
     tampered.calls[2].verdict.violations[0].code = "datum_mismatch";
     expect(replayManifest(tampered).differences).toEqual([
-      { call_id: calls[2], seq: 3, field: "violations[0].code", stored: "datum_mismatch", replayed: "unconverted_carry_over" },
+      {
+        call_id: calls[2],
+        seq: 3,
+        field: "violations[0].code",
+        stored: "datum_mismatch",
+        replayed: "unconverted_carry_over",
+      },
     ]);
   });
 
@@ -76,7 +88,9 @@ describe("replay", () => {
     const broken = copy(m);
     broken.tools = broken.tools.filter((x: { name: string }) => x.name !== "runoff_depth");
     expect(() => replayManifest(broken)).toThrow(ReplayError);
-    expect(() => replayManifest(broken)).toThrow(/call 3 \(.+\) was checked against runoff_depth version 2, which the manifest's tools do not hold/);
+    expect(() => replayManifest(broken)).toThrow(
+      /call 3 \(.+\) was checked against runoff_depth version 2, which the manifest's tools do not hold/,
+    );
   });
 
   it("cuts the difference list at maxDifferences and still counts them all", async () => {
@@ -91,8 +105,18 @@ describe("replay", () => {
   it("replays a stored session of 10,000 calls identically in well under two seconds", () => {
     const { db: store, defaultTeamId: teamId } = createTestApp();
     const ledger = new Ledger(store, fixedClock("2026-11-30T00:00:00Z"));
-    ledger.tools.put(teamId, "read_discharge", { params: { station: {} }, returns: { unit: "cfs" } }, ledger.datums(teamId));
-    ledger.tools.put(teamId, "runoff_depth", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } }, ledger.datums(teamId));
+    ledger.tools.put(
+      teamId,
+      "read_discharge",
+      { params: { station: {} }, returns: { unit: "cfs" } },
+      ledger.datums(teamId),
+    );
+    ledger.tools.put(
+      teamId,
+      "runoff_depth",
+      { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } },
+      ledger.datums(teamId),
+    );
     const s = ledger.sessions.create(teamId, { enforcement: "warn" }, new Date());
     store.sqlite.transaction(() => {
       for (let i = 0; i < 5000; i++) {
@@ -103,7 +127,9 @@ describe("replay", () => {
     })();
     const m = loadManifest(ledger, teamId, s.id);
     expect(m.calls).toHaveLength(10_000);
-    expect(m.calls.filter((c) => c.verdict.violations.some((v) => v.code === "unconverted_carry_over"))).toHaveLength(2500);
+    expect(m.calls.filter((c) => c.verdict.violations.some((v) => v.code === "unconverted_carry_over"))).toHaveLength(
+      2500,
+    );
     const started = performance.now();
     const r = replayManifest(m);
     const ms = performance.now() - started;
@@ -116,12 +142,29 @@ describe("the replay history", () => {
   it("answers a magnitude range oldest first and never matches an output without an SI magnitude", () => {
     const h = new ReplayHistory();
     const x = (param: string, value: number, valueSi: number | null, outcome: "ok" | "refused" = "ok") => ({
-      direction: "return" as const, param, raw: "0", value, unit: "cfs", valueSi, dimension: "d", isSeries: false,
-      datum: null, crs: null, tz: null, quality: null, source: null, outcome, violation: null,
+      direction: "return" as const,
+      param,
+      raw: "0",
+      value,
+      unit: "cfs",
+      valueSi,
+      dimension: "d",
+      isSeries: false,
+      datum: null,
+      crs: null,
+      tz: null,
+      quality: null,
+      source: null,
+      outcome,
+      violation: null,
     });
     h.record("c1", 1, "t", [x("return.a", 5, 5), x("return.b", 3, null), x("return.c", 4, 4, "refused")]);
     h.record("c2", 2, "t", [x("return", 3, 3)]);
-    expect(h.outputsByMagnitude(3, 5).map((o) => [o.callId, o.field])).toEqual([["c1", "return.a"], ["c1", "return.b"], ["c2", "return"]]);
+    expect(h.outputsByMagnitude(3, 5).map((o) => [o.callId, o.field])).toEqual([
+      ["c1", "return.a"],
+      ["c1", "return.b"],
+      ["c2", "return"],
+    ]);
     expect(h.outputsBySi("d", -1, 4).map((o) => [o.callId, o.field])).toEqual([["c2", "return"]]);
     expect(h.firstOutputs(2).map((o) => o.field)).toEqual(["return.a", "return.b"]);
   });

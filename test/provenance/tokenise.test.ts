@@ -35,7 +35,12 @@ describe("numeric literals (spec 6.6.1)", () => {
   });
 
   it("marks a single significant figure: 8 and 1e3 are single figures, 13 and 1.2e3 are not", () => {
-    expect(literalsIn("8 ft, 13 ft, 1e3 cfs, 1.2e3 cfs").map((l) => l.singleFigure)).toEqual([true, false, true, false]);
+    expect(literalsIn("8 ft, 13 ft, 1e3 cfs, 1.2e3 cfs").map((l) => l.singleFigure)).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
   });
 
   it("notes a hyphen and a letter after the number: 50-year", () => {
@@ -65,16 +70,29 @@ describe("unit tokens (spec 6.6.1)", () => {
   });
 
   it("drops every stop word as a unit", () => {
-    const stop = "and or of to the an on is was for from by with per about above below over under than utc gage gauge station site times x no not so if we it its that this then were";
+    const stop =
+      "and or of to the an on is was for from by with per about above below over under than utc gage gauge station site times x no not so if we it its that this then were";
     for (const word of stop.split(" ")) expect(readUnit(`1250 ${word} more`, 4), word).toBeNull();
   });
 
   it("leaves the number bare after a word that is not a unit: sites, properties, total, reports", () => {
-    expect(seen("45 sites, 46 properties, 47 total, 48 reports, 36 hours").map((s) => s.unit)).toEqual([null, null, null, null, "hours"]);
+    expect(seen("45 sites, 46 properties, 47 total, 48 reports, 36 hours").map((s) => s.unit)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      "hours",
+    ]);
   });
 
   it("leaves the number bare after a unit that parses as a pure number: %, percent, mm/m, degrees", () => {
-    expect(seen("20.03 %, 20.03%, 21 percent, 1000 mm/m, 45 degrees").map((s) => s.unit)).toEqual([null, null, null, null, null]);
+    expect(seen("20.03 %, 20.03%, 21 percent, 1000 mm/m, 45 degrees").map((s) => s.unit)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 
   it("retries an all-capitals unit in lower case: CFS reads as cfs", () => {
@@ -92,7 +110,11 @@ describe("unit tokens (spec 6.6.1)", () => {
   });
 
   it("flags a, am, as, at, in and pm as ambiguous, with the unit pint gives each", () => {
-    const units = literalsIn("1 a, 2 am, 3 as, 4 at, 5 in, 6 pm").map((l) => [l.unit?.text, l.unit?.unit, l.unit?.ambiguous]);
+    const units = literalsIn("1 a, 2 am, 3 as, 4 at, 5 in, 6 pm").map((l) => [
+      l.unit?.text,
+      l.unit?.unit,
+      l.unit?.ambiguous,
+    ]);
     expect(units).toEqual([
       ["a", "year", true],
       ["am", "am", true],
@@ -104,7 +126,11 @@ describe("unit tokens (spec 6.6.1)", () => {
   });
 
   it("reads a unit of several words before its first word", () => {
-    expect(seen("150000 acre feet; 1250 cubic feet per second; 11,197 square miles; 12 degrees Celsius; 35.4 cubic metres per second; 3 feet per second")).toEqual([
+    expect(
+      seen(
+        "150000 acre feet; 1250 cubic feet per second; 11,197 square miles; 12 degrees Celsius; 35.4 cubic metres per second; 3 feet per second",
+      ),
+    ).toEqual([
       { text: "150000 acre feet", value: 150000, unit: "acre feet" },
       { text: "1250 cubic feet per second", value: 1250, unit: "cubic feet per second" },
       { text: "11,197 square miles", value: 11197, unit: "square miles" },

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Quantity } from "../../src/quantity/quantity.js";
 import { DatumRegistry } from "../../src/quantity/datums.js";
 
-const q = (v: number, u: string, datum?: string, extra: Record<string, string> = {}) => new Quantity(v, u, { datum, ...extra });
+const q = (v: number, u: string, datum?: string, extra: Record<string, string> = {}) =>
+  new Quantity(v, u, { datum, ...extra });
 const code = (c: string) => expect.objectContaining({ code: c });
 
 describe("datum algebra", () => {
@@ -64,7 +65,9 @@ describe("arithmetic", () => {
     expect(() => q(3, "delta_degC").sub(q(21, "degC"))).toThrowError(code("dimensionality_error"));
   });
   it("propagates the weakest quality and drops the source", () => {
-    const r = new Quantity(1, "m", { quality: "approved", source: "x" }).add(new Quantity(1, "m", { quality: "provisional" }));
+    const r = new Quantity(1, "m", { quality: "approved", source: "x" }).add(
+      new Quantity(1, "m", { quality: "provisional" }),
+    );
     expect(r.quality).toBe("provisional");
     expect(r.source).toBeNull();
   });
@@ -72,7 +75,9 @@ describe("arithmetic", () => {
     expect(new Quantity(2, "m", { quality: "estimated" }).mul(3).quality).toBe("estimated");
   });
   it("refuses to combine two different CRS and keeps the one present", () => {
-    expect(() => new Quantity(1, "m", { crs: "EPSG:4326" }).add(new Quantity(1, "m", { crs: "EPSG:26915" }))).toThrowError(code("crs_mismatch"));
+    expect(() =>
+      new Quantity(1, "m", { crs: "EPSG:4326" }).add(new Quantity(1, "m", { crs: "EPSG:26915" })),
+    ).toThrowError(code("crs_mismatch"));
     expect(new Quantity(1, "m", { crs: "EPSG:4326" }).add(q(1, "m")).crs).toBe("EPSG:4326");
   });
   it("works elementwise on series, keeping gaps", () => {
@@ -101,7 +106,13 @@ describe("datum conversion", () => {
     expect(up.toDatum("TEST_GAGE", reg).scalar).toBeCloseTo(12.4, 10);
   });
   it("never chains offsets", () => {
-    const chain = new DatumRegistry([{ name: "A" }, { name: "B" }, { name: "C" }], [{ from: "A", to: "B", offsetM: 1 }, { from: "B", to: "C", offsetM: 1 }]);
+    const chain = new DatumRegistry(
+      [{ name: "A" }, { name: "B" }, { name: "C" }],
+      [
+        { from: "A", to: "B", offsetM: 1 },
+        { from: "B", to: "C", offsetM: 1 },
+      ],
+    );
     expect(chain.canConvert("A", "C")).toBe(false);
     expect(() => q(1, "m", "A").toDatum("C", chain)).toThrowError(code("datum_conversion_unavailable"));
   });
@@ -116,15 +127,41 @@ describe("datum conversion", () => {
   });
   it("pre-registers exactly the 22 vertical datums", () => {
     expect(new DatumRegistry().names()).toEqual([
-      "AHD", "BELFAST", "CD", "CGVD2013", "CGVD28", "DHHN2016", "EGM2008", "EGM96", "EVRF2000", "EVRF2019", "GAGE",
-      "LAT", "MALIN", "MHHW", "MLLW", "MSL", "NAP", "NAVD88", "NGF-IGN69", "NGVD29", "NZVD2016", "ODN",
+      "AHD",
+      "BELFAST",
+      "CD",
+      "CGVD2013",
+      "CGVD28",
+      "DHHN2016",
+      "EGM2008",
+      "EGM96",
+      "EVRF2000",
+      "EVRF2019",
+      "GAGE",
+      "LAT",
+      "MALIN",
+      "MHHW",
+      "MLLW",
+      "MSL",
+      "NAP",
+      "NAVD88",
+      "NGF-IGN69",
+      "NGVD29",
+      "NZVD2016",
+      "ODN",
     ]);
   });
 });
 
 describe("JSON form", () => {
   it("omits unset keys and round-trips", () => {
-    const j = { value: 7.73, unit: "ft", datum: "NAVD88", quality: "provisional" as const, source: "usgs:07374000:00065" };
+    const j = {
+      value: 7.73,
+      unit: "ft",
+      datum: "NAVD88",
+      quality: "provisional" as const,
+      source: "usgs:07374000:00065",
+    };
     expect(Quantity.fromJSON(j).toJSON()).toEqual(j);
     expect(new Quantity(1250, "cfs").toJSON()).toEqual({ value: 1250, unit: "cfs" });
   });

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { canonicalUnit, convertMagnitude, formatMagnitude, parseUnit, sameDimension, tryConvert } from "../../src/quantity/units.js";
+import {
+  canonicalUnit,
+  convertMagnitude,
+  formatMagnitude,
+  parseUnit,
+  sameDimension,
+  tryConvert,
+} from "../../src/quantity/units.js";
 import { Quantity } from "../../src/quantity/quantity.js";
 
-const close = (actual: number, expected: number) => expect(Math.abs(actual - expected) / Math.abs(expected)).toBeLessThan(1e-9);
+const close = (actual: number, expected: number) =>
+  expect(Math.abs(actual - expected) / Math.abs(expected)).toBeLessThan(1e-9);
 
 // Every unit of the spec's section 2 with its value in SI (m^3/s, m^3, m^2, m, m/s).
 const TABLE: [string, number, string, number][] = [
@@ -61,11 +69,17 @@ describe("unit registry", () => {
   it("keeps VA, var and W as three dimensions", () => {
     expect(sameDimension("VA", "W")).toBe(false);
     expect(sameDimension("var", "VA")).toBe(false);
-    expect(() => convertMagnitude(1, "MVA", "W")).toThrowError(expect.objectContaining({ code: "dimensionality_error" }));
+    expect(() => convertMagnitude(1, "MVA", "W")).toThrowError(
+      expect.objectContaining({ code: "dimensionality_error" }),
+    );
   });
 
   it("keeps NTU, FNU and pH apart from each other and from percent", () => {
-    for (const [a, b] of [["NTU", "FNU"], ["NTU", "pH_unit"], ["FNU", "percent"]] as const) {
+    for (const [a, b] of [
+      ["NTU", "FNU"],
+      ["NTU", "pH_unit"],
+      ["FNU", "percent"],
+    ] as const) {
       expect(sameDimension(a, b)).toBe(false);
     }
   });
@@ -173,7 +187,9 @@ describe("magnitudes in messages (%g, spec 1.5)", () => {
 describe("degree scales inside other units (review)", () => {
   it("refuses a power of a degree-scale temperature as it refuses a compound: degC^2, degF^-1", () => {
     for (const u of ["degC^2", "degF^-1", "degC/s"]) {
-      expect(() => parseUnit(u), u).toThrowError(/a degree-scale temperature cannot be part of a compound unit; use delta_degC or K/);
+      expect(() => parseUnit(u), u).toThrowError(
+        /a degree-scale temperature cannot be part of a compound unit; use delta_degC or K/,
+      );
     }
     expect(parseUnit("K^2").dimension).toBe("[temperature]^2");
   });

@@ -7,8 +7,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  ROOT, fakeUpstream, fetchDoc, fillPath, isEnvelope, printedAdminToken, resourceOf, routesOf, send, serve, tableCounts, withDb,
-  type OpenApiDoc, type Reply, type Route, type Served,
+  ROOT,
+  fakeUpstream,
+  fetchDoc,
+  fillPath,
+  isEnvelope,
+  printedAdminToken,
+  resourceOf,
+  routesOf,
+  send,
+  serve,
+  tableCounts,
+  withDb,
+  type OpenApiDoc,
+  type Reply,
+  type Route,
+  type Served,
 } from "./harness.js";
 import { pathValue, queryFor, randomRows, seedTeam, validBody, type TeamRows } from "./rows.js";
 
@@ -22,15 +36,27 @@ type Issued = { id: string; token: string };
 
 /** The strings that identify team A's rows; none may reach another team except echoed from its own request. */
 function secrets(rows: TeamRows): string[] {
-  return [rows.marker, rows.session, rows.call, rows.callWithoutResult, rows.tool, rows.datum, rows.audit, rows.claim, rows.evaluation]
-    .filter((s): s is string => typeof s === "string");
+  return [
+    rows.marker,
+    rows.session,
+    rows.call,
+    rows.callWithoutResult,
+    rows.tool,
+    rows.datum,
+    rows.audit,
+    rows.claim,
+    rows.evaluation,
+  ].filter((s): s is string => typeof s === "string");
 }
 
 /** An answer with the given rows' ids, ULIDs and timestamps replaced by placeholders, for shape comparison. */
 function normalise(text: string, rows: TeamRows): string {
   let out = text;
-  for (const [k, v] of Object.entries(rows)) if (typeof v === "string" && v.length > 0) out = out.split(v).join(`<${k}>`);
-  return out.replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, "<ulid>").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, "<time>");
+  for (const [k, v] of Object.entries(rows))
+    if (typeof v === "string" && v.length > 0) out = out.split(v).join(`<${k}>`);
+  return out
+    .replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, "<ulid>")
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g, "<time>");
 }
 
 describe("auth on every route", () => {
@@ -53,15 +79,29 @@ describe("auth on every route", () => {
     doc = await fetchDoc(server.url);
     routes = routesOf(doc).sort((x, y) => (ORDER[x.method] ?? 9) - (ORDER[y.method] ?? 9));
     const team = async (name: string): Promise<[string, Issued]> => {
-      const t = (await send(server.url, "POST", "/v1/admin/teams", { token: admin, body: { name } })).body as { id: string };
-      const tok = (await send(server.url, "POST", `/v1/admin/teams/${t.id}/tokens`, { token: admin, body: { name: `${name} token` } })).body as Issued;
+      const t = (await send(server.url, "POST", "/v1/admin/teams", { token: admin, body: { name } })).body as {
+        id: string;
+      };
+      const tok = (
+        await send(server.url, "POST", `/v1/admin/teams/${t.id}/tokens`, {
+          token: admin,
+          body: { name: `${name} token` },
+        })
+      ).body as Issued;
       return [t.id, tok];
     };
     [teamA, a] = await team("team-a");
     [, b] = await team("team-b");
     rowsA = await seedTeam(server.url, a.token, teamA, a.id, routes);
     const pack = routes.find((r) => r.method === "GET" && r.path === "/v1/packs/usgs/sites/{site}/reading");
-    if (pack) expect((await send(server.url, "GET", `/v1/packs/usgs/sites/07374000/reading?session=${rowsA.session}`, { token: a.token })).status).toBe(200);
+    if (pack)
+      expect(
+        (
+          await send(server.url, "GET", `/v1/packs/usgs/sites/07374000/reading?session=${rowsA.session}`, {
+            token: a.token,
+          })
+        ).status,
+      ).toBe(200);
   }, 60_000);
 
   afterAll(async () => {
@@ -70,15 +110,23 @@ describe("auth on every route", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const target = (route: Route, rows: TeamRows) => fillPath(route, (param, p) => pathValue(rows, p, param)) + (route.method === "GET" ? queryFor(route, rows) : "");
+  const target = (route: Route, rows: TeamRows) =>
+    fillPath(route, (param, p) => pathValue(rows, p, param)) + (route.method === "GET" ? queryFor(route, rows) : "");
   /** The path, query and body a walk sends for these rows, as one text to search. */
-  const requestText = (route: Route, rows: TeamRows) => `${target(route, rows)} ${JSON.stringify(route.bodyType ? validBody(doc, route, rows) : "")}`;
+  const requestText = (route: Route, rows: TeamRows) =>
+    `${target(route, rows)} ${JSON.stringify(route.bodyType ? validBody(doc, route, rows) : "")}`;
 
   /** Sends route with team rows filled into its path, query and body, as `token` (or none). */
-  const hit = (route: Route, rows: TeamRows, token: string | null, headers: Record<string, string> = {}): Promise<Reply> => {
+  const hit = (
+    route: Route,
+    rows: TeamRows,
+    token: string | null,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => {
     const path = target(route, rows);
     const body = route.bodyType ? validBody(doc, route, rows) : undefined;
-    const raw = typeof body === "string" ? { body, headers: { "content-type": route.bodyType!, ...headers } } : { body, headers };
+    const raw =
+      typeof body === "string" ? { body, headers: { "content-type": route.bodyType!, ...headers } } : { body, headers };
     return send(server.url, route.method, path, { token, ...raw });
   };
 
@@ -88,7 +136,9 @@ describe("auth on every route", () => {
   });
 
   it("answers 401 on every route without a token, with a wrong, revoked or malformed one, and stores nothing", async () => {
-    const revoked = (await send(server.url, "POST", `/v1/admin/teams/${teamA}/tokens`, { token: admin, body: { name: "to revoke" } })).body as Issued;
+    const revoked = (
+      await send(server.url, "POST", `/v1/admin/teams/${teamA}/tokens`, { token: admin, body: { name: "to revoke" } })
+    ).body as Issued;
     expect((await send(server.url, "DELETE", `/v1/admin/tokens/${revoked.id}`, { token: admin })).status).toBe(204);
     const before = tableCounts(db);
     const attempts: [string, string | null, Record<string, string>][] = [
@@ -104,10 +154,20 @@ describe("auth on every route", () => {
     for (const route of routes.filter((r) => !r.public)) {
       for (const [what, token, headers] of attempts) {
         const r = what.includes("query string")
-          ? await send(server.url, route.method, `${fillPath(route, (param, p) => pathValue(rowsA, p, param))}?access_token=${a.token}&token=${a.token}`)
+          ? await send(
+              server.url,
+              route.method,
+              `${fillPath(route, (param, p) => pathValue(rowsA, p, param))}?access_token=${a.token}&token=${a.token}`,
+            )
           : await hit(route, rowsA, token, headers);
         checked += 1;
-        expect([what, route.method, route.path, r.status, (r.body as { error?: { code?: string } }).error?.code]).toEqual([what, route.method, route.path, 401, "unauthenticated"]);
+        expect([
+          what,
+          route.method,
+          route.path,
+          r.status,
+          (r.body as { error?: { code?: string } }).error?.code,
+        ]).toEqual([what, route.method, route.path, 401, "unauthenticated"]);
       }
     }
     expect(tableCounts(db)).toEqual(before);
@@ -117,14 +177,24 @@ describe("auth on every route", () => {
   it("shows team B nothing of team A: id routes answer 404 exactly as for a random id, lists hold none of A's rows", async () => {
     const countA = () =>
       withDb(db, (s) => {
-        const tables = s.prepare("SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'team_id')").pluck().all() as string[];
-        return Object.fromEntries(tables.map((t) => [t, s.prepare(`SELECT count(*) FROM "${t}" WHERE team_id = ?`).pluck().get(teamA)]));
+        const tables = s
+          .prepare(
+            "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) WHERE name = 'team_id')",
+          )
+          .pluck()
+          .all() as string[];
+        return Object.fromEntries(
+          tables.map((t) => [t, s.prepare(`SELECT count(*) FROM "${t}" WHERE team_id = ?`).pluck().get(teamA)]),
+        );
       });
     const before = countA();
     const leaks: string[] = [];
     let compared = 0;
     let searched = 0;
-    for (const [who, token] of [["team B", b.token], ["the admin (team default)", admin]] as const) {
+    for (const [who, token] of [
+      ["team B", b.token],
+      ["the admin (team default)", admin],
+    ] as const) {
       for (const route of routes.filter((r) => !r.public)) {
         const name = `${who}: ${route.method} ${route.path}`;
         // The admin may use admin routes on any team (that is what they are for); team B must be refused.
@@ -133,7 +203,11 @@ describe("auth on every route", () => {
         const onA = await hit(route, rowsA, token);
         expect(onA.status, `${name}: ${onA.text.slice(0, 200)}`).toBeLessThan(500);
         if (route.path.startsWith("/v1/admin/")) {
-          expect([name, onA.status, (onA.body as { error?: { code?: string } }).error?.code]).toEqual([name, 403, "forbidden"]);
+          expect([name, onA.status, (onA.body as { error?: { code?: string } }).error?.code]).toEqual([
+            name,
+            403,
+            "forbidden",
+          ]);
           continue;
         }
         const request = requestText(route, rowsA);
@@ -142,24 +216,36 @@ describe("auth on every route", () => {
           const randomR = randomRows();
           const onRandom = await hit(route, randomR, token);
           compared += 1;
-          expect([name, onA.status, normalise(onA.text, rowsA)]).toEqual([name, onRandom.status, normalise(onRandom.text, randomR)]);
-          if (owned && route.method !== "PUT") expect([name, onA.status, isEnvelope(onA.body)]).toEqual([name, 404, true]);
+          expect([name, onA.status, normalise(onA.text, rowsA)]).toEqual([
+            name,
+            onRandom.status,
+            normalise(onRandom.text, randomR),
+          ]);
+          if (owned && route.method !== "PUT")
+            expect([name, onA.status, isEnvelope(onA.body)]).toEqual([name, 404, true]);
         } else {
           searched += 1;
-          for (const s of secrets(rowsA)) if (onA.text.includes(s)) leaks.push(`${name} answered ${s}: ${onA.text.slice(0, 200)}`);
+          for (const s of secrets(rowsA))
+            if (onA.text.includes(s)) leaks.push(`${name} answered ${s}: ${onA.text.slice(0, 200)}`);
         }
       }
     }
     expect(leaks).toEqual([]);
     expect(compared).toBeGreaterThan(10);
-    console.info(`auth: team B and the admin sent ${compared} requests naming team A's rows (each answered as a random id is) and ${searched} others (no row of A's in any answer)`);
+    console.info(
+      `auth: team B and the admin sent ${compared} requests naming team A's rows (each answered as a random id is) and ${searched} others (no row of A's in any answer)`,
+    );
 
     // A's own view is intact: nothing of A's was changed, revoked or added to by the walks.
     expect(countA()).toEqual(before);
     const mine = await send(server.url, "GET", `/v1/sessions/${rowsA.session}`, { token: a.token });
     expect([mine.status, (mine.body as { calls: number }).calls]).toEqual([200, before.calls]);
     const tool = await send(server.url, "GET", `/v1/tools/${rowsA.tool}`, { token: a.token });
-    expect([tool.status, (tool.body as { version: number; description: string }).version, (tool.body as { description: string }).description]).toEqual([200, 1, `${rowsA.marker} tool`]);
+    expect([
+      tool.status,
+      (tool.body as { version: number; description: string }).version,
+      (tool.body as { description: string }).description,
+    ]).toEqual([200, 1, `${rowsA.marker} tool`]);
   }, 120_000);
 
   it("stores tokens only as SHA-256 hashes: no clear token anywhere in the database files", async () => {
@@ -172,7 +258,10 @@ describe("auth on every route", () => {
 
   it("rotates the admin token with `agent-ledger admin rotate-token` while serving: the old one stops, the new one works", async () => {
     const out = await new Promise<{ code: number | null; stdout: string }>((done) => {
-      const p = spawn(process.execPath, ["bin/agent-ledger.js", "admin", "rotate-token", "--db", db], { cwd: ROOT, env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "" } });
+      const p = spawn(process.execPath, ["bin/agent-ledger.js", "admin", "rotate-token", "--db", db], {
+        cwd: ROOT,
+        env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "" },
+      });
       let stdout = "";
       p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       p.on("exit", (code) => done({ code, stdout }));
@@ -183,7 +272,9 @@ describe("auth on every route", () => {
     const old = await send(server.url, "GET", "/v1/sessions", { token: admin });
     expect([old.status, (old.body as { error: { code: string } }).error.code]).toEqual([401, "unauthenticated"]);
     expect((await send(server.url, "GET", "/v1/sessions", { token: fresh! })).status).toBe(200);
-    expect((await send(server.url, "POST", "/v1/admin/teams", { token: fresh!, body: { name: "after-rotation" } })).status).toBe(201);
+    expect(
+      (await send(server.url, "POST", "/v1/admin/teams", { token: fresh!, body: { name: "after-rotation" } })).status,
+    ).toBe(201);
     expect((await send(server.url, "GET", `/v1/sessions/${rowsA.session}`, { token: a.token })).status).toBe(200);
   }, 30_000);
 });

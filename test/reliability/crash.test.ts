@@ -18,13 +18,22 @@ const TOOLS: Record<string, { decl: unknown; args: Record<string, unknown> }> = 
     args: { q: "1250 cfs", a: 29000 },
   },
   crash_five: {
-    decl: { params: { q: { unit: "m**3/s" }, a: { unit: "km**2" }, h: { unit: "m" }, site: {}, note: {} }, returns: { unit: "ft" } },
+    decl: {
+      params: { q: { unit: "m**3/s" }, a: { unit: "km**2" }, h: { unit: "m" }, site: {}, note: {} },
+      returns: { unit: "ft" },
+    },
     args: { q: { value: 35.4, unit: "m^3/s" }, a: "29000 km**2", h: "12.4 ft", site: "07374000", note: "crash test" },
   },
 };
 const TOOL_NAMES = Object.keys(TOOLS);
 
-type Acks = { sessions: Set<string>; calls: Map<string, string>; results: Set<string>; requests: number; failures: number };
+type Acks = {
+  sessions: Set<string>;
+  calls: Map<string, string>;
+  results: Set<string>;
+  requests: number;
+  failures: number;
+};
 
 /** One client: sessions of up to 10 calls, most calls followed by their result, until the server dies. */
 async function writer(url: string, acks: Acks, rand: () => number): Promise<void> {
@@ -37,13 +46,19 @@ async function writer(url: string, acks: Acks, rand: () => number): Promise<void
       acks.sessions.add(sid);
       for (let i = 0; i < 10; i += 1) {
         const tool = TOOL_NAMES[Math.floor(rand() * TOOL_NAMES.length)]!;
-        const c = await send(url, "POST", `/v1/sessions/${sid}/calls`, { token: TOKEN, body: { tool, args: TOOLS[tool]!.args } });
+        const c = await send(url, "POST", `/v1/sessions/${sid}/calls`, {
+          token: TOKEN,
+          body: { tool, args: TOOLS[tool]!.args },
+        });
         acks.requests += 1;
         if (c.status !== 200) throw new Error(`call answered ${c.status}: ${c.text}`);
         const callId = (c.body as { call_id: string }).call_id;
         acks.calls.set(callId, tool);
         if (rand() < 0.7) {
-          const r = await send(url, "POST", `/v1/sessions/${sid}/calls/${callId}/result`, { token: TOKEN, body: { result: 12.5 } });
+          const r = await send(url, "POST", `/v1/sessions/${sid}/calls/${callId}/result`, {
+            token: TOKEN,
+            body: { result: 12.5 },
+          });
           acks.requests += 1;
           if (r.status !== 200) throw new Error(`result answered ${r.status}: ${r.text}`);
           acks.results.add(callId);
@@ -101,13 +116,26 @@ describe("crash safety under SIGKILL", () => {
       expect(sqlite.pragma("integrity_check", { simple: true })).toBe("ok");
       expect(sqlite.pragma("foreign_key_check")).toEqual([]);
 
-      const calls = sqlite.prepare("SELECT id, session_id, seq, tool, args_raw, result_raw FROM calls WHERE tool LIKE 'crash_%'").all() as {
-        id: string; session_id: string; seq: number; tool: string; args_raw: string; result_raw: string | null;
+      const calls = sqlite
+        .prepare("SELECT id, session_id, seq, tool, args_raw, result_raw FROM calls WHERE tool LIKE 'crash_%'")
+        .all() as {
+        id: string;
+        session_id: string;
+        seq: number;
+        tool: string;
+        args_raw: string;
+        result_raw: string | null;
       }[];
       const byId = new Map(calls.map((c) => [c.id, c]));
       const crossings = new Map<string, { param: number; ret: number }>();
-      for (const r of sqlite.prepare("SELECT call_id, direction, count(*) AS n FROM crossings WHERE tool LIKE 'crash_%' GROUP BY call_id, direction").all() as {
-        call_id: string; direction: "param" | "return"; n: number;
+      for (const r of sqlite
+        .prepare(
+          "SELECT call_id, direction, count(*) AS n FROM crossings WHERE tool LIKE 'crash_%' GROUP BY call_id, direction",
+        )
+        .all() as {
+        call_id: string;
+        direction: "param" | "return";
+        n: number;
       }[]) {
         const x = crossings.get(r.call_id) ?? { param: 0, ret: 0 };
         if (r.direction === "param") x.param = r.n;
@@ -126,16 +154,25 @@ describe("crash safety under SIGKILL", () => {
       const halfStored = calls.filter((c) => {
         const declared = Object.keys(TOOLS[c.tool]!.args).length;
         const x = crossings.get(c.id) ?? { param: 0, ret: 0 };
-        return x.param !== declared || Object.keys(JSON.parse(c.args_raw) as object).length !== declared || x.ret !== (c.result_raw === null ? 0 : 1);
+        return (
+          x.param !== declared ||
+          Object.keys(JSON.parse(c.args_raw) as object).length !== declared ||
+          x.ret !== (c.result_raw === null ? 0 : 1)
+        );
       });
       expect(halfStored).toEqual([]);
       const orphans = [...crossings.keys()].filter((id) => !byId.has(id));
       expect(orphans).toEqual([]);
 
       // Each session's counter matches its calls, numbered 1..n without gaps.
-      const counters = sqlite.prepare(`SELECT s.id, s.call_count, count(c.id) AS n, coalesce(max(c.seq), 0) AS top
-        FROM sessions s LEFT JOIN calls c ON c.session_id = s.id WHERE s.context = 'crash test' GROUP BY s.id`).all() as {
-        id: string; call_count: number; n: number; top: number;
+      const counters = sqlite
+        .prepare(`SELECT s.id, s.call_count, count(c.id) AS n, coalesce(max(c.seq), 0) AS top
+        FROM sessions s LEFT JOIN calls c ON c.session_id = s.id WHERE s.context = 'crash test' GROUP BY s.id`)
+        .all() as {
+        id: string;
+        call_count: number;
+        n: number;
+        top: number;
       }[];
       expect(counters.filter((s) => s.call_count !== s.n || s.top !== s.n)).toEqual([]);
 

@@ -135,7 +135,13 @@ export async function send(
 }
 
 /** Sends a body in chunks with Transfer-Encoding: chunked (no Content-Length), through node:http. */
-export function sendChunked(url: string, method: string, path: string, headers: Record<string, string>, chunks: readonly Uint8Array[]): Promise<Reply> {
+export function sendChunked(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  chunks: readonly Uint8Array[],
+): Promise<Reply> {
   const t0 = performance.now();
   return new Promise((done, fail) => {
     let answered = false;
@@ -180,21 +186,50 @@ export function isEnvelope(body: unknown): boolean {
 
 /** A JSON Schema node as the OpenAPI document carries it. */
 export type Schema = {
-  $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; required?: string[];
-  additionalProperties?: boolean | Schema; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[];
-  enum?: unknown[]; const?: unknown; example?: unknown; default?: unknown; minLength?: number; maxLength?: number;
-  minimum?: number; maximum?: number; minItems?: number; pattern?: string; nullable?: boolean;
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+  example?: unknown;
+  default?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  pattern?: string;
+  nullable?: boolean;
 };
 type Parameter = { name: string; in: string; required?: boolean; schema?: Schema };
-type Operation = { security?: unknown[]; parameters?: Parameter[]; requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> } };
+type Operation = {
+  security?: unknown[];
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> };
+};
 /** The parts of an OpenAPI 3.1 document the walks read. */
-export type OpenApiDoc = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
+export type OpenApiDoc = {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, Schema> };
+};
 
 /** One route: method, path template, and what its operation declares. */
 export type Route = {
-  method: string; path: string; public: boolean; pathParams: string[]; query: Parameter[];
+  method: string;
+  path: string;
+  public: boolean;
+  pathParams: string[];
+  query: Parameter[];
   /** The media type of the request body, when the route takes one. */
-  bodyType?: string; bodySchema?: Schema; bodyRequired: boolean;
+  bodyType?: string;
+  bodySchema?: Schema;
+  bodyRequired: boolean;
 };
 
 const METHODS = new Set(["get", "put", "post", "delete", "patch"]);
@@ -209,9 +244,14 @@ export function routesOf(doc: OpenApiDoc): Route[] {
       const content = op.requestBody?.content ?? {};
       const bodyType = Object.keys(content)[0];
       out.push({
-        method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0,
-        pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!), query: params.filter((p) => p.in === "query"),
-        bodyType, bodySchema: bodyType ? content[bodyType]!.schema : undefined, bodyRequired: op.requestBody?.required === true,
+        method: method.toUpperCase(),
+        path,
+        public: Array.isArray(op.security) && op.security.length === 0,
+        pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+        query: params.filter((p) => p.in === "query"),
+        bodyType,
+        bodySchema: bodyType ? content[bodyType]!.schema : undefined,
+        bodyRequired: op.requestBody?.required === true,
       });
     }
   }
@@ -287,8 +327,11 @@ export function minimalValue(doc: OpenApiDoc, schema: Schema | undefined, depth 
 export function tableCounts(file: string): Record<string, number> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-    return Object.fromEntries(names.map((n) => [n, (db.prepare(`SELECT count(*) FROM "${n}"`).pluck().get() as number)]));
+    const names = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .pluck()
+      .all() as string[];
+    return Object.fromEntries(names.map((n) => [n, db.prepare(`SELECT count(*) FROM "${n}"`).pluck().get() as number]));
   } finally {
     db.close();
   }

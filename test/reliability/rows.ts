@@ -5,8 +5,17 @@ import { minimalValue, resourceOf, send, type OpenApiDoc, type Route } from "./h
 
 /** Ids and names of one team's rows; `marker` is written into every text field so a leak can be searched for. */
 export type TeamRows = {
-  marker: string; session: string; call: string; callWithoutResult: string; tool: string; datum: string;
-  team: string; token: string; audit?: string; claim?: string; evaluation?: string;
+  marker: string;
+  session: string;
+  call: string;
+  callWithoutResult: string;
+  tool: string;
+  datum: string;
+  team: string;
+  token: string;
+  audit?: string;
+  claim?: string;
+  evaluation?: string;
 };
 
 const ULID_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -19,8 +28,17 @@ export function randomUlid(): string {
 export function randomRows(): TeamRows {
   const m = `R${randomBytes(5).toString("hex")}`;
   return {
-    marker: m, session: randomUlid(), call: randomUlid(), callWithoutResult: randomUlid(), tool: `tool_${m}`, datum: `D_${m}`,
-    team: randomUlid(), token: randomUlid(), audit: randomUlid(), claim: `CLM-${m}`, evaluation: randomUlid(),
+    marker: m,
+    session: randomUlid(),
+    call: randomUlid(),
+    callWithoutResult: randomUlid(),
+    tool: `tool_${m}`,
+    datum: `D_${m}`,
+    team: randomUlid(),
+    token: randomUlid(),
+    audit: randomUlid(),
+    claim: `CLM-${m}`,
+    evaluation: randomUlid(),
   };
 }
 
@@ -37,7 +55,12 @@ const BODIES: Record<string, (r: TeamRows) => unknown> = {
   "POST /v1/convert": () => ({ quantity: "1250 cfs", to: { unit: "m^3/s" } }),
   "POST /v1/compute": () => ({ op: "add", a: { value: 1, unit: "m" }, b: { value: 2, unit: "m" } }),
   "POST /v1/datums": () => ({ name: `DW_${next()}_${randomBytes(3).toString("hex")}`, description: "walk" }),
-  "POST /v1/datums/offsets": (r) => ({ from: r.datum, to: "NAVD88", offset: { value: 0.5, unit: "m" }, source: "walk" }),
+  "POST /v1/datums/offsets": (r) => ({
+    from: r.datum,
+    to: "NAVD88",
+    offset: { value: 0.5, unit: "m" },
+    source: "walk",
+  }),
   "PUT /v1/tools/{name}": () => TOOL_DECL,
   "POST /v1/sessions": () => ({ context: "walk", enforcement: "enforce", labels: { k: "v" } }),
   "POST /v1/sessions/{id}/calls": (r) => ({ tool: r.tool, args: { discharge: "1250 cfs", area: 29000 } }),
@@ -45,9 +68,14 @@ const BODIES: Record<string, (r: TeamRows) => unknown> = {
   "POST /v1/replay": (r) => ({ session_id: r.session }),
   "POST /v1/sessions/{id}/packs/{tool}": () => ({ args: { site: "07374000" } }),
   "POST /v1/sessions/{id}/audit": () => ({ answer: "Runoff is 12.5 mm/day from 1250 cfs." }),
-  "POST /v1/claims": () => ({ id: `CLM-W${next()}${randomBytes(2).toString("hex")}`, text: "walk claim", status: "live" }),
+  "POST /v1/claims": () => ({
+    id: `CLM-W${next()}${randomBytes(2).toString("hex")}`,
+    text: "walk claim",
+    status: "live",
+  }),
   "POST /v1/claims/{id}/demote": () => ({ reason: "walk", demoted_by: "walk" }),
-  "POST /v1/claims/import": () => `${JSON.stringify({ id: `CLM-I${next()}${randomBytes(2).toString("hex")}`, text: "imported", status: "live" })}\n`,
+  "POST /v1/claims/import": () =>
+    `${JSON.stringify({ id: `CLM-I${next()}${randomBytes(2).toString("hex")}`, text: "imported", status: "live" })}\n`,
   "POST /v1/evaluations": () => ({ task: { id: "walk" }, result: { output: "walk" } }),
 };
 
@@ -61,9 +89,18 @@ export function validBody(doc: OpenApiDoc, route: Route, rows: TeamRows): unknow
 export function pathValue(rows: TeamRows, path: string, param: string): string {
   const resource = resourceOf(path, param);
   const byResource: Record<string, string | undefined> = {
-    sessions: rows.session, calls: path.endsWith("/result") ? rows.callWithoutResult : rows.call, tools: rows.tool,
-    teams: rows.team, tokens: rows.token, claims: rows.claim, evaluations: rows.evaluation, audits: rows.audit,
-    sites: "07374000", stations: "E21136", datums: rows.datum, packs: "usgs.read_discharge",
+    sessions: rows.session,
+    calls: path.endsWith("/result") ? rows.callWithoutResult : rows.call,
+    tools: rows.tool,
+    teams: rows.team,
+    tokens: rows.token,
+    claims: rows.claim,
+    evaluations: rows.evaluation,
+    audits: rows.audit,
+    sites: "07374000",
+    stations: "E21136",
+    datums: rows.datum,
+    packs: "usgs.read_discharge",
   };
   return byResource[resource] ?? rows.session;
 }
@@ -71,10 +108,18 @@ export function pathValue(rows: TeamRows, path: string, param: string): string {
 /** Query values that point at `rows` (a label, a tool, a magnitude the team stored), for the list routes. */
 export function queryFor(route: Route, rows: TeamRows): string {
   const values: Record<string, string | undefined> = {
-    session: rows.session, label: `owner:${rows.marker}`, tool: rows.tool, value: "35.39605824", unit: "m^3/s",
-    q: rows.marker, task: `task-${rows.marker}`, key: `k_${rows.marker}`,
+    session: rows.session,
+    label: `owner:${rows.marker}`,
+    tool: rows.tool,
+    value: "35.39605824",
+    unit: "m^3/s",
+    q: rows.marker,
+    task: `task-${rows.marker}`,
+    key: `k_${rows.marker}`,
   };
-  const parts = route.query.filter((p) => values[p.name] !== undefined || p.required).map((p) => `${p.name}=${encodeURIComponent(values[p.name] ?? "1")}`);
+  const parts = route.query
+    .filter((p) => values[p.name] !== undefined || p.required)
+    .map((p) => `${p.name}=${encodeURIComponent(values[p.name] ?? "1")}`);
   return parts.length ? `?${parts.join("&")}` : "";
 }
 
@@ -83,7 +128,14 @@ export function has(routes: readonly Route[], method: string, path: string): boo
   return routes.some((r) => r.method === method && r.path === path);
 }
 
-async function must(url: string, token: string, method: string, path: string, body: unknown, status: number): Promise<Record<string, unknown>> {
+async function must(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+  status: number,
+): Promise<Record<string, unknown>> {
   const r = await send(url, method, path, { token, body });
   if (r.status !== status) throw new Error(`${method} ${path} answered ${r.status}, expected ${status}: ${r.text}`);
   return r.body as Record<string, unknown>;
@@ -94,29 +146,66 @@ async function must(url: string, token: string, method: string, path: string, bo
  * labelled context, two calls (one with a result), a datum and its offset, and an audit, a claim and an
  * evaluation where those routes exist yet.
  */
-export async function seedTeam(url: string, token: string, team: string, tokenId: string, routes: readonly Route[]): Promise<TeamRows> {
+export async function seedTeam(
+  url: string,
+  token: string,
+  team: string,
+  tokenId: string,
+  routes: readonly Route[],
+): Promise<TeamRows> {
   const marker = `M${randomBytes(6).toString("hex")}`;
   const tool = `tool_${marker}`;
   await must(url, token, "PUT", `/v1/tools/${tool}`, { description: `${marker} tool`, ...TOOL_DECL }, 201);
-  const session = (await must(url, token, "POST", "/v1/sessions", { context: `${marker} context`, labels: { owner: marker } }, 201)).id as string;
+  const session = (
+    await must(url, token, "POST", "/v1/sessions", { context: `${marker} context`, labels: { owner: marker } }, 201)
+  ).id as string;
   const args = { discharge: "1250 cfs", area: 29000 };
   const call = (await must(url, token, "POST", `/v1/sessions/${session}/calls`, { tool, args }, 200)).call_id as string;
   await must(url, token, "POST", `/v1/sessions/${session}/calls/${call}/result`, { result: 12.5 }, 200);
-  const callWithoutResult = (await must(url, token, "POST", `/v1/sessions/${session}/calls`, { tool, args }, 200)).call_id as string;
+  const callWithoutResult = (await must(url, token, "POST", `/v1/sessions/${session}/calls`, { tool, args }, 200))
+    .call_id as string;
   const datum = `D_${marker}`;
   await must(url, token, "POST", "/v1/datums", { name: datum, description: `${marker} datum` }, 201);
-  await must(url, token, "POST", "/v1/datums/offsets", { from: datum, to: "NAVD88", offset: { value: 0.5, unit: "m" }, source: marker }, 201);
+  await must(
+    url,
+    token,
+    "POST",
+    "/v1/datums/offsets",
+    { from: datum, to: "NAVD88", offset: { value: 0.5, unit: "m" }, source: marker },
+    201,
+  );
   const rows: TeamRows = { marker, session, call, callWithoutResult, tool, datum, team, token: tokenId };
   if (has(routes, "POST", "/v1/sessions/{id}/audit")) {
-    rows.audit = (await must(url, token, "POST", `/v1/sessions/${session}/audit`, { answer: `${marker}: runoff is 12.5 mm/day from 1250 cfs` }, 200)).id as string;
+    rows.audit = (
+      await must(
+        url,
+        token,
+        "POST",
+        `/v1/sessions/${session}/audit`,
+        { answer: `${marker}: runoff is 12.5 mm/day from 1250 cfs` },
+        200,
+      )
+    ).id as string;
   }
   if (has(routes, "POST", "/v1/claims")) {
     rows.claim = `CLM-${marker}`;
-    await must(url, token, "POST", "/v1/claims", { id: rows.claim, text: `${marker} claim`, key: `k_${marker}`, value: 1, status: "live" }, 201);
+    await must(
+      url,
+      token,
+      "POST",
+      "/v1/claims",
+      { id: rows.claim, text: `${marker} claim`, key: `k_${marker}`, value: 1, status: "live" },
+      201,
+    );
   }
   if (has(routes, "POST", "/v1/evaluations")) {
-    const result = { output: `${marker} output`, claims: [{ id: "F1", kind: "judgment", text: `${marker} judgment`, rationale: marker }] };
-    rows.evaluation = (await must(url, token, "POST", "/v1/evaluations", { task: { id: `task-${marker}` }, result }, 200)).id as string;
+    const result = {
+      output: `${marker} output`,
+      claims: [{ id: "F1", kind: "judgment", text: `${marker} judgment`, rationale: marker }],
+    };
+    rows.evaluation = (
+      await must(url, token, "POST", "/v1/evaluations", { task: { id: `task-${marker}` }, result }, 200)
+    ).id as string;
   }
   return rows;
 }

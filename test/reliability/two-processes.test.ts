@@ -12,10 +12,23 @@ const CLIENTS_PER_SERVER = 20;
 const SECONDS = 4;
 const DECL = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
 
-type Tally = { requests: number; bad: Reply[]; calls: Map<string, string>; results: Set<string>; audits: Set<string>; sessions: Set<string> };
+type Tally = {
+  requests: number;
+  bad: Reply[];
+  calls: Map<string, string>;
+  results: Set<string>;
+  audits: Set<string>;
+  sessions: Set<string>;
+};
 
 /** One client: opens a session on one process, then alternates calls, results and audits across both processes. */
-async function client(urls: [string, string], first: 0 | 1, until: number, tally: Tally, rand: () => number): Promise<void> {
+async function client(
+  urls: [string, string],
+  first: 0 | 1,
+  until: number,
+  tally: Tally,
+  rand: () => number,
+): Promise<void> {
   const check = (r: Reply, ok: number): boolean => {
     tally.requests += 1;
     if (r.status !== ok) tally.bad.push(r);
@@ -28,14 +41,23 @@ async function client(urls: [string, string], first: 0 | 1, until: number, tally
     tally.sessions.add(sid);
     for (let i = 0; i < 8 && Date.now() < until; i += 1) {
       const url = urls[rand() < 0.5 ? 0 : 1];
-      const c = await send(url, "POST", `/v1/sessions/${sid}/calls`, { token: TOKEN, body: { tool: "two_proc", args: { discharge: "1250 cfs", area: 29000 } } });
+      const c = await send(url, "POST", `/v1/sessions/${sid}/calls`, {
+        token: TOKEN,
+        body: { tool: "two_proc", args: { discharge: "1250 cfs", area: 29000 } },
+      });
       if (!check(c, 200)) continue;
       const callId = (c.body as { call_id: string }).call_id;
       tally.calls.set(callId, sid);
-      const r = await send(urls[rand() < 0.5 ? 0 : 1], "POST", `/v1/sessions/${sid}/calls/${callId}/result`, { token: TOKEN, body: { result: 12.5 } });
+      const r = await send(urls[rand() < 0.5 ? 0 : 1], "POST", `/v1/sessions/${sid}/calls/${callId}/result`, {
+        token: TOKEN,
+        body: { result: 12.5 },
+      });
       if (check(r, 200)) tally.results.add(callId);
     }
-    const a = await send(urls[rand() < 0.5 ? 0 : 1], "POST", `/v1/sessions/${sid}/audit`, { token: TOKEN, body: { answer: "Runoff is 12.5 mm/day from 1250 cfs." } });
+    const a = await send(urls[rand() < 0.5 ? 0 : 1], "POST", `/v1/sessions/${sid}/audit`, {
+      token: TOKEN,
+      body: { answer: "Runoff is 12.5 mm/day from 1250 cfs." },
+    });
     if (check(a, 200)) tally.audits.add((a.body as { id: string }).id);
   }
 }
@@ -50,13 +72,18 @@ describe("two server processes on one database", () => {
 
   it("both start at once on a new file: migrations and seeding do not collide", async () => {
     const db = join(dir, "fresh.db");
-    const both = await Promise.all([serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN }), serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN })]);
+    const both = await Promise.all([
+      serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN }),
+      serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN }),
+    ]);
     running.push(...both);
     for (const s of both) expect((await send(s.url, "GET", "/v1/tools", { token: TOKEN })).status).toBe(200);
     const sqlite = new Database(db, { readonly: true });
     try {
       expect(sqlite.prepare("SELECT count(*) FROM teams WHERE name = 'default'").pluck().get()).toBe(1);
-      expect(sqlite.prepare("SELECT count(*) FROM tokens WHERE is_admin = 1 AND revoked_at IS NULL").pluck().get()).toBe(1);
+      expect(
+        sqlite.prepare("SELECT count(*) FROM tokens WHERE is_admin = 1 AND revoked_at IS NULL").pluck().get(),
+      ).toBe(1);
     } finally {
       sqlite.close();
     }
@@ -71,11 +98,20 @@ describe("two server processes on one database", () => {
     running.push(b);
     expect((await send(a.url, "PUT", "/v1/tools/two_proc", { token: TOKEN, body: DECL })).status).toBe(201);
 
-    const tally: Tally = { requests: 0, bad: [], calls: new Map(), results: new Set(), audits: new Set(), sessions: new Set() };
+    const tally: Tally = {
+      requests: 0,
+      bad: [],
+      calls: new Map(),
+      results: new Set(),
+      audits: new Set(),
+      sessions: new Set(),
+    };
     const rand = seeded(2);
     const until = Date.now() + SECONDS * 1000;
     await Promise.all(
-      Array.from({ length: 2 * CLIENTS_PER_SERVER }, (_, i) => client([a.url, b.url], (i % 2) as 0 | 1, until, tally, rand)),
+      Array.from({ length: 2 * CLIENTS_PER_SERVER }, (_, i) =>
+        client([a.url, b.url], (i % 2) as 0 | 1, until, tally, rand),
+      ),
     );
     await Promise.all([a.stop(), b.stop()]);
 
@@ -87,17 +123,24 @@ describe("two server processes on one database", () => {
     try {
       expect(sqlite.pragma("integrity_check", { simple: true })).toBe("ok");
       const calls = new Map(
-        (sqlite.prepare("SELECT id, session_id, seq, result_raw FROM calls WHERE tool = 'two_proc'").all() as {
-          id: string; session_id: string; seq: number; result_raw: string | null;
-        }[]).map((c) => [c.id, c]),
+        (
+          sqlite.prepare("SELECT id, session_id, seq, result_raw FROM calls WHERE tool = 'two_proc'").all() as {
+            id: string;
+            session_id: string;
+            seq: number;
+            result_raw: string | null;
+          }[]
+        ).map((c) => [c.id, c]),
       );
       expect([...tally.calls.keys()].filter((id) => !calls.has(id))).toEqual([]);
       expect([...tally.results].filter((id) => calls.get(id)?.result_raw == null)).toEqual([]);
       const audits = new Set(sqlite.prepare("SELECT id FROM audits").pluck().all() as string[]);
       expect([...tally.audits].filter((id) => !audits.has(id))).toEqual([]);
       // Calls taken by either process share one sequence per session: 1..n, no duplicates, no gaps.
-      const gaps = sqlite.prepare(`SELECT s.id FROM sessions s JOIN calls c ON c.session_id = s.id WHERE s.context = 'two processes'
-        GROUP BY s.id HAVING count(*) <> max(c.seq) OR count(DISTINCT c.seq) <> count(*) OR s.call_count <> count(*)`).all();
+      const gaps = sqlite
+        .prepare(`SELECT s.id FROM sessions s JOIN calls c ON c.session_id = s.id WHERE s.context = 'two processes'
+        GROUP BY s.id HAVING count(*) <> max(c.seq) OR count(DISTINCT c.seq) <> count(*) OR s.call_count <> count(*)`)
+        .all();
       expect(gaps).toEqual([]);
       console.info(
         `two processes: ${tally.requests} requests from ${2 * CLIENTS_PER_SERVER} clients in ${SECONDS} s, 0 failed; ` +

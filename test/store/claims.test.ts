@@ -27,8 +27,19 @@ const codeOf = (fn: () => unknown): { code?: string; details?: unknown } => {
 describe("creating and demoting claims", () => {
   it("stores a live claim with its key normalised and one created event", () => {
     const { claims, team } = setup();
-    const c = claims.create(team, { id: "CLM-7", text: "Crest 17.1 ft", key: "  Crest   STAGE ", value: "17.1 ft", status: "live" }, MARCH);
-    expect(c).toMatchObject({ id: "CLM-7", key: "crest stage", value: "17.1 ft", status: "live", watch: null, created_at: "2026-03-02T09:00:00.000Z" });
+    const c = claims.create(
+      team,
+      { id: "CLM-7", text: "Crest 17.1 ft", key: "  Crest   STAGE ", value: "17.1 ft", status: "live" },
+      MARCH,
+    );
+    expect(c).toMatchObject({
+      id: "CLM-7",
+      key: "crest stage",
+      value: "17.1 ft",
+      status: "live",
+      watch: null,
+      created_at: "2026-03-02T09:00:00.000Z",
+    });
     expect(claims.events(team, "CLM-7").map((e) => [e.kind, e.status])).toEqual([["created", "live"]]);
   });
 
@@ -50,7 +61,9 @@ describe("creating and demoting claims", () => {
     const { claims, team } = setup();
     const e = codeOf(() => claims.create(team, { id: "C", text: "t", status: "demoted", watch: "(a)\\1" }, MARCH));
     expect(e.code).toBe("invalid_request");
-    expect(e.details).toEqual([{ path: "watch", message: expect.stringContaining("backreferences (\\1) are not supported") }]);
+    expect(e.details).toEqual([
+      { path: "watch", message: expect.stringContaining("backreferences (\\1) are not supported") },
+    ]);
     expect(claims.find(team, "C")).toBeNull();
   });
 
@@ -59,9 +72,17 @@ describe("creating and demoting claims", () => {
     claims.create(team, { id: "CLM-1", text: CLM1.text, status: "live" }, MARCH);
     claims.demote(team, "CLM-1", { reason: CLM1.reason, demoted_by: CLM1.demoted_by, watch: CLM1.watch }, APRIL);
     const again = claims.demote(team, "CLM-1", { reason: "still wrong", demoted_by: "review/second.py" }, APRIL);
-    expect(again).toMatchObject({ status: "demoted", reason: "still wrong", demoted_by: "review/second.py", watch: "2\\.08x", updated_at: "2026-04-01T09:00:00.000Z" });
+    expect(again).toMatchObject({
+      status: "demoted",
+      reason: "still wrong",
+      demoted_by: "review/second.py",
+      watch: "2\\.08x",
+      updated_at: "2026-04-01T09:00:00.000Z",
+    });
     expect(claims.events(team, "CLM-1").map((e) => [e.kind, e.status, e.watch])).toEqual([
-      ["created", "live", null], ["demoted", "demoted", "2\\.08x"], ["demoted", "demoted", "2\\.08x"],
+      ["created", "live", null],
+      ["demoted", "demoted", "2\\.08x"],
+      ["demoted", "demoted", "2\\.08x"],
     ]);
   });
 
@@ -86,7 +107,9 @@ describe("superseding", () => {
 
   it("refuses to supersede an unknown id or itself, listing each", () => {
     const { claims, team } = setup();
-    const e = codeOf(() => claims.create(team, { id: "NEW", text: "b", status: "live", supersedes: ["NOPE", "NEW"] }, APRIL));
+    const e = codeOf(() =>
+      claims.create(team, { id: "NEW", text: "b", status: "live", supersedes: ["NOPE", "NEW"] }, APRIL),
+    );
     expect(e.code).toBe("invalid_request");
     expect(e.details).toEqual([
       { path: "supersedes", message: "no claim 'NOPE' in this team's ledger to supersede" },
@@ -110,7 +133,8 @@ describe("listing", () => {
 
   it("pages oldest first with a cursor until next_cursor is null", () => {
     const { claims, team } = setup();
-    for (let i = 0; i < 5; i += 1) claims.create(team, { id: `C${i}`, text: "t", status: "live" }, new Date(MARCH.getTime() + i * 1000));
+    for (let i = 0; i < 5; i += 1)
+      claims.create(team, { id: `C${i}`, text: "t", status: "live" }, new Date(MARCH.getTime() + i * 1000));
     const p1 = claims.list(team, { limit: 2 });
     const p2 = claims.list(team, { limit: 2, after: p1.next_cursor });
     const p3 = claims.list(team, { limit: 2, after: p2.next_cursor });
@@ -126,8 +150,22 @@ const FILE = [
   "[1, 2]",
   JSON.stringify({ id: "CLM-2", status: "retired", text: "x" }),
   JSON.stringify({ status: "live", text: "no id" }),
-  JSON.stringify({ id: "CLM-3", status: "demoted", text: "Beats it twice over", watch: "(beats) it \\1", reason: "r", demoted_by: "d" }),
-  JSON.stringify({ id: "CLM-4", status: "live", text: "Crest is 17.1 ft", key: "Crest Stage", value: "17.1 ft", extra_field: "ignored" }),
+  JSON.stringify({
+    id: "CLM-3",
+    status: "demoted",
+    text: "Beats it twice over",
+    watch: "(beats) it \\1",
+    reason: "r",
+    demoted_by: "d",
+  }),
+  JSON.stringify({
+    id: "CLM-4",
+    status: "live",
+    text: "Crest is 17.1 ft",
+    key: "Crest Stage",
+    value: "17.1 ft",
+    extra_field: "ignored",
+  }),
   JSON.stringify({ id: "CLM-4", status: "live", text: "again" }),
 ].join("\n");
 
@@ -142,7 +180,14 @@ describe("importing JSON Lines", () => {
     expect(r.skipped[2]?.reason).toBe('status: status must be "live" or "demoted" (or "superseded")');
     expect(r.skipped[3]?.reason).toBe("id is missing");
     expect(r.skipped[4]?.reason).toBe('the id "CLM-4" was already given on line 8; each claim appears once');
-    expect(r.warnings).toEqual([{ line: 7, id: "CLM-3", field: "watch", reason: expect.stringContaining("backreferences (\\1) are not supported") }]);
+    expect(r.warnings).toEqual([
+      {
+        line: 7,
+        id: "CLM-3",
+        field: "watch",
+        reason: expect.stringContaining("backreferences (\\1) are not supported"),
+      },
+    ]);
     expect(claims.get(team, "CLM-3")).toMatchObject({ status: "demoted", watch: "(beats) it \\1" });
     expect(claims.get(team, "CLM-4")).toMatchObject({ key: "crest stage", value: "17.1 ft" });
   });
@@ -152,8 +197,19 @@ describe("importing JSON Lines", () => {
     claims.importText(team, FILE, MARCH);
     claims.create(team, { id: "CLM-5", text: "replaces 4", status: "live", supersedes: ["CLM-4"] }, APRIL);
     const exported = claims.exportText(team);
-    expect(exported.split("\n").filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(["CLM-1", "CLM-3", "CLM-4", "CLM-5"]);
-    expect(claims.importText(team, exported, APRIL)).toEqual({ imported: 0, updated: 0, unchanged: 4, skipped: [], warnings: [expect.objectContaining({ id: "CLM-3" })] });
+    expect(
+      exported
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(["CLM-1", "CLM-3", "CLM-4", "CLM-5"]);
+    expect(claims.importText(team, exported, APRIL)).toEqual({
+      imported: 0,
+      updated: 0,
+      unchanged: 4,
+      skipped: [],
+      warnings: [expect.objectContaining({ id: "CLM-3" })],
+    });
     const fresh = setup();
     const again = fresh.claims.importText(fresh.team, exported, APRIL);
     expect(again.imported).toBe(4);
@@ -168,29 +224,57 @@ describe("importing JSON Lines", () => {
     expect(r).toMatchObject({ imported: 1, updated: 1, unchanged: 0 });
     expect(claims.events(team, "CLM-1").map((e) => e.kind)).toEqual(["created", "demoted"]);
     const changed = claims.importText(team, JSON.stringify({ ...CLM1, text: "Thompson beats greedy by 3x" }), APRIL);
-    expect(changed.skipped).toEqual([{ line: 1, reason: "claim 'CLM-1' is already in the ledger with a different text; claims are immutable, so give the changed claim its own id and name 'CLM-1' in supersedes" }]);
+    expect(changed.skipped).toEqual([
+      {
+        line: 1,
+        reason:
+          "claim 'CLM-1' is already in the ledger with a different text; claims are immutable, so give the changed claim its own id and name 'CLM-1' in supersedes",
+      },
+    ]);
   });
 
   it("keeps a supersedes reference to an unknown id and warns about it", () => {
     const { claims, team } = setup();
-    const r = claims.importText(team, JSON.stringify({ id: "N", status: "live", text: "t", supersedes: "GHOST" }), MARCH);
+    const r = claims.importText(
+      team,
+      JSON.stringify({ id: "N", status: "live", text: "t", supersedes: "GHOST" }),
+      MARCH,
+    );
     expect(r.imported).toBe(1);
-    expect(r.warnings).toEqual([{ line: 1, id: "N", field: "supersedes", reason: "no claim 'GHOST' in the ledger or the file; the reference is kept but supersedes nothing yet" }]);
+    expect(r.warnings).toEqual([
+      {
+        line: 1,
+        id: "N",
+        field: "supersedes",
+        reason: "no claim 'GHOST' in the ledger or the file; the reference is kept but supersedes nothing yet",
+      },
+    ]);
   });
 
   it("skips a line whose value is nested too deep to store, importing the other lines", () => {
     const { claims, team } = setup();
     const deep = `{"id":"DEEP","status":"live","text":"t","value":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
-    const r = claims.importText(team, `${JSON.stringify({ id: "OK", status: "live", text: "fine" })}\n${deep}\n`, MARCH);
-    expect(r).toEqual({ imported: 1, updated: 0, unchanged: 0, warnings: [],
-      skipped: [{ line: 2, reason: "objects and arrays are nested deeper than 128 levels; send a flatter claim" }] });
+    const r = claims.importText(
+      team,
+      `${JSON.stringify({ id: "OK", status: "live", text: "fine" })}\n${deep}\n`,
+      MARCH,
+    );
+    expect(r).toEqual({
+      imported: 1,
+      updated: 0,
+      unchanged: 0,
+      warnings: [],
+      skipped: [{ line: 2, reason: "objects and arrays are nested deeper than 128 levels; send a flatter claim" }],
+    });
     expect(claims.find(team, "DEEP")).toBeNull();
   });
 
   it("parses text without a store: never throws, whatever the input", () => {
     for (const t of ["", "\n\n", "null", "{}", "\u0000", "1\n2"]) expect(() => parseLedgerText(t)).not.toThrow();
     expect(parseLedgerText("{}").skipped).toEqual([{ line: 1, reason: "id is missing; status is missing" }]);
-    expect(parseLedgerText('{"id": 7, "status": "live"}').skipped).toEqual([{ line: 1, reason: "id must be a string, received number 7" }]);
+    expect(parseLedgerText('{"id": 7, "status": "live"}').skipped).toEqual([
+      { line: 1, reason: "id must be a string, received number 7" },
+    ]);
   });
 });
 
@@ -202,7 +286,17 @@ describe("the ClaimHistory port", () => {
     claims.create(team, { id: "CLM-3", text: "was demoted", status: "demoted", reason: "r", demoted_by: "d" }, MARCH);
     claims.importText(team, JSON.stringify({ id: "CLM-3", status: "live", text: "was demoted" }), APRIL);
     const h = claimHistory(store.sqlite, team);
-    expect(h.demotedClaims()).toEqual([{ id: "CLM-1", text: CLM1.text, key: null, value: null, reason: CLM1.reason, demoted_by: CLM1.demoted_by, watch: "2\\.08x" }]);
+    expect(h.demotedClaims()).toEqual([
+      {
+        id: "CLM-1",
+        text: CLM1.text,
+        key: null,
+        value: null,
+        reason: CLM1.reason,
+        demoted_by: CLM1.demoted_by,
+        watch: "2\\.08x",
+      },
+    ]);
     claims.demote(team, "CLM-2", { reason: "wrong", demoted_by: "me", watch: "live one" }, APRIL);
     expect(h.demotedClaims().map((d) => d.id)).toEqual(["CLM-1", "CLM-2"]);
   });
@@ -211,26 +305,44 @@ describe("the ClaimHistory port", () => {
     const { claims, team, store } = setup();
     claims.create(team, { id: "A", text: "a", key: "Crest Stage", value: "17.1 ft", status: "live" }, MARCH);
     claims.create(team, { id: "B", text: "b", key: "crest stage", value: "18 ft", status: "live" }, MARCH);
-    claims.create(team, { id: "C", text: "c", key: "crest stage", value: "19 ft", status: "live", supersedes: ["B"] }, MARCH);
+    claims.create(
+      team,
+      { id: "C", text: "c", key: "crest stage", value: "19 ft", status: "live", supersedes: ["B"] },
+      MARCH,
+    );
     claims.create(team, { id: "D", text: "d", key: "other", value: 1, status: "live" }, MARCH);
     const h = claimHistory(store.sqlite, team);
-    expect(h.liveClaims(["crest stage"]).map((c) => [c.id, c.value])).toEqual([["A", "17.1 ft"], ["C", "19 ft"]]);
+    expect(h.liveClaims(["crest stage"]).map((c) => [c.id, c.value])).toEqual([
+      ["A", "17.1 ft"],
+      ["C", "19 ft"],
+    ]);
     expect(h.liveClaims([])).toEqual([]);
   });
 
   it("uses the team-key and team-status indexes for the ledger queries", () => {
     const { store } = setup();
     const plan = (sql: string, ...params: unknown[]) =>
-      (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join("\n");
-    expect(plan(LIVE_CLAIMS_SQL, "t", "[]")).toMatch(/SEARCH c USING INDEX claims_team_key_idx \(team_id=\? AND key=\?\)/);
-    expect(plan(DEMOTED_CLAIMS_SQL, "t")).toMatch(/SEARCH e USING INDEX claim_events_team_status_idx \(team_id=\? AND status=\?\)/);
+      (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join("\n");
+    expect(plan(LIVE_CLAIMS_SQL, "t", "[]")).toMatch(
+      /SEARCH c USING INDEX claims_team_key_idx \(team_id=\? AND key=\?\)/,
+    );
+    expect(plan(DEMOTED_CLAIMS_SQL, "t")).toMatch(
+      /SEARCH e USING INDEX claim_events_team_status_idx \(team_id=\? AND status=\?\)/,
+    );
     expect(plan(DEMOTED_CLAIMS_SQL, "t")).toMatch(/USING (COVERING )?INDEX claim_events_team_claim_idx/);
   });
 
   it("overlays file lines for one evaluation without storing them, a line replacing the stored claim of its id", () => {
     const { claims, team, store } = setup();
     claims.create(team, { id: "CLM-1", text: CLM1.text, status: "live", key: "thompson gain", value: "2.08x" }, MARCH);
-    const lines = parseLedgerText([JSON.stringify(CLM1), JSON.stringify({ id: "L", status: "live", text: "l", key: "Thompson Gain", value: "1x" })].join("\n")).claims.map((c) => c.claim);
+    const lines = parseLedgerText(
+      [
+        JSON.stringify(CLM1),
+        JSON.stringify({ id: "L", status: "live", text: "l", key: "Thompson Gain", value: "1x" }),
+      ].join("\n"),
+    ).claims.map((c) => c.claim);
     const h = overlayHistory(claimHistory(store.sqlite, team), lines);
     expect(h.demotedClaims().map((d) => d.id)).toEqual(["CLM-1"]);
     expect(h.liveClaims(["thompson gain"]).map((c) => c.id)).toEqual(["L"]);

@@ -33,14 +33,35 @@ describe("station offsets", () => {
   it("replaces the offset of the same (from, to) pair and keeps the stated value and unit", () => {
     const { db } = createTestDb();
     const t = createTeam(db, "alpha").id;
-    const first = upsertOffset(db, t, { from: "GAGE:X", to: "NAVD88", offsetM: 0.3048, offsetValue: 1, offsetUnit: "ft", source: "usgs" });
-    const second = upsertOffset(db, t, { from: "GAGE:X", to: "NAVD88", offsetM: 0.6096, offsetValue: 2, offsetUnit: "ft" });
+    const first = upsertOffset(db, t, {
+      from: "GAGE:X",
+      to: "NAVD88",
+      offsetM: 0.3048,
+      offsetValue: 1,
+      offsetUnit: "ft",
+      source: "usgs",
+    });
+    const second = upsertOffset(db, t, {
+      from: "GAGE:X",
+      to: "NAVD88",
+      offsetM: 0.6096,
+      offsetValue: 2,
+      offsetUnit: "ft",
+    });
     expect(second.id).toBe(first.id);
     upsertOffset(db, t, { from: "GAUGE:Y", to: "ODN", offsetM: -1.25, offsetValue: -1.25, offsetUnit: "m" });
-    expect(listOffsets(db, t).map(({ from, to, offsetM, offsetValue, offsetUnit, source }) => ({ from, to, offsetM, offsetValue, offsetUnit, source })))
-      .toEqual([
-        { from: "GAGE:X", to: "NAVD88", offsetM: 0.6096, offsetValue: 2, offsetUnit: "ft", source: null },
-        { from: "GAUGE:Y", to: "ODN", offsetM: -1.25, offsetValue: -1.25, offsetUnit: "m", source: null },
-      ]);
+    expect(
+      listOffsets(db, t).map(({ from, to, offsetM, offsetValue, offsetUnit, source }) => ({
+        from,
+        to,
+        offsetM,
+        offsetValue,
+        offsetUnit,
+        source,
+      })),
+    ).toEqual([
+      { from: "GAGE:X", to: "NAVD88", offsetM: 0.6096, offsetValue: 2, offsetUnit: "ft", source: null },
+      { from: "GAUGE:Y", to: "ODN", offsetM: -1.25, offsetValue: -1.25, offsetUnit: "m", source: null },
+    ]);
   });
 });

@@ -15,8 +15,11 @@ const SCHEMA_TABLES = Object.values(schema)
   .sort();
 
 const tableNames = (db: ReturnType<typeof openDb>): string[] =>
-  (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
-    .map((r) => r.name);
+  (
+    db.sqlite
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as { name: string }[]
+  ).map((r) => r.name);
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -69,8 +72,9 @@ describe("openDb", () => {
 
   it("enforces foreign keys after migrating", () => {
     const store = openDb(":memory:");
-    expect(() => store.sqlite.prepare("INSERT INTO tokens (id, team_id, hash) VALUES ('k', 'no-such-team', 'h')").run())
-      .toThrow(/FOREIGN KEY constraint failed/);
+    expect(() =>
+      store.sqlite.prepare("INSERT INTO tokens (id, team_id, hash) VALUES ('k', 'no-such-team', 'h')").run(),
+    ).toThrow(/FOREIGN KEY constraint failed/);
     store.close();
   });
 });
@@ -81,15 +85,29 @@ describe("several processes opening one new file", () => {
     const failures: string[] = [];
     for (let trial = 0; trial < 3; trial += 1) {
       const file = join(mkdtempSync(join(tmpdir(), "ledger-race-")), "new.db");
-      await Promise.all([0, 1, 2, 3].map(() => new Promise<void>((resolve) => {
-        const p = spawn(process.execPath, ["--import", "tsx", "-e", `import(${JSON.stringify(dbModule)}).then((m) => m.openDb(${JSON.stringify(file)}).close())`], { stdio: ["ignore", "ignore", "pipe"] });
-        let err = "";
-        p.stderr.on("data", (d: Buffer) => (err += d.toString()));
-        p.on("exit", (code) => {
-          if (code !== 0) failures.push(err.slice(0, 300));
-          resolve();
-        });
-      })));
+      await Promise.all(
+        [0, 1, 2, 3].map(
+          () =>
+            new Promise<void>((resolve) => {
+              const p = spawn(
+                process.execPath,
+                [
+                  "--import",
+                  "tsx",
+                  "-e",
+                  `import(${JSON.stringify(dbModule)}).then((m) => m.openDb(${JSON.stringify(file)}).close())`,
+                ],
+                { stdio: ["ignore", "ignore", "pipe"] },
+              );
+              let err = "";
+              p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+              p.on("exit", (code) => {
+                if (code !== 0) failures.push(err.slice(0, 300));
+                resolve();
+              });
+            }),
+        ),
+      );
     }
     expect(failures).toEqual([]);
   }, 60_000);

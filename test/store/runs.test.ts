@@ -15,7 +15,8 @@ function setup() {
   const team = ensureDefaultTeam(store.db);
   const clock = fixedClock("2026-03-02T09:00:00Z");
   const runs = new RunStore(store.sqlite);
-  const count = (table: string) => (store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const count = (table: string) =>
+    (store.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const evaluate = (input: unknown, record = true) => {
     const e = runs.evaluate(team, input, { clock, record }).evaluation;
     clock.advance(DAY);
@@ -24,19 +25,40 @@ function setup() {
   return { store, team, clock, runs, count, evaluate, claims: new ClaimStore(store.sqlite) };
 }
 
-const stage = (value: unknown, extra: Parameters<typeof stageResult>[1] = {}) => ({ task: { id: "crest-report" }, result: stageResult(value, extra) });
+const stage = (value: unknown, extra: Parameters<typeof stageResult>[1] = {}) => ({
+  task: { id: "crest-report" },
+  result: stageResult(value, extra),
+});
 
 describe("recording an evaluation", () => {
   it("stores the run, its report and settings, and each keyed claim with a normalised key", () => {
     const { runs, team, store, evaluate } = setup();
     const e = evaluate(stage("17.1 ft"));
-    expect(e).toMatchObject({ task: "crest-report", status: "released", created_at: "2026-03-02T09:00:00.000Z", blocked_by: [] });
+    expect(e).toMatchObject({
+      task: "crest-report",
+      status: "released",
+      created_at: "2026-03-02T09:00:00.000Z",
+      blocked_by: [],
+    });
     const stored = runs.get(team, e.id);
     expect(stored.input).toEqual(stage("17.1 ft"));
     expect(stored.settings?.simplicity.max_exposed_controls).toBe(7);
     expect(stored.gates.contract.status).toBe("passed");
-    expect(store.sqlite.prepare("SELECT run_id, task, key, value, claim_id, run_index, released, supersedes FROM run_claims").all()).toEqual([
-      { run_id: e.id, task: "crest-report", key: "crest stage", value: '"17.1 ft"', claim_id: "F1", run_index: 1, released: 1, supersedes: null },
+    expect(
+      store.sqlite
+        .prepare("SELECT run_id, task, key, value, claim_id, run_index, released, supersedes FROM run_claims")
+        .all(),
+    ).toEqual([
+      {
+        run_id: e.id,
+        task: "crest-report",
+        key: "crest stage",
+        value: '"17.1 ft"',
+        claim_id: "F1",
+        run_index: 1,
+        released: 1,
+        supersedes: null,
+      },
     ]);
   });
 
@@ -44,7 +66,8 @@ describe("recording an evaluation", () => {
     const { store, evaluate } = setup();
     evaluate({ task: { id: "t" }, runs: [stageResult("17.1 ft"), stageResult("5.212 m")] });
     expect(store.sqlite.prepare("SELECT run_index, value FROM run_claims ORDER BY id").all()).toEqual([
-      { run_index: 1, value: '"17.1 ft"' }, { run_index: 2, value: '"5.212 m"' },
+      { run_index: 1, value: '"17.1 ft"' },
+      { run_index: 2, value: '"5.212 m"' },
     ]);
   });
 
@@ -73,9 +96,9 @@ describe("recording an evaluation", () => {
 
   it("throws invalid_settings for an unknown settings key and records nothing", () => {
     const { count, runs, team, clock } = setup();
-    expect(() => runs.evaluate(team, { result: stageResult("1 m"), settings: { simplicity: { max_controls: 3 } } }, { clock })).toThrow(
-      expect.objectContaining({ code: "invalid_settings" }),
-    );
+    expect(() =>
+      runs.evaluate(team, { result: stageResult("1 m"), settings: { simplicity: { max_controls: 3 } } }, { clock }),
+    ).toThrow(expect.objectContaining({ code: "invalid_settings" }));
     expect(count("runs")).toBe(0);
   });
 });
@@ -131,11 +154,18 @@ describe("stability across stored runs", () => {
 
   it("queries run_claims through the (team, task, key) index", () => {
     const { store } = setup();
-    const plan = (store.sqlite.prepare(`EXPLAIN QUERY PLAN ${PRIOR_RUN_CLAIMS_SQL}`).all({ team: "t", task: "task", keys: "[]" }) as { detail: string }[]).map((r) => r.detail);
+    const plan = (
+      store.sqlite
+        .prepare(`EXPLAIN QUERY PLAN ${PRIOR_RUN_CLAIMS_SQL}`)
+        .all({ team: "t", task: "task", keys: "[]" }) as { detail: string }[]
+    ).map((r) => r.detail);
     // Every access to run_claims, the grouped scan and the two per-key look-ups, goes through the index; none scans the table.
     const searches = plan.filter((d) => d.startsWith("SEARCH"));
     expect(searches).toHaveLength(3);
-    for (const d of searches) expect(d).toMatch(/^SEARCH [a-z] USING INDEX run_claims_team_task_key_idx \(team_id=\? AND task=\? AND key=\?( AND rowid>\?)?\)$/);
+    for (const d of searches)
+      expect(d).toMatch(
+        /^SEARCH [a-z] USING INDEX run_claims_team_task_key_idx \(team_id=\? AND task=\? AND key=\?( AND rowid>\?)?\)$/,
+      );
     expect(plan.some((d) => /SCAN (run_claims|c|s|x)\b/.test(d))).toBe(false);
   });
 });
@@ -147,7 +177,10 @@ describe("the June report against the March demotion", () => {
     claims.create(team, { id: CLM1.id, text: CLM1.text, status: "live" }, clock.now());
     claims.demote(team, CLM1.id, { reason: CLM1.reason, demoted_by: CLM1.demoted_by, watch: CLM1.watch }, clock.now());
     clock.advance(90 * DAY);
-    const june = evaluate({ task: { id: "scheduler" }, result: schedulerResult("2.08x", { output: "June: Thompson still gains 2.08x." }) });
+    const june = evaluate({
+      task: { id: "scheduler" },
+      result: schedulerResult("2.08x", { output: "June: Thompson still gains 2.08x." }),
+    });
     expect(june.blocked_by).toEqual(["contradiction"]);
     expect(june.gates.contradiction.findings.map((f) => f.code)).toEqual(["LEDGER_DEMOTED_REAPPEARS"]);
     const replaced = evaluate({ task: { id: "scheduler" }, result: correctedJune() });
@@ -159,7 +192,11 @@ describe("the June report against the March demotion", () => {
   it("blocks through ledger lines given for one evaluation only (a file ledger)", () => {
     const { runs, team, clock, count } = setup();
     const extraLedger = parseLedgerText(JSON.stringify(CLM1)).claims.map((c) => c.claim);
-    const e = runs.evaluate(team, { task: { id: "s" }, result: schedulerResult("2.08x") }, { clock, extraLedger }).evaluation;
+    const e = runs.evaluate(
+      team,
+      { task: { id: "s" }, result: schedulerResult("2.08x") },
+      { clock, extraLedger },
+    ).evaluation;
     expect(e.blocked_by).toEqual(["contradiction"]);
     expect(count("claims")).toBe(0);
   });
@@ -174,9 +211,19 @@ describe("listing evaluations", () => {
     expect(runs.list(team, { limit: 50 }).items.map((e) => e.id)).toEqual([c.id, b.id, a.id]);
     expect(runs.list(team, { task: "crest-report", limit: 50 }).items.map((e) => e.id)).toEqual([b.id, a.id]);
     expect(runs.list(team, { status: "blocked", limit: 50 }).items).toEqual([
-      { id: b.id, task: "crest-report", status: "blocked", blocked_by: ["stability"], overall_score: b.overall_score, created_at: "2026-03-03T09:00:00.000Z" },
+      {
+        id: b.id,
+        task: "crest-report",
+        status: "blocked",
+        blocked_by: ["stability"],
+        overall_score: b.overall_score,
+        created_at: "2026-03-03T09:00:00.000Z",
+      },
     ]);
-    expect(runs.list(team, { since: "2026-03-03T09:00:00.000Z", limit: 50 }).items.map((e) => e.id)).toEqual([c.id, b.id]);
+    expect(runs.list(team, { since: "2026-03-03T09:00:00.000Z", limit: 50 }).items.map((e) => e.id)).toEqual([
+      c.id,
+      b.id,
+    ]);
     const p1 = runs.list(team, { limit: 2 });
     expect(p1.items.map((e) => e.id)).toEqual([c.id, b.id]);
     const p2 = runs.list(team, { limit: 2, before: p1.next_cursor });
@@ -186,8 +233,8 @@ describe("listing evaluations", () => {
   it("answers not_found for another team's evaluation", () => {
     const { runs, evaluate, store } = setup();
     const e = evaluate(stage("1 m"));
-    expect(() => runs.get(createTeam(store.db, "other").id, e.id)).toThrow(expect.objectContaining({ code: "not_found" }));
+    expect(() => runs.get(createTeam(store.db, "other").id, e.id)).toThrow(
+      expect.objectContaining({ code: "not_found" }),
+    );
   });
 });
-
-

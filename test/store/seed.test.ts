@@ -6,8 +6,12 @@ import { createTestDb } from "../helpers/db.js";
 
 /** Every row of every table, so a second seed that changes anything shows up. */
 function snapshot(store: LedgerDb): Record<string, unknown[]> {
-  const tables = store.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
-  return Object.fromEntries(tables.map(({ name }) => [name, store.sqlite.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
+  const tables = store.sqlite
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all() as { name: string }[];
+  return Object.fromEntries(
+    tables.map(({ name }) => [name, store.sqlite.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]),
+  );
 }
 
 describe("seed", () => {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../src/store/errors.js";
 import {
-  DEFAULT_TEAM, authenticate, createTeam, createToken, ensureAdminToken, ensureDefaultTeam, findTeamByName,
-  hashToken, revokeToken, rotateAdminToken,
+  DEFAULT_TEAM,
+  authenticate,
+  createTeam,
+  createToken,
+  ensureAdminToken,
+  ensureDefaultTeam,
+  findTeamByName,
+  hashToken,
+  revokeToken,
+  rotateAdminToken,
 } from "../../src/store/teams.js";
 import { createTestDb } from "../helpers/db.js";
 

@@ -27,8 +27,18 @@ const IssuedTokenSchema = z
   })
   .openapi("IssuedToken");
 
-const TeamIdParam = z.object({ id: z.string().min(1).openapi({ param: { name: "id", in: "path" } }) });
-const TokenIdParam = z.object({ token_id: z.string().min(1).openapi({ param: { name: "token_id", in: "path" } }) });
+const TeamIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+const TokenIdParam = z.object({
+  token_id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "token_id", in: "path" } }),
+});
 
 const createTeamRoute = createRoute({
   method: "post",
@@ -45,7 +55,10 @@ const createTokenRoute = createRoute({
   summary: "Issue a bearer token for a team (admin only); the token is shown once",
   tags: ["admin"],
   request: { params: TeamIdParam, body: { ...jsonBody(TokenCreateSchema), required: false } },
-  responses: { 201: jsonResponse(IssuedTokenSchema, "the token, shown once"), ...errorResponses(400, 401, 403, 404, 413) },
+  responses: {
+    201: jsonResponse(IssuedTokenSchema, "the token, shown once"),
+    ...errorResponses(400, 401, 403, 404, 413),
+  },
 });
 
 const revokeTokenRoute = createRoute({

@@ -11,14 +11,25 @@ import { readQuantity } from "./quantities.js";
 
 const DATUM_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,127}$/;
 
-const DatumSchema = z.object({ name: z.string(), kind: z.string(), description: z.string(), builtin: z.boolean() }).openapi("Datum");
-const OffsetSchema = z.object({ from: z.string(), to: z.string(), offset: QuantitySchema, source: z.string().nullable() }).openapi("DatumOffset");
+const DatumSchema = z
+  .object({ name: z.string(), kind: z.string(), description: z.string(), builtin: z.boolean() })
+  .openapi("Datum");
+const OffsetSchema = z
+  .object({ from: z.string(), to: z.string(), offset: QuantitySchema, source: z.string().nullable() })
+  .openapi("DatumOffset");
 const RegistrySchema = z
-  .object({ items: z.array(DatumSchema), offsets: z.array(OffsetSchema).openapi({ description: "every offset of the team, on every page" }), next_cursor: z.string().nullable() })
+  .object({
+    items: z.array(DatumSchema),
+    offsets: z.array(OffsetSchema).openapi({ description: "every offset of the team, on every page" }),
+    next_cursor: z.string().nullable(),
+  })
   .openapi("DatumRegistry");
 
 const DatumCreateSchema = z
-  .strictObject({ name: z.string().regex(DATUM_NAME, "datum names are letters, digits and _ . : + -, up to 128"), description: z.string().max(1000).optional() })
+  .strictObject({
+    name: z.string().regex(DATUM_NAME, "datum names are letters, digits and _ . : + -, up to 128"),
+    description: z.string().max(1000).optional(),
+  })
   .openapi("DatumCreate");
 const OffsetCreateSchema = z
   .strictObject({
@@ -34,17 +45,26 @@ const OffsetCreateSchema = z
   .openapi("OffsetCreate");
 
 const listRoute = createRoute({
-  method: "get", path: "/v1/datums", summary: "The datum registry: built-ins, the team's datums and its offsets", tags: ["datums"],
+  method: "get",
+  path: "/v1/datums",
+  summary: "The datum registry: built-ins, the team's datums and its offsets",
+  tags: ["datums"],
   request: { query: PageQuerySchema },
   responses: { 200: jsonResponse(RegistrySchema, "the registry, builtins first"), ...errorResponses(400, 401) },
 });
 const createDatumRoute = createRoute({
-  method: "post", path: "/v1/datums", summary: "Register a datum for this team", tags: ["datums"],
+  method: "post",
+  path: "/v1/datums",
+  summary: "Register a datum for this team",
+  tags: ["datums"],
   request: { body: jsonBody(DatumCreateSchema) },
   responses: { 201: jsonResponse(DatumSchema, "the datum"), ...errorResponses(400, 401, 409, 413) },
 });
 const createOffsetRoute = createRoute({
-  method: "post", path: "/v1/datums/offsets", summary: "Register the offset between two datums (value on `to` = value on `from` + offset)", tags: ["datums"],
+  method: "post",
+  path: "/v1/datums/offsets",
+  summary: "Register the offset between two datums (value on `to` = value on `from` + offset)",
+  tags: ["datums"],
   request: { body: jsonBody(OffsetCreateSchema) },
   responses: { 201: jsonResponse(OffsetSchema, "the offset"), ...errorResponses(400, 401, 413, 422) },
 });
@@ -61,10 +81,14 @@ export function registerDatumRoutes(app: LedgerApp, deps: AppDeps): void {
     const after = decodeCursor(q.cursor)?.[0];
     const start = after === undefined ? 0 : all.findIndex((d) => d.name === after) + 1;
     if (start === 0 && after !== undefined) {
-      throw new ApiError("invalid_request", "cursor is not valid: send the next_cursor of a previous page unchanged", [{ path: "cursor", message: "not a datum cursor" }]);
+      throw new ApiError("invalid_request", "cursor is not valid: send the next_cursor of a previous page unchanged", [
+        { path: "cursor", message: "not a datum cursor" },
+      ]);
     }
     const page = toPage(all.slice(start, start + q.limit + 1), q.limit, (d) => [d.name]);
-    const offsets = reg.listOffsets().map((o) => ({ from: o.from, to: o.to, offset: { value: o.offsetM, unit: "m" }, source: o.source ?? null }));
+    const offsets = reg
+      .listOffsets()
+      .map((o) => ({ from: o.from, to: o.to, offset: { value: o.offsetM, unit: "m" }, source: o.source ?? null }));
     return c.json({ items: page.items, offsets, next_cursor: page.next_cursor }, 200);
   });
 
@@ -83,10 +107,20 @@ export function registerDatumRoutes(app: LedgerApp, deps: AppDeps): void {
     reg.get(body.from);
     reg.get(body.to);
     const offset = readQuantity(body.offset, reg);
-    if (offset.datum) throw new DimensionalityError(`an offset is a length with no datum of its own, received ${offset.display()}; send {"value": ..., "unit": "m"}`);
+    if (offset.datum)
+      throw new DimensionalityError(
+        `an offset is a length with no datum of its own, received ${offset.display()}; send {"value": ..., "unit": "m"}`,
+      );
     if (typeof offset.value !== "number") throw new DimensionalityError("an offset is one length, not a series");
     const offsetM = offset.to("m").scalar;
-    ledger.registry.addOffset(teamId, { from: body.from, to: body.to, offsetM, offsetValue: offset.value, offsetUnit: offset.unit, source: body.source ?? null });
+    ledger.registry.addOffset(teamId, {
+      from: body.from,
+      to: body.to,
+      offsetM,
+      offsetValue: offset.value,
+      offsetUnit: offset.unit,
+      source: body.source ?? null,
+    });
     return c.json({ from: body.from, to: body.to, offset: offset.toJSON(), source: body.source ?? null }, 201);
   });
 }

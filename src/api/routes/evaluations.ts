@@ -7,58 +7,143 @@ import { parseInstant } from "../../store/queries.js";
 import { RunStore, type Evaluation } from "../../store/runs.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
-import { decodeCursor, encodeCursor, errorResponses, jsonBody, jsonResponse, pageSchema, PageQuerySchema } from "../http.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  PageQuerySchema,
+} from "../http.js";
 
-const FindingSchema = z.object({
-  code: z.string(), message: z.string(), severity: z.enum(["error", "warning", "info"]),
-  claim_id: z.string().optional(), run: z.number().int().optional(),
-}).openapi("Finding");
-const GateSchema = z.object({
-  status: z.enum(["passed", "blocked", "not_applicable"]), score: z.number().nullable(), findings: z.array(FindingSchema),
-}).openapi("GateOutcome");
-const EvaluationSchema = z.object({
-  id: z.string(), task: z.string().nullable(), created_at: z.string(), status: z.enum(["released", "blocked"]),
-  blocked_by: z.array(z.string()).openapi({ description: "gate names in report order; also overall_score or pre_run" }),
-  overall_score: z.number(), gates: z.record(z.string(), GateSchema), findings: z.array(FindingSchema),
-}).openapi("Evaluation");
-const SummarySchema = EvaluationSchema.pick({ id: true, task: true, status: true, blocked_by: true, overall_score: true, created_at: true }).openapi("EvaluationSummary");
+const FindingSchema = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    severity: z.enum(["error", "warning", "info"]),
+    claim_id: z.string().optional(),
+    run: z.number().int().optional(),
+  })
+  .openapi("Finding");
+const GateSchema = z
+  .object({
+    status: z.enum(["passed", "blocked", "not_applicable"]),
+    score: z.number().nullable(),
+    findings: z.array(FindingSchema),
+  })
+  .openapi("GateOutcome");
+const EvaluationSchema = z
+  .object({
+    id: z.string(),
+    task: z.string().nullable(),
+    created_at: z.string(),
+    status: z.enum(["released", "blocked"]),
+    blocked_by: z
+      .array(z.string())
+      .openapi({ description: "gate names in report order; also overall_score or pre_run" }),
+    overall_score: z.number(),
+    gates: z.record(z.string(), GateSchema),
+    findings: z.array(FindingSchema),
+  })
+  .openapi("Evaluation");
+const SummarySchema = EvaluationSchema.pick({
+  id: true,
+  task: true,
+  status: true,
+  blocked_by: true,
+  overall_score: true,
+  created_at: true,
+}).openapi("EvaluationSummary");
 
 const EvaluationRequestSchema = z
   .strictObject({
-    task: z.unknown().optional().openapi({ description: "the task: id, objective, required_deliverables, required_keys, metadata" }),
+    task: z
+      .unknown()
+      .optional()
+      .openapi({ description: "the task: id, objective, required_deliverables, required_keys, metadata" }),
     result: z.unknown().optional().openapi({ description: "one result (output, claims, comparisons, ...)" }),
-    runs: z.array(z.unknown()).min(1).max(100).optional().openapi({ description: "repeated results of one task, compared for stability" }),
+    runs: z
+      .array(z.unknown())
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({ description: "repeated results of one task, compared for stability" }),
     settings: z.unknown().optional().openapi({ description: "thresholds.toml as JSON, merged over the defaults" }),
   })
   .superRefine((b, ctx) => {
     if ((b.result === undefined) === (b.runs === undefined)) {
-      ctx.addIssue({ code: "custom", path: [b.result === undefined ? "result" : "runs"], message: "send exactly one of result and runs" });
+      ctx.addIssue({
+        code: "custom",
+        path: [b.result === undefined ? "result" : "runs"],
+        message: "send exactly one of result and runs",
+      });
     }
   })
   .openapi("EvaluationRequest");
 
 const ListQuery = PageQuerySchema.extend({
-  task: z.string().min(1).max(256).optional().openapi({ param: { name: "task", in: "query" } }),
-  status: z.enum(["released", "blocked"]).optional().openapi({ param: { name: "status", in: "query" } }),
-  since: z.string().min(1).max(64).optional().openapi({ param: { name: "since", in: "query" }, description: "a date (midnight UTC) or a date-time with an offset, as on every since filter" }),
+  task: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .openapi({ param: { name: "task", in: "query" } }),
+  status: z
+    .enum(["released", "blocked"])
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
+  since: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({
+      param: { name: "since", in: "query" },
+      description: "a date (midnight UTC) or a date-time with an offset, as on every since filter",
+    }),
 });
-const IdParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 const evaluateRoute = createRoute({
-  method: "post", path: "/v1/evaluations", summary: "Gate a result (or repeated runs) and record the evaluation", tags: ["release gates"],
+  method: "post",
+  path: "/v1/evaluations",
+  summary: "Gate a result (or repeated runs) and record the evaluation",
+  tags: ["release gates"],
   request: { body: jsonBody(EvaluationRequestSchema) },
-  responses: { 200: jsonResponse(EvaluationSchema, "the decision; a blocked release is an outcome, not an HTTP error"), ...errorResponses(400, 401, 413) },
+  responses: {
+    200: jsonResponse(EvaluationSchema, "the decision; a blocked release is an outcome, not an HTTP error"),
+    ...errorResponses(400, 401, 413),
+  },
 });
 const listRoute = createRoute({
-  method: "get", path: "/v1/evaluations", summary: "Past evaluations, newest first", tags: ["release gates"],
+  method: "get",
+  path: "/v1/evaluations",
+  summary: "Past evaluations, newest first",
+  tags: ["release gates"],
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(pageSchema(SummarySchema, "EvaluationPage"), "a page of evaluations"), ...errorResponses(400, 401) },
+  responses: {
+    200: jsonResponse(pageSchema(SummarySchema, "EvaluationPage"), "a page of evaluations"),
+    ...errorResponses(400, 401),
+  },
 });
 const getRoute = createRoute({
-  method: "get", path: "/v1/evaluations/{id}", summary: "A stored report: JSON, or Markdown with Accept: text/markdown", tags: ["release gates"],
+  method: "get",
+  path: "/v1/evaluations/{id}",
+  summary: "A stored report: JSON, or Markdown with Accept: text/markdown",
+  tags: ["release gates"],
   request: { params: IdParam },
   responses: {
-    200: { description: "the stored report", content: { "application/json": { schema: EvaluationSchema }, "text/markdown": { schema: z.string() } } },
+    200: {
+      description: "the stored report",
+      content: { "application/json": { schema: EvaluationSchema }, "text/markdown": { schema: z.string() } },
+    },
     ...errorResponses(401, 404),
   },
 });
@@ -69,7 +154,8 @@ function settingsFailure(e: SettingsError): ApiError {
   return new ApiError("invalid_request", `invalid settings: ${e.message}`, details);
 }
 
-const wantsMarkdown = (accept: string | undefined): boolean => accept !== undefined && /(^|,)\s*text\/markdown\b/i.test(accept);
+const wantsMarkdown = (accept: string | undefined): boolean =>
+  accept !== undefined && /(^|,)\s*text\/markdown\b/i.test(accept);
 
 /** Registers POST/GET /v1/evaluations and GET /v1/evaluations/{id}. */
 export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
@@ -80,7 +166,10 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     const teamId = c.get("teamId");
     let evaluation: Evaluation;
     try {
-      ({ evaluation } = runs.evaluate(teamId, c.req.valid("json"), { clock: deps.clock, datums: ledger.datums(teamId).names() }));
+      ({ evaluation } = runs.evaluate(teamId, c.req.valid("json"), {
+        clock: deps.clock,
+        datums: ledger.datums(teamId).names(),
+      }));
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
       throw e;
@@ -92,7 +181,9 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     const q = c.req.valid("query");
     const before = decodeCursor(q.cursor);
     const page = runs.list(c.get("teamId"), {
-      limit: q.limit, ...(q.task ? { task: q.task } : {}), ...(q.status ? { status: q.status } : {}),
+      limit: q.limit,
+      ...(q.task ? { task: q.task } : {}),
+      ...(q.status ? { status: q.status } : {}),
       ...(q.since ? { since: parseInstant(q.since, "since") } : {}),
       before: before && before.length === 2 ? [String(before[0]), String(before[1])] : null,
     });
@@ -103,7 +194,11 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     const { input: _input, settings, ...report } = runs.get(c.get("teamId"), c.req.valid("param").id);
     if (wantsMarkdown(c.req.header("accept"))) {
       const title = `${report.task ?? "evaluation"} (${report.id}, ${report.created_at})`;
-      const markdown = renderMarkdown(report, { title, conjunctive: settings?.global.conjunctive ?? true, minScore: settings?.global.min_score ?? 80 });
+      const markdown = renderMarkdown(report, {
+        title,
+        conjunctive: settings?.global.conjunctive ?? true,
+        minScore: settings?.global.min_score ?? 80,
+      });
       return c.body(markdown, 200, { "content-type": "text/markdown; charset=utf-8" });
     }
     return c.json(report, 200);

@@ -10,16 +10,66 @@ import { ledgerFor, type Ledger } from "../../store/ledger.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonResponse } from "../http.js";
 
-const SiteParam = z.object({ site: z.string().min(1).max(32).openapi({ param: { name: "site", in: "path" } }) });
-const StationParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
-const SessionQuery = z.object({ session: z.string().min(1).max(64).optional().openapi({ param: { name: "session", in: "query" }, description: "record each reading as a tool output of this session" }) });
+const SiteParam = z.object({
+  site: z
+    .string()
+    .min(1)
+    .max(32)
+    .openapi({ param: { name: "site", in: "path" } }),
+});
+const StationParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+const SessionQuery = z.object({
+  session: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({
+      param: { name: "session", in: "query" },
+      description: "record each reading as a tool output of this session",
+    }),
+});
 const Any = z.record(z.string(), z.unknown());
 
 const responses = { 200: jsonResponse(Any, "the record"), ...errorResponses(400, 401, 404, 502) };
-const usgsSiteRoute = createRoute({ method: "get", path: "/v1/packs/usgs/sites/{site}", summary: "A USGS site record; reading it registers GAGE:<site> and its offset", tags: ["packs"], request: { params: SiteParam }, responses });
-const usgsReadingRoute = createRoute({ method: "get", path: "/v1/packs/usgs/sites/{site}/reading", summary: "The latest USGS readings with unit, quality, datum and time offset", tags: ["packs"], request: { params: SiteParam, query: SessionQuery }, responses });
-const eaStationRoute = createRoute({ method: "get", path: "/v1/packs/ea/stations/{id}", summary: "An Environment Agency station; reading it registers GAUGE:<station> and its offset", tags: ["packs"], request: { params: StationParam }, responses });
-const eaReadingRoute = createRoute({ method: "get", path: "/v1/packs/ea/stations/{id}/reading", summary: "The latest Environment Agency readings on the station datum or ODN", tags: ["packs"], request: { params: StationParam, query: SessionQuery }, responses });
+const usgsSiteRoute = createRoute({
+  method: "get",
+  path: "/v1/packs/usgs/sites/{site}",
+  summary: "A USGS site record; reading it registers GAGE:<site> and its offset",
+  tags: ["packs"],
+  request: { params: SiteParam },
+  responses,
+});
+const usgsReadingRoute = createRoute({
+  method: "get",
+  path: "/v1/packs/usgs/sites/{site}/reading",
+  summary: "The latest USGS readings with unit, quality, datum and time offset",
+  tags: ["packs"],
+  request: { params: SiteParam, query: SessionQuery },
+  responses,
+});
+const eaStationRoute = createRoute({
+  method: "get",
+  path: "/v1/packs/ea/stations/{id}",
+  summary: "An Environment Agency station; reading it registers GAUGE:<station> and its offset",
+  tags: ["packs"],
+  request: { params: StationParam },
+  responses,
+});
+const eaReadingRoute = createRoute({
+  method: "get",
+  path: "/v1/packs/ea/stations/{id}/reading",
+  summary: "The latest Environment Agency readings on the station datum or ODN",
+  tags: ["packs"],
+  request: { params: StationParam, query: SessionQuery },
+  responses,
+});
 
 /** The pack tools a session can call, by the name they are declared under in the team's tools. */
 const PACK_TOOLS: Record<string, string> = {
@@ -32,25 +82,53 @@ const PACK_TOOLS: Record<string, string> = {
 };
 
 const ToolParam = z.object({
-  id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }),
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
   tool: z.enum(Object.keys(PACK_TOOLS) as [string, ...string[]]).openapi({ param: { name: "tool", in: "path" } }),
 });
 const callPackRoute = createRoute({
-  method: "post", path: "/v1/sessions/{id}/packs/{tool}", tags: ["packs", "sessions"],
-  summary: "Call a retrieval pack as a guarded tool of the session: the service reads the publisher, registers the datums, and records the call and its labelled result",
-  request: { params: ToolParam, body: { required: true, content: { "application/json": { schema: z.strictObject({ args: z.record(z.string().max(64), z.unknown()) }) } } } },
+  method: "post",
+  path: "/v1/sessions/{id}/packs/{tool}",
+  tags: ["packs", "sessions"],
+  summary:
+    "Call a retrieval pack as a guarded tool of the session: the service reads the publisher, registers the datums, and records the call and its labelled result",
+  request: {
+    params: ToolParam,
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.strictObject({ args: z.record(z.string().max(64), z.unknown()) }) } },
+    },
+  },
   responses: { 200: jsonResponse(Any, "the call and its labelled result"), ...errorResponses(400, 401, 404, 413, 502) },
 });
 
 /** Registers a reading's datums and offsets for the team (first registration wins). */
 function register(ledger: Ledger, teamId: string, d: PackDatums): void {
-  ledger.registry.ensure(teamId, d.datums, d.offsets.map((o) => ({
-    from: o.from, to: o.to, offsetM: o.offsetM, offsetValue: o.offsetM, offsetUnit: "m", source: o.source ?? null,
-  })));
+  ledger.registry.ensure(
+    teamId,
+    d.datums,
+    d.offsets.map((o) => ({
+      from: o.from,
+      to: o.to,
+      offsetM: o.offsetM,
+      offsetValue: o.offsetM,
+      offsetUnit: "m",
+      source: o.source ?? null,
+    })),
+  );
 }
 
 /** Records each reading as the output of a call of `tool` in the session, in one group commit. */
-async function record(ledger: Ledger, teamId: string, sessionId: string, tool: string, readings: { args: Record<string, unknown>; quantity: QuantityJSON }[]): Promise<void> {
+async function record(
+  ledger: Ledger,
+  teamId: string,
+  sessionId: string,
+  tool: string,
+  readings: { args: Record<string, unknown>; quantity: QuantityJSON }[],
+): Promise<void> {
   await ledger.batcher.run(() => {
     ledger.sessions.get(teamId, sessionId);
     for (const r of readings) {
@@ -76,7 +154,14 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
     const r = await usgsReading(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
     register(ledger, teamId, r.datums);
     const session = c.req.valid("query").session;
-    if (session) await record(ledger, teamId, session, "usgs.reading", r.readings.map((x) => ({ args: { site: r.site.id, parameter: x.parameter }, quantity: x.quantity })));
+    if (session)
+      await record(
+        ledger,
+        teamId,
+        session,
+        "usgs.reading",
+        r.readings.map((x) => ({ args: { site: r.site.id, parameter: x.parameter }, quantity: x.quantity })),
+      );
     return c.json({ site: r.site, readings: r.readings, warnings: r.warnings }, 200);
   });
 
@@ -93,7 +178,12 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
       if (!ledger.tools.latest(teamId, tool)) ledger.tools.put(teamId, tool, pack.declaration, ledger.datums(teamId));
       const call = ledger.call(teamId, id, tool, args);
       const result = call.ok ? ledger.result(teamId, id, call.call_id, out.result) : null;
-      return { ...call, result: result?.result ?? null, result_ok: result?.ok ?? null, result_violations: result?.violations ?? [] };
+      return {
+        ...call,
+        result: result?.result ?? null,
+        result_ok: result?.ok ?? null,
+        result_violations: result?.violations ?? [],
+      };
     });
     return c.json({ ...answer, warnings: out.warnings }, 200);
   });
@@ -109,8 +199,17 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
     const r = await eaReading(c.req.valid("param").id, fetch, { baseUrl: deps.config.eaUrl });
     register(ledger, teamId, r.datums);
     const session = c.req.valid("query").session;
-    if (session) await record(ledger, teamId, session, "ea.reading", r.readings.map((x) => ({ args: { station: r.station.id, measure: x.measure_id ?? x.measure }, quantity: x.quantity })));
+    if (session)
+      await record(
+        ledger,
+        teamId,
+        session,
+        "ea.reading",
+        r.readings.map((x) => ({
+          args: { station: r.station.id, measure: x.measure_id ?? x.measure },
+          quantity: x.quantity,
+        })),
+      );
     return c.json({ station: r.station, readings: r.readings, warnings: r.warnings }, 200);
   });
 }
-

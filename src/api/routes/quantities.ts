@@ -10,7 +10,9 @@ import { QuantityOrStringSchema, QuantitySchema } from "../schemas.js";
 const ConvertSchema = z
   .strictObject({
     quantity: QuantityOrStringSchema,
-    to: z.strictObject({ unit: z.string().min(1).max(200).optional(), datum: z.string().min(1).max(128).optional() }).default({}),
+    to: z
+      .strictObject({ unit: z.string().min(1).max(200).optional(), datum: z.string().min(1).max(128).optional() })
+      .default({}),
   })
   .openapi("ConvertRequest");
 
@@ -25,7 +27,10 @@ const convertRoute = createRoute({
   summary: "Convert a quantity into another unit and/or onto another datum along a registered offset",
   tags: ["quantities"],
   request: { body: jsonBody(ConvertSchema) },
-  responses: { 200: jsonResponse(z.object({ quantity: QuantitySchema }), "the converted quantity"), ...errorResponses(400, 401, 413, 422) },
+  responses: {
+    200: jsonResponse(z.object({ quantity: QuantitySchema }), "the converted quantity"),
+    ...errorResponses(400, 401, 413, 422),
+  },
 });
 
 const computeRoute = createRoute({
@@ -35,7 +40,10 @@ const computeRoute = createRoute({
   tags: ["quantities"],
   request: { body: jsonBody(ComputeSchema) },
   responses: {
-    200: jsonResponse(z.union([z.object({ quantity: QuantitySchema }), z.object({ result: z.boolean() })]), "the quantity, or the comparison"),
+    200: jsonResponse(
+      z.union([z.object({ quantity: QuantitySchema }), z.object({ result: z.boolean() })]),
+      "the quantity, or the comparison",
+    ),
     ...errorResponses(400, 401, 413, 422),
   },
 });
@@ -66,13 +74,20 @@ export function registerQuantityRoutes(app: LedgerApp, deps: AppDeps): void {
     const qa = readQuantity(a, datums);
     const qb = readQuantity(b, datums);
     switch (op) {
-      case "add": return c.json({ quantity: qa.add(qb).toJSON() }, 200);
-      case "sub": return c.json({ quantity: qa.sub(qb).toJSON() }, 200);
-      case "mul": return c.json({ quantity: qa.mul(qb).toJSON() }, 200);
-      case "div": return c.json({ quantity: qa.div(qb).toJSON() }, 200);
-      case "lt": return c.json({ result: qa.compare(qb) < 0 }, 200);
-      case "gt": return c.json({ result: qa.compare(qb) > 0 }, 200);
-      case "eq": return c.json({ result: qa.equals(qb) }, 200);
+      case "add":
+        return c.json({ quantity: qa.add(qb).toJSON() }, 200);
+      case "sub":
+        return c.json({ quantity: qa.sub(qb).toJSON() }, 200);
+      case "mul":
+        return c.json({ quantity: qa.mul(qb).toJSON() }, 200);
+      case "div":
+        return c.json({ quantity: qa.div(qb).toJSON() }, 200);
+      case "lt":
+        return c.json({ result: qa.compare(qb) < 0 }, 200);
+      case "gt":
+        return c.json({ result: qa.compare(qb) > 0 }, 200);
+      case "eq":
+        return c.json({ result: qa.equals(qb) }, 200);
     }
   });
 }

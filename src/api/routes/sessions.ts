@@ -6,80 +6,186 @@ import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
 import { ViolationSchema } from "../schemas.js";
 
-const LabelsSchema = z.record(z.string().min(1).max(64), z.string().max(256)).refine((o) => Object.keys(o).length <= 32, "at most 32 labels");
+const LabelsSchema = z
+  .record(z.string().min(1).max(64), z.string().max(256))
+  .refine((o) => Object.keys(o).length <= 32, "at most 32 labels");
 const SessionCreateSchema = z
-  .strictObject({ context: z.string().max(100_000).optional(), enforcement: z.enum(["enforce", "warn"]).optional(), labels: LabelsSchema.optional() })
+  .strictObject({
+    context: z.string().max(100_000).optional(),
+    enforcement: z.enum(["enforce", "warn"]).optional(),
+    labels: LabelsSchema.optional(),
+  })
   .openapi("SessionCreate");
 const SessionSchema = z
   .object({
-    id: z.string(), context: z.string(), enforcement: z.enum(["enforce", "warn"]), labels: z.record(z.string(), z.string()),
-    calls: z.number().int(), violations: z.number().int(), would_block: z.number().int(), created_at: z.string(),
+    id: z.string(),
+    context: z.string(),
+    enforcement: z.enum(["enforce", "warn"]),
+    labels: z.record(z.string(), z.string()),
+    calls: z.number().int(),
+    violations: z.number().int(),
+    would_block: z.number().int(),
+    created_at: z.string(),
   })
   .openapi("Session");
-const CallCreateSchema = z.strictObject({ tool: z.string().min(1).max(128), args: z.record(z.string().max(128), z.unknown()) }).openapi("CallCreate");
+const CallCreateSchema = z
+  .strictObject({ tool: z.string().min(1).max(128), args: z.record(z.string().max(128), z.unknown()) })
+  .openapi("CallCreate");
 const CallAnswerSchema = z
   .object({
-    call_id: z.string(), seq: z.number().int(), ok: z.boolean(), guarded: z.boolean(), would_block: z.boolean(), tool_version: z.number().int().nullable(),
-    args: z.record(z.string(), z.unknown()), violations: z.array(ViolationSchema),
+    call_id: z.string(),
+    seq: z.number().int(),
+    ok: z.boolean(),
+    guarded: z.boolean(),
+    would_block: z.boolean(),
+    tool_version: z.number().int().nullable(),
+    args: z.record(z.string(), z.unknown()),
+    violations: z.array(ViolationSchema),
   })
   .openapi("CallAnswer");
 const ResultCreateSchema = z.strictObject({ result: z.unknown() }).openapi("ResultCreate");
-const ResultAnswerSchema = z.object({ ok: z.boolean(), would_block: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) }).openapi("ResultAnswer");
-const ReportSchema = z.object({ calls: z.number().int(), would_block: z.number().int(), by_code: z.record(z.string(), z.number()), text: z.string() }).openapi("Report");
+const ResultAnswerSchema = z
+  .object({ ok: z.boolean(), would_block: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) })
+  .openapi("ResultAnswer");
+const ReportSchema = z
+  .object({
+    calls: z.number().int(),
+    would_block: z.number().int(),
+    by_code: z.record(z.string(), z.number()),
+    text: z.string(),
+  })
+  .openapi("Report");
 
-const IdParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: "id", in: "path" } }) });
-const CallParam = IdParam.extend({ call_id: z.string().min(1).max(64).openapi({ param: { name: "call_id", in: "path" } }) });
+const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+const CallParam = IdParam.extend({
+  call_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "call_id", in: "path" } }),
+});
 
 const createRoute_ = createRoute({
-  method: "post", path: "/v1/sessions", summary: "Open a session", tags: ["sessions"],
+  method: "post",
+  path: "/v1/sessions",
+  summary: "Open a session",
+  tags: ["sessions"],
   request: { body: jsonBody(SessionCreateSchema) },
   responses: { 201: jsonResponse(SessionSchema, "the session"), ...errorResponses(400, 401, 413) },
 });
 const getRoute = createRoute({
-  method: "get", path: "/v1/sessions/{id}", summary: "A session with its call and violation counts", tags: ["sessions"],
+  method: "get",
+  path: "/v1/sessions/{id}",
+  summary: "A session with its call and violation counts",
+  tags: ["sessions"],
   request: { params: IdParam },
   responses: { 200: jsonResponse(SessionSchema, "the session"), ...errorResponses(401, 404) },
 });
 const callRoute = createRoute({
-  method: "post", path: "/v1/sessions/{id}/calls", summary: "Check one tool call: convert what is compatible, refuse what is not, store every crossing", tags: ["sessions"],
+  method: "post",
+  path: "/v1/sessions/{id}/calls",
+  summary: "Check one tool call: convert what is compatible, refuse what is not, store every crossing",
+  tags: ["sessions"],
   request: { params: IdParam, body: jsonBody(CallCreateSchema) },
-  responses: { 200: jsonResponse(CallAnswerSchema, "the verdict (a refusal is ok: false, not an HTTP error)"), ...errorResponses(400, 401, 404, 413) },
+  responses: {
+    200: jsonResponse(CallAnswerSchema, "the verdict (a refusal is ok: false, not an HTTP error)"),
+    ...errorResponses(400, 401, 404, 413),
+  },
 });
 const resultRoute = createRoute({
-  method: "post", path: "/v1/sessions/{id}/calls/{call_id}/result", summary: "Label and store a call's result", tags: ["sessions"],
+  method: "post",
+  path: "/v1/sessions/{id}/calls/{call_id}/result",
+  summary: "Label and store a call's result",
+  tags: ["sessions"],
   request: { params: CallParam, body: jsonBody(ResultCreateSchema) },
-  responses: { 200: jsonResponse(ResultAnswerSchema, "the labelled result"), ...errorResponses(400, 401, 404, 409, 413) },
+  responses: {
+    200: jsonResponse(ResultAnswerSchema, "the labelled result"),
+    ...errorResponses(400, 401, 404, 409, 413),
+  },
 });
 const listCallsRoute = createRoute({
-  method: "get", path: "/v1/sessions/{id}/calls", summary: "The calls of a session in order, each with its crossings (paginated)", tags: ["sessions"],
+  method: "get",
+  path: "/v1/sessions/{id}/calls",
+  summary: "The calls of a session in order, each with its crossings (paginated)",
+  tags: ["sessions"],
   request: { params: IdParam, query: PageQuerySchema },
-  responses: { 200: jsonResponse(z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }), "calls in order"), ...errorResponses(400, 401, 404) },
+  responses: {
+    200: jsonResponse(z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() }), "calls in order"),
+    ...errorResponses(400, 401, 404),
+  },
 });
 const reportRoute = createRoute({
-  method: "get", path: "/v1/sessions/{id}/report", summary: "How many calls were (or would have been) blocked, by code", tags: ["sessions"],
+  method: "get",
+  path: "/v1/sessions/{id}/report",
+  summary: "How many calls were (or would have been) blocked, by code",
+  tags: ["sessions"],
   request: { params: IdParam },
   responses: { 200: jsonResponse(ReportSchema, "the report"), ...errorResponses(401, 404) },
 });
 
 /** A session as the API answers it. */
 export function sessionJson(s: SessionRow) {
-  return { id: s.id, context: s.context, enforcement: s.enforcement, labels: s.labels, calls: s.callCount, violations: s.violationCount, would_block: s.blockedCount, created_at: s.createdAt };
+  return {
+    id: s.id,
+    context: s.context,
+    enforcement: s.enforcement,
+    labels: s.labels,
+    calls: s.callCount,
+    violations: s.violationCount,
+    would_block: s.blockedCount,
+    created_at: s.createdAt,
+  };
 }
 
 /** A crossing as the API answers it: the raw value as sent, and its columns. */
 export function crossingJson(x: CrossingRow) {
   return {
-    id: x.id, session_id: x.sessionId, call_id: x.callId, seq: x.seq, tool: x.tool, direction: x.direction, param: x.param, raw: JSON.parse(x.raw) as unknown,
-    value: x.value, unit: x.unit, value_si: x.valueSi, dimension: x.dimension, is_series: x.isSeries, datum: x.datum, crs: x.crs, tz: x.tz,
-    quality: x.quality, source: x.source, outcome: x.outcome, violation: x.violation, created_at: x.createdAt,
+    id: x.id,
+    session_id: x.sessionId,
+    call_id: x.callId,
+    seq: x.seq,
+    tool: x.tool,
+    direction: x.direction,
+    param: x.param,
+    raw: JSON.parse(x.raw) as unknown,
+    value: x.value,
+    unit: x.unit,
+    value_si: x.valueSi,
+    dimension: x.dimension,
+    is_series: x.isSeries,
+    datum: x.datum,
+    crs: x.crs,
+    tz: x.tz,
+    quality: x.quality,
+    source: x.source,
+    outcome: x.outcome,
+    violation: x.violation,
+    created_at: x.createdAt,
   };
 }
 
 /** A call as the API answers it, with its crossings. */
 export function callJson(c: CallRow, crossings: CrossingRow[]) {
   return {
-    call_id: c.id, seq: c.seq, tool: c.tool, tool_version: c.toolVersion, guarded: c.guarded, args: c.argsRaw, ok: c.ok, violations: c.violations,
-    result: c.resultRaw, result_ok: c.resultOk, result_violations: c.resultViolations, created_at: c.createdAt, result_at: c.resultAt,
+    call_id: c.id,
+    seq: c.seq,
+    tool: c.tool,
+    tool_version: c.toolVersion,
+    guarded: c.guarded,
+    args: c.argsRaw,
+    ok: c.ok,
+    violations: c.violations,
+    result: c.resultRaw,
+    result_ok: c.resultOk,
+    result_violations: c.resultViolations,
+    created_at: c.createdAt,
+    result_at: c.resultAt,
     crossings: crossings.map(crossingJson),
   };
 }
@@ -88,7 +194,9 @@ export function callJson(c: CallRow, crossings: CrossingRow[]) {
 export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
   const ledger = ledgerFor(deps.store, deps.clock);
 
-  app.openapi(createRoute_, (c) => c.json(sessionJson(ledger.sessions.create(c.get("teamId"), c.req.valid("json"), deps.clock.now())), 201));
+  app.openapi(createRoute_, (c) =>
+    c.json(sessionJson(ledger.sessions.create(c.get("teamId"), c.req.valid("json"), deps.clock.now())), 201),
+  );
 
   app.openapi(getRoute, (c) => c.json(sessionJson(ledger.sessions.get(c.get("teamId"), c.req.valid("param").id)), 200));
 
@@ -113,7 +221,10 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
     const crossings = last ? ledger.sessions.crossings(teamId, id, after, last.seq) : [];
     const byCall = new Map<string, CrossingRow[]>();
     for (const x of crossings) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
-    return c.json({ items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])), next_cursor: page.next_cursor }, 200);
+    return c.json(
+      { items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])), next_cursor: page.next_cursor },
+      200,
+    );
   });
 
   app.openapi(reportRoute, (c) => c.json(ledger.report(c.get("teamId"), c.req.valid("param").id), 200));

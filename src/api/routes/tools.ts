@@ -9,39 +9,77 @@ import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";
 
 const ToolSchema = z
-  .object({ name: z.string(), version: z.number().int(), description: z.string(), params: z.record(z.string(), z.unknown()), returns: z.unknown(), created_at: z.string() })
+  .object({
+    name: z.string(),
+    version: z.number().int(),
+    description: z.string(),
+    params: z.record(z.string(), z.unknown()),
+    returns: z.unknown(),
+    created_at: z.string(),
+  })
   .openapi("Tool");
-const NameParam = z.object({ name: z.string().regex(TOOL_NAME, "tool names match [A-Za-z0-9_.:-]{1,128}").openapi({ param: { name: "name", in: "path" } }) });
+const NameParam = z.object({
+  name: z
+    .string()
+    .regex(TOOL_NAME, "tool names match [A-Za-z0-9_.:-]{1,128}")
+    .openapi({ param: { name: "name", in: "path" } }),
+});
 
 const putRoute = createRoute({
-  method: "put", path: "/v1/tools/{name}", summary: "Declare a tool; a changed declaration becomes a new version", tags: ["tools"],
+  method: "put",
+  path: "/v1/tools/{name}",
+  summary: "Declare a tool; a changed declaration becomes a new version",
+  tags: ["tools"],
   request: { params: NameParam, body: jsonBody(ToolDeclarationSchema) },
-  responses: { 200: jsonResponse(ToolSchema, "unchanged: the current version"), 201: jsonResponse(ToolSchema, "a new version"), ...errorResponses(400, 401, 413) },
+  responses: {
+    200: jsonResponse(ToolSchema, "unchanged: the current version"),
+    201: jsonResponse(ToolSchema, "a new version"),
+    ...errorResponses(400, 401, 413),
+  },
 });
 const listRoute = createRoute({
-  method: "get", path: "/v1/tools", summary: "The latest declaration of every tool", tags: ["tools"],
+  method: "get",
+  path: "/v1/tools",
+  summary: "The latest declaration of every tool",
+  tags: ["tools"],
   request: { query: PageQuerySchema },
   responses: { 200: jsonResponse(pageSchema(ToolSchema, "ToolPage"), "tools by name"), ...errorResponses(400, 401) },
 });
 const getRoute = createRoute({
-  method: "get", path: "/v1/tools/{name}", summary: "A tool's latest declaration (or ?version=N)", tags: ["tools"],
+  method: "get",
+  path: "/v1/tools/{name}",
+  summary: "A tool's latest declaration (or ?version=N)",
+  tags: ["tools"],
   request: { params: NameParam, query: z.object({ version: z.coerce.number().int().min(1).optional() }) },
   responses: { 200: jsonResponse(ToolSchema, "the declaration"), ...errorResponses(400, 401, 404) },
 });
 const schemaRoute = createRoute({
-  method: "get", path: "/v1/tools/{name}/schema", summary: "The tool definition for MCP, OpenAI or Anthropic, with x-unit, x-datum, x-crs and x-tz", tags: ["tools"],
+  method: "get",
+  path: "/v1/tools/{name}/schema",
+  summary: "The tool definition for MCP, OpenAI or Anthropic, with x-unit, x-datum, x-crs and x-tz",
+  tags: ["tools"],
   request: { params: NameParam, query: z.object({ format: z.enum(FLAVOURS as [string, ...string[]]).default("mcp") }) },
-  responses: { 200: jsonResponse(z.record(z.string(), z.unknown()), "the definition"), ...errorResponses(400, 401, 404) },
+  responses: {
+    200: jsonResponse(z.record(z.string(), z.unknown()), "the definition"),
+    ...errorResponses(400, 401, 404),
+  },
 });
 
 /** A declaration as the API answers it. */
 export function toolJson(row: ToolRow, decl: ToolDeclaration) {
-  const returns = decl.returns === null ? null
-    : decl.returns.kind === "single" ? declarationToJSON(decl.returns.decl)
-    : Object.fromEntries(Object.entries(decl.returns.keys).map(([k, d]) => [k, declarationToJSON(d)]));
+  const returns =
+    decl.returns === null
+      ? null
+      : decl.returns.kind === "single"
+        ? declarationToJSON(decl.returns.decl)
+        : Object.fromEntries(Object.entries(decl.returns.keys).map(([k, d]) => [k, declarationToJSON(d)]));
   return {
-    name: row.name, version: row.version, description: decl.description,
-    params: Object.fromEntries(Object.entries(decl.params).map(([p, d]) => [p, declarationToJSON(d)])), returns, created_at: row.createdAt,
+    name: row.name,
+    version: row.version,
+    description: decl.description,
+    params: Object.fromEntries(Object.entries(decl.params).map(([p, d]) => [p, declarationToJSON(d)])),
+    returns,
+    created_at: row.createdAt,
   };
 }
 
@@ -50,7 +88,12 @@ export function registerToolRoutes(app: LedgerApp, deps: AppDeps): void {
   const ledger = ledgerFor(deps.store, deps.clock);
   const find = (teamId: string, name: string, version?: number) => {
     const row = version ? ledger.tools.version(teamId, name, version) : ledger.tools.latest(teamId, name);
-    if (!row) throw new NotFoundError(version ? `no version ${version} of tool '${name}'` : `no tool named '${name}'; declare it with PUT /v1/tools/${name}`);
+    if (!row)
+      throw new NotFoundError(
+        version
+          ? `no version ${version} of tool '${name}'`
+          : `no tool named '${name}'; declare it with PUT /v1/tools/${name}`,
+      );
     return { row, decl: ledger.tools.compiledOf(teamId, row, ledger.datums(teamId)) };
   };
 
@@ -69,7 +112,13 @@ export function registerToolRoutes(app: LedgerApp, deps: AppDeps): void {
     const after = decodeCursor(q.cursor)?.[0];
     const rows = ledger.tools.list(teamId, typeof after === "string" ? after : "").slice(0, q.limit + 1);
     const page = toPage(rows, q.limit, (r) => [r.name]);
-    return c.json({ items: page.items.map((r) => toolJson(r, ledger.tools.compiledOf(teamId, r, ledger.datums(teamId)))), next_cursor: page.next_cursor }, 200);
+    return c.json(
+      {
+        items: page.items.map((r) => toolJson(r, ledger.tools.compiledOf(teamId, r, ledger.datums(teamId)))),
+        next_cursor: page.next_cursor,
+      },
+      200,
+    );
   });
 
   app.openapi(getRoute, (c) => {
