@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: type-check, run vitest, then print the plain "N passed, N failed" line CI reads.
+// `npm test`: type-check, format and lint check (Biome), run vitest, then print the plain "N passed, N failed" line CI
+// reads.
 // Extra arguments go to vitest (`npm test -- test/store`). The exit code is vitest's, or tsc's when
 // only the type-check failed; vitest still runs after a type error so the count line is always printed.
 import { spawnSync } from "node:child_process";
@@ -13,6 +14,9 @@ const run = (cmd, args) => spawnSync(cmd, args, { cwd: root, stdio: "inherit" })
 
 const tscCode = run(bin("tsc"), ["--noEmit", "-p", "."]);
 if (tscCode !== 0) console.log("type-check failed (tsc --noEmit -p .)");
+const biomeCode = run(bin("biome"), ["check", "--diagnostic-level=error", "."]);
+if (biomeCode !== 0) console.log("format or lint check failed (npx biome check .; npm run format fixes the layout)");
+const staticCode = tscCode !== 0 ? tscCode : biomeCode;
 
 rmSync(report, { force: true });
 const vitestCode = run(bin("vitest"), [
@@ -37,4 +41,4 @@ if (existsSync(report)) {
   failed = 1;
 }
 console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = vitestCode !== 0 ? vitestCode : tscCode;
+process.exitCode = vitestCode !== 0 ? vitestCode : staticCode;

@@ -37,7 +37,7 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: 
     const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
     // JSON.parse keeps "__proto__" as an own key, but every later object copy turns it into a prototype
     // assignment and drops it silently (or worse): refuse it where it enters.
-    if (!Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, "__proto__")) {
+    if (!Array.isArray(v) && Object.hasOwn(v, "__proto__")) {
       return {
         path: path ? `${path}.__proto__` : "__proto__",
         message: "the key __proto__ is reserved by JavaScript objects and would be dropped silently: rename it",

@@ -16,7 +16,7 @@ export type RunningServer = { url: string; close(): Promise<void> };
 export function startServer(config: Config, store: LedgerDb): Promise<RunningServer> {
   const app = createApp({ db: store, config });
   return new Promise((resolve, reject) => {
-    let server: ServerType | undefined = undefined;
+    let server: ServerType | undefined;
     const onError = (e: Error) => reject(new Error(`cannot listen on ${config.host}:${config.port}: ${e.message}`));
     server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
       server!.off("error", onError);

@@ -160,7 +160,7 @@ function demotedCheck(
   });
   const errors = failures.filter((f) => f.severity === "error");
   t.check(errors.length === 0, errors);
-  failures.filter((f) => f.severity !== "error").forEach((f) => t.note(f));
+  for (const f of failures) if (f.severity !== "error") t.note(f);
 }
 
 /** Gate 9: one check per key, and one check that no demoted ledger claim reappears without being superseded. */

@@ -158,7 +158,7 @@ export function stabilityGate(
     }
     const errors = failures.filter((f) => f.severity === "error");
     t.check(errors.length === 0, errors);
-    failures.filter((f) => f.severity !== "error").forEach((f) => t.note(f));
+    for (const f of failures) if (f.severity !== "error") t.note(f);
   }
   return finish(t, settings.global.warning_penalty);
 }

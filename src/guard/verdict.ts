@@ -214,7 +214,7 @@ function checkValue(
       return refused(e, field, base, ctx, raw);
     }
   }
-  let norm;
+  let norm: ReturnType<typeof normaliseInput>;
   try {
     norm = normaliseInput(raw, decl, ctx);
   } catch (e) {

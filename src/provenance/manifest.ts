@@ -239,7 +239,7 @@ function orderEvents(calls: readonly StoredCall[], firstCrossing: Map<string, nu
   }
   events.sort((a, b) => a.key - b.key || a.tie - b.tie || a.seq - b.seq);
   const steps = new Map<string, number>();
-  events.forEach((e, i) => steps.set(`${e.kind}\u0000${e.seq}`, i + 1));
+  for (const [i, e] of events.entries()) steps.set(`${e.kind}\u0000${e.seq}`, i + 1);
   return steps;
 }
 

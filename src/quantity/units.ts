@@ -189,7 +189,7 @@ function parseUncached(text: string): ParsedUnit {
   }
   const components = unit.units as unknown as Component[];
   let factor = 1;
-  for (const c of components) factor *= Math.pow(c.prefix.value * c.unit.value, c.power);
+  for (const c of components) factor *= (c.prefix.value * c.unit.value) ** c.power;
   const only = components.length === 1 && components[0]!.power === 1 ? components[0]! : null;
   const offset = only ? only.unit.offset : 0;
   if (

@@ -137,17 +137,15 @@ export class Ledger {
   /** The enforcement report of a session. */
   report(teamId: string, sessionId: string): EnforcementReport {
     const session = this.sessions.get(teamId, sessionId);
-    const violations = this.sessions
-      .calls(teamId, sessionId)
-      .flatMap((c) =>
-        [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
-          callId: c.id,
-          tool: c.tool,
-          param: v.param,
-          code: v.code,
-          message: v.message,
-        })),
-      );
+    const violations = this.sessions.calls(teamId, sessionId).flatMap((c) =>
+      [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
+        callId: c.id,
+        tool: c.tool,
+        param: v.param,
+        code: v.code,
+        message: v.message,
+      })),
+    );
     return enforcementReport(session.callCount, violations, session.enforcement);
   }
 }

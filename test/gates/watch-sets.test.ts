@@ -21,7 +21,7 @@ describe("watch sets for a large ledger", () => {
     expect(plan.single).toEqual([]);
     expect(plan.sets.map((s) => s.end - s.start).reduce((a, b) => a + b, 0)).toBe(10_000);
     expect(plan.sets[0]?.start).toBe(0);
-    plan.sets.slice(1).forEach((s, i) => expect(s.start).toBe(plan.sets[i]?.end));
+    for (const [i, s] of plan.sets.slice(1).entries()) expect(s.start).toBe(plan.sets[i]?.end);
   });
 
   it("finds exactly the patterns that occur in a 50 KB report, mapped back to their positions", () => {
