@@ -1,9 +1,9 @@
 // Answer audit (spec 6.6): each number of a final answer traced to a tool output, a one-step sum or difference of outputs,
 // or the question; or flagged as unsourced, mislabelled or sign-inverted.
 import { formatMagnitude, tryConvert } from "../quantity/units.js";
-import { type Candidate, DERIVABLE_BASE, derivableCandidates } from "./derivable.js";
-import type { PriorOutput } from "./history.js";
-import { type Literal, type UnitToken, literalsIn, numberValuesIn } from "./tokenise.js";
+import { type Candidate, DERIVABLE_BASE, derivableCandidates } from "../guard/derivable.js";
+import type { PriorOutput } from "../guard/history.js";
+import { type Literal, type UnitToken, literalsIn, numberValuesIn } from "../guard/tokenise.js";
 
 /** What the audit concluded about one number. */
 export type AuditStatus =
