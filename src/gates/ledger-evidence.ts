@@ -1,7 +1,7 @@
 // Resolving ledger locators: a fact's value must restate a stored crossing, by the answer audit's own reading and matching.
 import { auditFigure } from "../provenance/audit.js";
-import type { PriorOutput } from "../provenance/history.js";
-import { literalsIn } from "../provenance/tokenise.js";
+import type { PriorOutput } from "../guard/history.js";
+import { literalsIn } from "../guard/tokenise.js";
 import { GRADE_RANK, type Grade, meetsFloor } from "../quantity/quality.js";
 import { dimensionKey, formatMagnitude, toSI, tryConvert } from "../quantity/units.js";
 import type { Claim, Finding, Result } from "./contracts.js";
