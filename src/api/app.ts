@@ -21,6 +21,7 @@ import { registerEvaluationRoutes } from "./routes/evaluations.js";
 import { registerHistoryRoutes } from "./routes/history.js";
 import { registerPackRoutes } from "./routes/packs.js";
 import { registerQuantityRoutes } from "./routes/quantities.js";
+import { registerRevisionRoutes } from "./routes/revisions.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
 
@@ -35,6 +36,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerPackRoutes,
   registerClaimRoutes,
   registerEvaluationRoutes,
+  registerRevisionRoutes,
 ];
 
 /** What createApp needs; only the database is required. */

@@ -13,6 +13,11 @@ export const QuantitySchema = z
     crs: z.string().max(128).optional(),
     quality: z.string().max(64).optional(),
     source: z.string().max(512).optional(),
+    observed_at: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: "ISO 8601 with an offset: the time the value describes (set on every pack reading)" }),
   })
   .openapi("Quantity");
 

@@ -20,6 +20,7 @@ export const QuantityValueSchema = z.strictObject({
   tz: z.string().optional(),
   quality: z.string().optional(),
   source: z.string().optional(),
+  observed_at: z.string().optional(),
 });
 
 /** A claim's comparable value: text, number, boolean or a quantity object. */

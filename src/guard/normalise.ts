@@ -9,7 +9,7 @@ import {
   UnitParseError,
 } from "../quantity/errors.js";
 import { type QualityTable, DEFAULT_QUALITY, meetsFloor } from "../quantity/quality.js";
-import { Quantity, readMagnitude, readMeta } from "../quantity/quantity.js";
+import { Quantity, QUANTITY_KEYS, readMagnitude, readMeta } from "../quantity/quantity.js";
 import { describe, formatMagnitude, parseUnit } from "../quantity/units.js";
 import type { Declaration } from "./declaration.js";
 
@@ -105,10 +105,10 @@ function readShape(raw: unknown, decl: Declaration, ctx: Ctx): { quantity: Quant
   }
   if (typeof raw === "object" && raw !== null) {
     const o = raw as Record<string, unknown>;
-    const extra = Object.keys(o).filter((k) => !["value", "unit", "datum", "crs", "quality", "source"].includes(k));
+    const extra = Object.keys(o).filter((k) => !QUANTITY_KEYS.includes(k));
     if (extra.length) {
       throw new UnitParseError(
-        `a quantity object takes only value, unit, datum, crs, quality and source; remove ${extra.map((k) => `'${k}'`).join(", ")} and resend`,
+        `a quantity object takes only value, unit, datum, crs, quality, source and observed_at; remove ${extra.map((k) => `'${k}'`).join(", ")} and resend`,
       );
     }
     if (!("value" in o))

@@ -32,6 +32,8 @@ export type CrossingDraft = {
   tz: string | null;
   quality: string | null;
   source: string | null;
+  /** The quantity's observation time as sent (ISO 8601 with its offset): with `source`, it makes a return a reading. */
+  observedAt: string | null;
   outcome: "ok" | "converted" | "refused" | "warned" | "passed";
   violation: ViolationCode | null;
 };
@@ -283,6 +285,7 @@ function quantityColumns(q: Quantity): Partial<CrossingDraft> {
     crs: q.crs,
     quality: q.quality,
     source: q.source,
+    observedAt: q.observedAt,
   };
 }
 
@@ -302,6 +305,7 @@ function passedCrossing(direction: "param" | "return", param: string, raw: unkno
     tz: null,
     quality: null,
     source: null,
+    observedAt: null,
     outcome: "passed",
     violation: null,
   };

@@ -206,7 +206,7 @@ function readMeasure(
     measure_id: notation,
     parameter: str(pick(m, ["parameter"])),
     qualifier: str(pick(m, ["qualifier"])),
-    quantity: new Quantity(value, surface.unit, { datum, quality, source: `ea:${ref}` }).toJSON(),
+    quantity: new Quantity(value, surface.unit, { datum, quality, source: `ea:${ref}`, observedAt: when }).toJSON(),
     observed_at: when,
   };
 }

@@ -301,7 +301,12 @@ function readSeries(
     String(pick(s, ["variable", "variableName"]) ?? "")
       .split(",")[0]!
       .trim() || code;
-  const quantity = new Quantity(value, unit, { datum, quality, source: `usgs:${site}:${code}` }).toJSON();
+  const quantity = new Quantity(value, unit, {
+    datum,
+    quality,
+    source: `usgs:${site}:${code}`,
+    observedAt: when,
+  }).toJSON();
   return { parameter: code, name, quantity, observed_at: when, qualifiers };
 }
 

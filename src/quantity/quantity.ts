@@ -1,5 +1,7 @@
 // Quantity: a magnitude or series with its unit, vertical datum, CRS and quality, and the algebra that keeps them honest.
-import { CRSMismatch, DatumMismatch, DimensionalityError, UnitParseError } from "./errors.js";
+import { DateTime } from "luxon";
+import { CRSMismatch, DatumMismatch, DimensionalityError, TimezoneError, UnitParseError } from "./errors.js";
+import { isNaive } from "./time.js";
 import type { DatumRegistry } from "./datums.js";
 import { type Grade, type QualityTable, DEFAULT_QUALITY, weakest } from "./quality.js";
 import {
@@ -24,6 +26,8 @@ export type QuantityJSON = {
   crs?: string;
   quality?: Grade;
   source?: string;
+  /** ISO 8601 with an offset: the time the value describes (a reading's observation time). */
+  observed_at?: string;
 };
 
 /** Metadata a quantity carries besides its magnitude and unit. */
@@ -32,6 +36,7 @@ export type QuantityMeta = {
   crs?: string | null;
   quality?: Grade | null;
   source?: string | null;
+  observedAt?: string | null;
 };
 
 type Op = "add" | "subtract" | "multiply" | "divide" | "compare";
@@ -47,6 +52,7 @@ export class Quantity {
   readonly crs: string | null;
   readonly quality: Grade | null;
   readonly source: string | null;
+  readonly observedAt: string | null;
 
   constructor(value: Magnitude, unit: string, meta: QuantityMeta = {}) {
     if (typeof value === "number" && !Number.isFinite(value)) {
@@ -63,6 +69,7 @@ export class Quantity {
     this.crs = meta.crs ?? null;
     this.quality = meta.quality ?? null;
     this.source = meta.source ?? null;
+    this.observedAt = meta.observedAt ?? null;
   }
 
   /** Reads "1250 cfs", "1,250 cfs", "1.25e3 cfs", "12.4ft"; a string without a unit is refused, and nothing is evaluated. */
@@ -115,6 +122,7 @@ export class Quantity {
       crs: this.crs,
       quality: this.quality,
       source: this.source,
+      observedAt: this.observedAt,
       ...meta,
     });
   }
@@ -334,6 +342,7 @@ export class Quantity {
     if (this.crs) out.crs = this.crs;
     if (this.quality) out.quality = this.quality;
     if (this.source) out.source = this.source;
+    if (this.observedAt) out.observed_at = this.observedAt;
     return out;
   }
 
@@ -356,10 +365,10 @@ export class Quantity {
     if (typeof json !== "object" || json === null || Array.isArray(json))
       throw new UnitParseError('a quantity is an object {"value": ..., "unit": ...}');
     const o = json as Record<string, unknown>;
-    const unknown = Object.keys(o).filter((k) => !["value", "unit", "datum", "crs", "quality", "source"].includes(k));
+    const unknown = Object.keys(o).filter((k) => !QUANTITY_KEYS.includes(k));
     if (unknown.length) {
       throw new UnitParseError(
-        `a quantity takes only value, unit, datum, crs, quality and source; remove ${unknown.map((k) => `'${k}'`).join(", ")}`,
+        `a quantity takes only value, unit, datum, crs, quality, source and observed_at; remove ${unknown.map((k) => `'${k}'`).join(", ")}`,
       );
     }
     if (!("value" in o))
@@ -368,6 +377,9 @@ export class Quantity {
     return new Quantity(readMagnitude(o.value), o.unit, readMeta(o, opts));
   }
 }
+
+/** The keys of a quantity's JSON form. */
+export const QUANTITY_KEYS: readonly string[] = ["value", "unit", "datum", "crs", "quality", "source", "observed_at"];
 
 /** Reads a JSON magnitude: a finite number, or an array of finite numbers and nulls. */
 export function readMagnitude(v: unknown): Magnitude {
@@ -397,7 +409,19 @@ export function readMeta(
     crs: str("crs"),
     quality: (opts.quality ?? DEFAULT_QUALITY).normalise(str("quality")),
     source: str("source"),
+    observedAt: observedAt(str("observed_at")),
   };
+}
+
+/** An observation time as sent, checked: ISO 8601 with an explicit offset (the publisher's own offset is kept). */
+function observedAt(text: string | null): string | null {
+  if (text === null) return null;
+  if (!DateTime.fromISO(text, { setZone: true }).isValid || isNaive(text)) {
+    throw new TimezoneError(
+      `a quantity's 'observed_at' must be ISO 8601 with an offset, such as '2026-03-14T10:15:00-05:00'; received '${text}'`,
+    );
+  }
+  return text;
 }
 
 function checkCrs(a: Quantity, b: Quantity, op: Op): string | null {

@@ -13,6 +13,7 @@ import type { WatchCache } from "../gates/watch.js";
 import { claimHistory, overlayHistory } from "./claim-history.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 import { NotFoundError } from "./errors.js";
+import { evidenceResolver } from "./evidence.js";
 import { newId } from "./ids.js";
 
 /** A stored evaluation as the API answers it: its id, task and time, then the decision. */
@@ -62,7 +63,7 @@ function taskIdOf(input: unknown): string | null {
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
-  private readonly s: Record<"insertRun" | "insertClaim" | "get" | "list", Statement>;
+  private readonly s: Record<"insertRun" | "insertClaim" | "insertSource" | "get" | "list", Statement>;
 
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
@@ -73,6 +74,10 @@ export class RunStore {
       insertClaim:
         p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertSource:
+        p(`INSERT INTO evaluation_sources (run_id, team_id, task, run_index, claim_id, claim_text, locator, status,
+        crossing_id, session_id, seq, tool, value, unit, quality, observed_at, match, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       get: p(
         "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
       ),
@@ -101,6 +106,7 @@ export class RunStore {
         settings,
         history,
         compareQuantities: createQuantityComparer(options.datums ?? []),
+        evidence: evidenceResolver(this.sqlite, teamId),
         ...(options.watchCache ? { watchCache: options.watchCache } : {}),
         ...(options.pathExists ? { pathExists: options.pathExists } : {}),
       });
@@ -127,9 +133,10 @@ export class RunStore {
       JSON.stringify(settings),
       at,
     );
-    if (task === null) return;
     const contract = contractGate(splitEvaluationInput(input));
     if (!contract.ok) return;
+    if (e.status === "released") this.insertSources(teamId, e, contract.runs);
+    if (task === null) return;
     const released = e.status === "released" ? 1 : 0;
     contract.runs.forEach((run: Result, i) => {
       // The same claims claimsToRecord gives, with what each names in supersedes (which retires earlier values).
@@ -157,15 +164,46 @@ export class RunStore {
     });
   }
 
+  /** A released evaluation keeps its ledger sources, so a crossing leads to the reports that rest on it and back. */
+  private insertSources(teamId: string, e: Evaluation, runs: readonly Result[]): void {
+    for (const l of e.sources) {
+      const run = runs[(l.run ?? 1) - 1];
+      const text = l.claim_id === null ? "" : (run?.claims.find((c) => c.id === l.claim_id)?.text ?? "");
+      this.s.insertSource.run(
+        e.id,
+        teamId,
+        e.task,
+        l.run ?? 1,
+        l.claim_id,
+        text,
+        l.locator,
+        l.status,
+        l.crossing_id,
+        l.session_id,
+        l.seq,
+        l.tool,
+        l.value,
+        l.unit,
+        l.quality,
+        l.observed_at,
+        l.match,
+        e.created_at,
+      );
+    }
+  }
+
   /** One stored evaluation, or 404. */
   get(teamId: string, id: string): StoredEvaluation {
     const r = this.s.get.get(teamId, id) as RawRun | undefined;
     if (!r) throw new NotFoundError(`no evaluation '${id}'`);
+    const report = JSON.parse(r.report) as Decision;
     return {
       id: r.id,
       task: r.task,
       created_at: r.created_at,
-      ...(JSON.parse(r.report) as Decision),
+      ...report,
+      // Reports stored before sources existed have none.
+      sources: (report as Partial<Decision>).sources ?? [],
       input: JSON.parse(r.input) as unknown,
       settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
     };

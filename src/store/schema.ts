@@ -181,6 +181,10 @@ export const crossings = sqliteTable(
     tz: text("tz"),
     quality: text("quality"),
     source: text("source"),
+    /** The time the value describes, as sent (ISO 8601 with the publisher's offset). */
+    observedAt: text("observed_at"),
+    /** The same instant in UTC, so two spellings of one observation time are one reading. */
+    observedUtc: text("observed_utc"),
     outcome: text("outcome", { enum: ["ok", "converted", "refused", "warned", "passed"] }).notNull(),
     violation: text("violation"),
     createdAt: text("created_at").notNull().default(now),
@@ -196,6 +200,11 @@ export const crossings = sqliteTable(
     // History: where has this magnitude crossed before; which sessions hit a violation code.
     index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
     index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+    // Readings: the latest earlier reading of (source, observation time), for revision detection. Partial, so a crossing
+    // that is not a reading (most rows) touches it on no insert.
+    index("crossings_team_reading_idx")
+      .on(t.teamId, t.source, t.observedUtc)
+      .where(sql`source IS NOT NULL AND observed_utc IS NOT NULL`),
   ],
 );
 
@@ -329,4 +338,69 @@ export const runClaims = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
   },
   (t) => [index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key)],
+);
+
+// --- readings and their revisions ---------------------------------------------------------------
+
+/** Append-only: a reading whose value or quality changed, detected from a later reading or declared by a person. */
+export const revisions = sqliteTable(
+  "revisions",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    kind: text("kind", { enum: ["detected", "declared"] }).notNull(),
+    source: text("source"),
+    observedAt: text("observed_at"),
+    reason: text("reason").notNull(),
+    revisedBy: text("revised_by").notNull(),
+    beforeCrossingId: integer("before_crossing_id").notNull(),
+    beforeSessionId: text("before_session_id").notNull(),
+    beforeValue: real("before_value").notNull(),
+    beforeUnit: text("before_unit").notNull(),
+    beforeQuality: text("before_quality"),
+    /** Null for a declared revision: no crossing holds the new value. */
+    afterCrossingId: integer("after_crossing_id"),
+    afterSessionId: text("after_session_id"),
+    afterValue: real("after_value").notNull(),
+    afterUnit: text("after_unit").notNull(),
+    afterQuality: text("after_quality"),
+    detectedAt: text("detected_at").notNull(),
+  },
+  (t) => [
+    index("revisions_team_detected_idx").on(t.teamId, t.detectedAt, t.id),
+    index("revisions_team_source_detected_idx").on(t.teamId, t.source, t.detectedAt, t.id),
+    index("revisions_before_idx").on(t.beforeCrossingId, t.id),
+  ],
+);
+
+/** The ledger sources of each released evaluation: which claim rests on which crossing (API.md `sources`). */
+export const evaluationSources = sqliteTable(
+  "evaluation_sources",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id),
+    teamId: text("team_id").notNull(),
+    task: text("task"),
+    runIndex: integer("run_index").notNull().default(1),
+    claimId: text("claim_id"),
+    claimText: text("claim_text").notNull().default(""),
+    locator: text("locator").notNull(),
+    status: text("status").notNull(),
+    crossingId: integer("crossing_id"),
+    sessionId: text("session_id"),
+    seq: integer("seq"),
+    tool: text("tool"),
+    value: real("value"),
+    unit: text("unit"),
+    quality: text("quality"),
+    observedAt: text("observed_at"),
+    match: text("match"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("evaluation_sources_run_idx").on(t.runId),
+    index("evaluation_sources_team_crossing_idx").on(t.teamId, t.crossingId).where(sql`crossing_id IS NOT NULL`),
+  ],
 );

@@ -4,6 +4,7 @@ import type { CrossingDraft, Violation } from "../guard/verdict.js";
 import type { History, PriorOutput } from "../guard/history.js";
 import { NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
+import { isReading, observedUtc, RevisionStore } from "./revisions.js";
 
 /** A session as stored. */
 export type SessionRow = {
@@ -90,6 +91,7 @@ type RawCrossing = {
   tz: string | null;
   quality: string | null;
   source: string | null;
+  observed_at: string | null;
   outcome: CrossingDraft["outcome"];
   violation: string | null;
   created_at: string;
@@ -143,6 +145,7 @@ export const toCrossing = (r: RawCrossing): CrossingRow => ({
   tz: r.tz,
   quality: r.quality,
   source: r.source,
+  observedAt: r.observed_at,
   outcome: r.outcome,
   violation: r.violation as CrossingDraft["violation"],
   createdAt: r.created_at,
@@ -181,7 +184,11 @@ const toOutput = (r: RawOutput): PriorOutput => ({
 export class SessionStore {
   private readonly s: Record<string, Statement>;
 
+  /** Revisions found while storing readings; detection runs in the same transaction as the later reading. */
+  readonly revisions: RevisionStore;
+
   constructor(private readonly sqlite: Database) {
+    this.revisions = new RevisionStore(sqlite);
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
       insertSession: p(
@@ -211,7 +218,8 @@ export class SessionStore {
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
       insertCrossing:
         p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
-                         datum, crs, tz, quality, source, outcome, violation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+                         datum, crs, tz, quality, source, observed_at, observed_utc, outcome, violation, created_at)
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       crossingsOfSession: p(
         "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
       ),
@@ -336,7 +344,7 @@ export class SessionStore {
     at: string,
   ): void {
     for (const c of crossings) {
-      this.s.insertCrossing!.run(
+      const info = this.s.insertCrossing!.run(
         teamId,
         sessionId,
         callId,
@@ -355,10 +363,14 @@ export class SessionStore {
         c.tz,
         c.quality,
         c.source,
+        c.observedAt,
+        c.observedAt === null ? null : observedUtc(c.observedAt),
         c.outcome,
         c.violation,
         at,
       );
+      // Only a reading can revise one; any other crossing pays for this test alone.
+      if (isReading(c)) this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
     }
   }
 

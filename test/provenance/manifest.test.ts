@@ -177,6 +177,7 @@ describe("buildManifest (pure)", () => {
     tz: null,
     quality: null,
     source: null,
+    observedAt: null,
     outcome: "passed" as const,
     violation: null,
   });

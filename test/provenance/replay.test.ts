@@ -155,6 +155,7 @@ describe("the replay history", () => {
       tz: null,
       quality: null,
       source: null,
+      observedAt: null,
       outcome,
       violation: null,
     });

@@ -33,6 +33,23 @@ const GateSchema = z
     findings: z.array(FindingSchema),
   })
   .openapi("GateOutcome");
+const SourceSchema = z
+  .object({
+    claim_id: z.string().nullable(),
+    locator: z.string(),
+    status: z.enum(["resolved", "not_found", "value_mismatch", "unit_mislabelled", "revised", "unchecked"]),
+    crossing_id: z.number().int().nullable(),
+    session_id: z.string().nullable(),
+    seq: z.number().int().nullable(),
+    tool: z.string().nullable(),
+    value: z.number().nullable(),
+    unit: z.string().nullable(),
+    quality: z.string().nullable(),
+    observed_at: z.string().nullable(),
+    match: z.enum(["restated", "derived"]).nullable(),
+    run: z.number().int().optional(),
+  })
+  .openapi("EvaluationSource");
 const EvaluationSchema = z
   .object({
     id: z.string(),
@@ -45,6 +62,11 @@ const EvaluationSchema = z
     overall_score: z.number(),
     gates: z.record(z.string(), GateSchema),
     findings: z.array(FindingSchema),
+    sources: z
+      .array(SourceSchema)
+      .openapi({
+        description: "each fact's ledger locators and the crossings they rest on (empty when none cites the ledger)",
+      }),
   })
   .openapi("Evaluation");
 const SummarySchema = EvaluationSchema.pick({

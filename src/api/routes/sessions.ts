@@ -164,6 +164,7 @@ export function crossingJson(x: CrossingRow) {
     tz: x.tz,
     quality: x.quality,
     source: x.source,
+    observed_at: x.observedAt,
     outcome: x.outcome,
     violation: x.violation,
     created_at: x.createdAt,
