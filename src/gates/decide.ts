@@ -115,7 +115,8 @@ export function conclude(gates: Record<GateName, GateOutcome>, settings: Setting
       findings.push(
         finding(
           "GATES_COMPENSATED",
-          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ${overall} reaches global.min_score ${settings.global.min_score}.`,
+          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ` +
+            `${overall} reaches global.min_score ${settings.global.min_score}.`,
           { severity: "warning" },
         ),
       );
