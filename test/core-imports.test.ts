@@ -11,7 +11,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   quantity: ["quantity"],
   guard: ["quantity", "guard"],
   provenance: ["quantity", "guard", "provenance"],
-  gates: ["quantity", "gates"],
+  gates: ["quantity", "guard", "provenance", "gates"],
 };
 
 /** Packages the pure core may use: no node: modules, no store, no HTTP. */

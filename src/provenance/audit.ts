@@ -128,6 +128,43 @@ export function auditAnswer(answer: string, outputs: PriorOutput[], options: Aud
   return { ok: !numbers.some((n) => FAILING.has(n.status)), numbers };
 }
 
+/**
+ * Audits one stated figure (a claim's `value`, such as "35.4 m^3/s") against outputs by the answer audit's own reading and
+ * matching. The figure is a value by declaration, so none of the ignore rules apply (a bare "12" is still compared);
+ * null when the text holds no number.
+ */
+export function auditFigure(
+  text: string,
+  outputs: PriorOutput[],
+  options: { tolerance?: number } = {},
+): AuditItem | null {
+  const lit = literalsIn(text)[0];
+  if (!lit) return null;
+  const ctx: Ctx = {
+    answer: text,
+    outputs,
+    tolerance: options.tolerance ?? AUDIT_TOLERANCE,
+    context: [],
+    candidates: null,
+  };
+  const unit = lit.unit && (!lit.unit.ambiguous || connects(lit, lit.unit, ctx)) ? lit.unit : null;
+  const end = unit && !unit.shared ? unit.end : lit.numberEnd;
+  const verdict = classify(lit, unit, end, ctx);
+  const o = verdict.output;
+  return {
+    text: text.slice(lit.start, end),
+    value: lit.value,
+    unit: unit?.text ?? null,
+    status: verdict.status,
+    source: o ? `${o.tool}.${o.field}` : null,
+    callId: o?.callId ?? null,
+    callIds: o ? [o.callId] : (verdict.callIds ?? []),
+    explanation: verdict.explanation,
+    start: lit.start,
+    end,
+  };
+}
+
 type Ctx = {
   answer: string;
   outputs: PriorOutput[];
