@@ -178,6 +178,7 @@ export const calls = pgTable(
   (t) => [
     uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
     index("calls_team_tool_idx").on(t.teamId, t.tool),
+    index("calls_team_created_idx").on(t.teamId, t.createdAt, t.ok),
   ],
 );
 
@@ -221,6 +222,13 @@ export const crossings = pgTable(
     index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
     index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
     index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+    index("crossings_team_created_violation_idx")
+      .on(t.teamId, t.createdAt, t.violation, t.outcome)
+      .where(sql`violation IS NOT NULL`),
+    index("crossings_team_converted_idx")
+      .on(t.teamId, t.createdAt, t.callId)
+      .where(sql`outcome = 'converted' AND direction = 'param'`),
+    index("crossings_team_tool_idx").on(t.teamId, t.tool),
   ],
 );
 
@@ -239,7 +247,7 @@ export const audits = pgTable(
     ok: boolean("ok").notNull(),
     createdAt: text("created_at").notNull().default(now),
   },
-  (t) => [index("audits_session_idx").on(t.sessionId)],
+  (t) => [index("audits_session_idx").on(t.sessionId), index("audits_team_created_idx").on(t.teamId, t.createdAt)],
 );
 
 export const auditItems = pgTable(
@@ -353,7 +361,31 @@ export const runClaims = pgTable(
     supersedes: jsonText("supersedes").$type<string[]>(),
     createdAt: text("created_at").notNull().default(now),
   },
-  (t) => [index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key)],
+  (t) => [
+    index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key),
+    index("run_claims_team_key_idx").on(t.teamId, t.key),
+  ],
+);
+
+// --- dashboard ------------------------------------------------------------------------------
+
+/** A dashboard login: the cookie's value is never stored, only its SHA-256; it ends at expiry, logout or token revocation. */
+export const dashboardSessions = pgTable(
+  "dashboard_sessions",
+  {
+    /** SHA-256 of the cookie value, hex. */
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    /** The token exchanged at login: revoking it ends this session. */
+    tokenId: text("token_id")
+      .notNull()
+      .references(() => tokens.id),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("dashboard_sessions_token_idx").on(t.tokenId), index("dashboard_sessions_expires_idx").on(t.expiresAt)],
 );
 
 // --- cache versions ---------------------------------------------------------------------------

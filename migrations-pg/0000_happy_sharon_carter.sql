@@ -89,6 +89,14 @@ CREATE TABLE "crossings" (
 	"created_at" text DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "dashboard_sessions" (
+	"id" text PRIMARY KEY NOT NULL,
+	"team_id" text NOT NULL,
+	"token_id" text NOT NULL,
+	"created_at" text DEFAULT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') NOT NULL,
+	"expires_at" text NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "datums" (
 	"id" text PRIMARY KEY NOT NULL,
 	"team_id" text NOT NULL,
@@ -192,6 +200,8 @@ ALTER TABLE "audit_items" ADD CONSTRAINT "audit_items_audit_id_audits_id_fk" FOR
 ALTER TABLE "audits" ADD CONSTRAINT "audits_session_id_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."sessions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "calls" ADD CONSTRAINT "calls_session_id_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."sessions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "claim_events" ADD CONSTRAINT "claim_events_team_id_claim_id_claims_team_id_id_fk" FOREIGN KEY ("team_id","claim_id") REFERENCES "public"."claims"("team_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "dashboard_sessions" ADD CONSTRAINT "dashboard_sessions_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "dashboard_sessions" ADD CONSTRAINT "dashboard_sessions_token_id_tokens_id_fk" FOREIGN KEY ("token_id") REFERENCES "public"."tokens"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "datums" ADD CONSTRAINT "datums_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "run_claims" ADD CONSTRAINT "run_claims_run_id_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."runs"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "session_labels" ADD CONSTRAINT "session_labels_session_id_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."sessions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -202,8 +212,10 @@ ALTER TABLE "tools" ADD CONSTRAINT "tools_team_id_teams_id_fk" FOREIGN KEY ("tea
 CREATE INDEX "audit_items_audit_idx" ON "audit_items" USING btree ("audit_id");--> statement-breakpoint
 CREATE INDEX "audit_items_team_status_idx" ON "audit_items" USING btree ("team_id","status");--> statement-breakpoint
 CREATE INDEX "audits_session_idx" ON "audits" USING btree ("session_id");--> statement-breakpoint
+CREATE INDEX "audits_team_created_idx" ON "audits" USING btree ("team_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "calls_session_seq_idx" ON "calls" USING btree ("session_id","seq");--> statement-breakpoint
 CREATE INDEX "calls_team_tool_idx" ON "calls" USING btree ("team_id","tool");--> statement-breakpoint
+CREATE INDEX "calls_team_created_idx" ON "calls" USING btree ("team_id","created_at","ok");--> statement-breakpoint
 CREATE INDEX "claim_events_team_claim_idx" ON "claim_events" USING btree ("team_id","claim_id","id");--> statement-breakpoint
 CREATE INDEX "claim_events_team_status_idx" ON "claim_events" USING btree ("team_id","status");--> statement-breakpoint
 CREATE INDEX "claims_team_key_idx" ON "claims" USING btree ("team_id","key");--> statement-breakpoint
@@ -214,8 +226,14 @@ CREATE INDEX "crossings_outputs_value_idx" ON "crossings" USING btree ("session_
 CREATE INDEX "crossings_outputs_si_idx" ON "crossings" USING btree ("session_id","dimension","value_si") WHERE direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "crossings_team_dim_si_idx" ON "crossings" USING btree ("team_id","dimension","value_si") WHERE value_si IS NOT NULL;--> statement-breakpoint
 CREATE INDEX "crossings_team_violation_idx" ON "crossings" USING btree ("team_id","violation") WHERE violation IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "crossings_team_created_violation_idx" ON "crossings" USING btree ("team_id","created_at","violation","outcome") WHERE violation IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "crossings_team_converted_idx" ON "crossings" USING btree ("team_id","created_at","call_id") WHERE outcome = 'converted' AND direction = 'param';--> statement-breakpoint
+CREATE INDEX "crossings_team_tool_idx" ON "crossings" USING btree ("team_id","tool");--> statement-breakpoint
+CREATE INDEX "dashboard_sessions_token_idx" ON "dashboard_sessions" USING btree ("token_id");--> statement-breakpoint
+CREATE INDEX "dashboard_sessions_expires_idx" ON "dashboard_sessions" USING btree ("expires_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "datums_team_name_idx" ON "datums" USING btree ("team_id","name");--> statement-breakpoint
 CREATE INDEX "run_claims_team_task_key_idx" ON "run_claims" USING btree ("team_id","task","key");--> statement-breakpoint
+CREATE INDEX "run_claims_team_key_idx" ON "run_claims" USING btree ("team_id","key");--> statement-breakpoint
 CREATE INDEX "runs_team_task_created_idx" ON "runs" USING btree ("team_id","task","created_at");--> statement-breakpoint
 CREATE INDEX "runs_team_created_idx" ON "runs" USING btree ("team_id","created_at");--> statement-breakpoint
 CREATE INDEX "session_labels_team_kv_idx" ON "session_labels" USING btree ("team_id","key","value");--> statement-breakpoint
