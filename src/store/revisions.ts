@@ -121,7 +121,8 @@ export class RevisionStore {
         WHERE team_id = ? AND source = ? AND observed_utc = ? AND source IS NOT NULL AND observed_utc IS NOT NULL
         AND id < ? AND direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL AND outcome != 'refused'
         ORDER BY id DESC LIMIT 1`),
-      insert: p(`INSERT INTO revisions (team_id, ${COLUMNS}) VALUES (@team_id, @id, @kind, @source, @observed_at, @reason, @revised_by,
+      insert:
+        p(`INSERT INTO revisions (team_id, ${COLUMNS}) VALUES (@team_id, @id, @kind, @source, @observed_at, @reason, @revised_by,
         @before_crossing_id, @before_session_id, @before_value, @before_unit, @before_quality, @after_crossing_id,
         @after_session_id, @after_value, @after_unit, @after_quality, @detected_at)`),
       get: p(`SELECT ${COLUMNS} FROM revisions WHERE team_id = ? AND id = ?`),
@@ -132,8 +133,8 @@ export class RevisionStore {
       affected: p(`SELECT DISTINCT s.run_id AS evaluation_id, s.task, s.claim_id FROM evaluation_sources s
         WHERE s.team_id = ? AND s.crossing_id = ? ORDER BY s.run_id, s.claim_id`),
       claimsOf:
-        p(`SELECT s.run_id AS evaluation_id, s.task, s.claim_id, s.claim_text, s.locator, s.status, s.run_index AS run,
-        s.created_at FROM evaluation_sources s WHERE s.team_id = ? AND s.crossing_id = ? ORDER BY s.id`),
+        p(`SELECT s.id, s.run_id AS evaluation_id, s.task, s.claim_id, s.claim_text, s.locator, s.status, s.run_index AS run,
+        s.created_at FROM evaluation_sources s WHERE s.team_id = ? AND s.crossing_id = ? AND s.id > ? ORDER BY s.id LIMIT ?`),
       crossing: p(`SELECT id, session_id, direction, value, unit, quality, source, observed_at, outcome FROM crossings
         WHERE id = ? AND team_id = ?`),
       // The last revision of a crossing: revisions_before_idx.
@@ -208,7 +209,8 @@ export class RevisionStore {
     const changed = differs({ value: c.value, unit: c.unit }, { value: input.value, unit });
     if (changed === null) {
       throw new DimensionalityError(
-        `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: the units measure different things; send the value in ${c.unit} or a unit that converts to it`,
+        `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: the units measure different things; ` +
+          `send the value in ${c.unit} or a unit that converts to it`,
       );
     }
     const latest = this.latestOf(teamId, crossingId);
@@ -274,10 +276,19 @@ export class RevisionStore {
     return (this.s.latestOf!.get(crossingId, teamId) as RawRevision | undefined) ?? null;
   }
 
-  /** The released evaluations and claims that rest on a crossing, in the order they were recorded; 404 for none of the team's. */
-  claimsOf(teamId: string, crossingId: number): CrossingClaim[] {
+  /** The released evaluations and claims that rest on a crossing, oldest first, a page at a time; 404 for none of the team's. */
+  claimsOf(
+    teamId: string,
+    crossingId: number,
+    page: { limit: number; after?: number | null } = { limit: 500 },
+  ): { items: CrossingClaim[]; next_cursor: number | null } {
     if (!this.s.crossing!.get(crossingId, teamId)) throw new NotFoundError(`no crossing '${crossingId}'`);
-    return this.s.claimsOf!.all(teamId, crossingId) as CrossingClaim[];
+    const rows = this.s.claimsOf!.all(teamId, crossingId, page.after ?? 0, page.limit + 1) as (CrossingClaim & {
+      id: number;
+    })[];
+    const items = rows.slice(0, page.limit).map(({ id: _id, ...c }) => c);
+    const last = rows[page.limit - 1];
+    return { items, next_cursor: rows.length > page.limit && last ? last.id : null };
   }
 
   private toRevision(teamId: string, r: RawRevision): Revision {

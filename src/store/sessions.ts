@@ -199,7 +199,8 @@ export class SessionStore {
         "SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions WHERE id = ? AND team_id = ?",
       ),
       bumpCall: p(
-        "UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count",
+        "UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, " +
+          "blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count",
       ),
       bumpViolations: p(
         "UPDATE sessions SET violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ?",

@@ -134,6 +134,7 @@ describe("evidence that resolves in the ledger, over HTTP", () => {
           created_at: "2026-03-15T09:00:00.000Z",
         },
       ],
+      next_cursor: null,
     });
   });
 
@@ -152,7 +153,7 @@ describe("evidence that resolves in the ledger, over HTTP", () => {
     ]);
     const mislabelled = await evaluate(report("flood", call, "1250 m^3/s"));
     expect(mislabelled.gates.evidence!.findings.map((f) => f.code)).toEqual(["LEDGER_UNIT_MISLABELLED"]);
-    expect((await t.call("GET", `/v1/crossings/${crossing}/claims`)).body).toEqual({ items: [] });
+    expect((await t.call("GET", `/v1/crossings/${crossing}/claims`)).body).toEqual({ items: [], next_cursor: null });
   });
 
   it("answers another team's session exactly as an unknown one, and hides its crossing's claims", async () => {

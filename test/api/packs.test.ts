@@ -29,6 +29,7 @@ describe("retrieval packs over HTTP", () => {
       unit: "ft^3/s",
       quality: "provisional",
       source: "usgs:07374000:00060",
+      observed_at: "2026-08-14T18:15:00-05:00",
     });
     expect(byCode["00060"].observed_at).toBe("2026-08-14T18:15:00-05:00");
     expect(byCode["00065"].quantity).toMatchObject({

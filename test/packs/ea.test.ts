@@ -68,7 +68,13 @@ describe("Environment Agency measures", () => {
       measure_id: "E21136-level-stage-i-15_min-mASD",
       parameter: "level",
       qualifier: "Stage",
-      quantity: { value: 0.117, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136" },
+      quantity: {
+        value: 0.117,
+        unit: "m",
+        datum: "GAUGE:E21136",
+        source: "ea:E21136",
+        observed_at: "2026-08-15T04:00:00Z",
+      },
       observed_at: "2026-08-15T04:00:00Z",
     });
   });
@@ -90,7 +96,13 @@ describe("Environment Agency measures", () => {
   it("refuses to convert the level of a station with no datumOffset to ODN", () => {
     const s = station("ea_station_X9999.json", "X9999");
     const r = parseMeasures(fixture("ea_measures_X9999.json"), "X9999", s).readings[0]!;
-    expect(r.quantity).toEqual({ value: 0.52, unit: "m", datum: "GAUGE:X9999", source: "ea:X9999" });
+    expect(r.quantity).toEqual({
+      value: 0.52,
+      unit: "m",
+      datum: "GAUGE:X9999",
+      source: "ea:X9999",
+      observed_at: "2026-08-15T04:00:00Z",
+    });
     expect(() => Quantity.fromJSON(r.quantity).toDatum("ODN", registryFor(s))).toThrowError(
       code("datum_conversion_unavailable"),
     );
@@ -103,14 +115,33 @@ describe("Environment Agency measures", () => {
   it("reads mAOD on ODN, maps quality words, and skips with a reason what it cannot read", () => {
     const out = parseMeasures(fixture("ea_measures_E21136_edge.json"), "E21136", station());
     expect(out.readings.map((r) => [r.measure_id, r.quantity])).toEqual([
-      ["E21136-level-stage-i-15_min-mASD", { value: 0.117, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136" }],
+      [
+        "E21136-level-stage-i-15_min-mASD",
+        { value: 0.117, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136", observed_at: "2026-08-15T04:00:00Z" },
+      ],
       [
         "E21136-level-downstage-i-15_min-mAOD",
-        { value: 5.98, unit: "m", datum: "ODN", quality: "provisional", source: "ea:E21136" },
+        {
+          value: 5.98,
+          unit: "m",
+          datum: "ODN",
+          quality: "provisional",
+          source: "ea:E21136",
+          observed_at: "2026-08-15T04:00:00Z",
+        },
       ],
-      ["E21136-flow--i-15_min-m3_s", { value: 12.4, unit: "m^3/s", quality: "unverified", source: "ea:E21136" }],
-      ["E21136-wind-speed-i-15_min-m_s", { value: 3.1, unit: "m/s", quality: "approved", source: "ea:E21136" }],
-      ["E21136-level-check-i-15_min-mASD", { value: 0.119, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136" }],
+      [
+        "E21136-flow--i-15_min-m3_s",
+        { value: 12.4, unit: "m^3/s", quality: "unverified", source: "ea:E21136", observed_at: "2026-08-15T04:00:00Z" },
+      ],
+      [
+        "E21136-wind-speed-i-15_min-m_s",
+        { value: 3.1, unit: "m/s", quality: "approved", source: "ea:E21136", observed_at: "2026-08-15T04:00:00Z" },
+      ],
+      [
+        "E21136-level-check-i-15_min-mASD",
+        { value: 0.119, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136", observed_at: "2026-08-15T04:00:00Z" },
+      ],
     ]);
     expect(out.warnings).toEqual([
       "skipping EA measure Water Level (E21136-level-groundwater-i-1_h-mBDAT) at E21136: unmapped Environment Agency unit 'mBDAT': it is left unmapped on purpose, " +

@@ -63,7 +63,13 @@ describe("pack tools run and pass their own declarations", () => {
     const out = await run("read_discharge", { site: "07374000" }, c);
     expect((c.fetch as unknown as { calls: string[] }).calls).toEqual([IV("00060")]);
     expect(out.result).toEqual({
-      discharge: { value: 234000, unit: "ft^3/s", quality: "provisional", source: "usgs:07374000:00060" },
+      discharge: {
+        value: 234000,
+        unit: "ft^3/s",
+        quality: "provisional",
+        source: "usgs:07374000:00060",
+        observed_at: "2026-08-14T18:15:00-05:00",
+      },
       observed_at: "2026-08-14T18:15:00-05:00",
       site: "07374000",
       qualifiers: ["P"],
@@ -79,6 +85,7 @@ describe("pack tools run and pass their own declarations", () => {
       datum: "GAGE:07374000",
       quality: "provisional",
       source: "usgs:07374000:00065",
+      observed_at: "2026-08-14T18:15:00-05:00",
     });
     const bare = new DatumRegistry();
     const unregistered = checkResult(
@@ -105,7 +112,13 @@ describe("pack tools run and pass their own declarations", () => {
   it("read_level answers the stage 0.117 m on GAUGE:E21136", async () => {
     const { out, verdict } = await checked("read_level", { station: "E21136" });
     expect(verdict.ok).toBe(true);
-    expect(out.result.level).toEqual({ value: 0.117, unit: "m", datum: "GAUGE:E21136", source: "ea:E21136" });
+    expect(out.result.level).toEqual({
+      value: 0.117,
+      unit: "m",
+      datum: "GAUGE:E21136",
+      source: "ea:E21136",
+      observed_at: "2026-08-15T04:00:00Z",
+    });
     expect(out.datums.offsets).toEqual([
       { from: "GAUGE:E21136", to: "ODN", offsetM: 6.3, source: "ea:E21136:datumOffset" },
     ]);

@@ -136,7 +136,13 @@ describe("USGS instantaneous values", () => {
     expect(reading("00060")).toEqual({
       parameter: "00060",
       name: "Streamflow",
-      quantity: { value: 234000, unit: "ft^3/s", quality: "provisional", source: "usgs:07374000:00060" },
+      quantity: {
+        value: 234000,
+        unit: "ft^3/s",
+        quality: "provisional",
+        source: "usgs:07374000:00060",
+        observed_at: "2026-08-14T18:15:00-05:00",
+      },
       observed_at: "2026-08-14T18:15:00-05:00",
       qualifiers: ["P"],
     });
@@ -151,6 +157,7 @@ describe("USGS instantaneous values", () => {
         datum: "GAGE:07374000",
         quality: "provisional",
         source: "usgs:07374000:00065",
+        observed_at: "2026-08-14T18:15:00-05:00",
       },
       observed_at: "2026-08-14T18:15:00-05:00",
       qualifiers: ["P"],
@@ -170,6 +177,7 @@ describe("USGS instantaneous values", () => {
       datum: "NAVD88",
       quality: "provisional",
       source: "usgs:07374000:62615",
+      observed_at: "2026-08-14T18:15:00-05:00",
     });
   });
   it("converts gage height to 7.73 ft on NAVD88 only after the site's datums are registered", () => {
@@ -181,6 +189,7 @@ describe("USGS instantaneous values", () => {
       datum: "NAVD88",
       quality: "provisional",
       source: "usgs:07374000:00065",
+      observed_at: "2026-08-14T18:15:00-05:00",
     });
   });
   it("refuses flood stage 31.0 ft NAVD88 minus the stage on the gage datum, and gives 23.27 ft once converted", () => {
@@ -195,8 +204,17 @@ describe("USGS instantaneous values", () => {
   it("drops missing values (noData in four spellings, a custom noDataValue, Ice, blank), skips only the unmapped series, and says why", () => {
     const out = parseInstantaneous(fixture("usgs_iv_07374000_edge.json"), SITE);
     expect(out.readings.map((r) => [r.parameter, r.quantity])).toEqual([
-      ["00300", { value: 8.1, unit: "mg/L", quality: "estimated", source: "usgs:07374000:00300" }],
-      ["00400", { value: 7.6, unit: "pH", source: "usgs:07374000:00400" }],
+      [
+        "00300",
+        {
+          value: 8.1,
+          unit: "mg/L",
+          quality: "estimated",
+          source: "usgs:07374000:00300",
+          observed_at: "2026-08-14T18:15:00-05:00",
+        },
+      ],
+      ["00400", { value: 7.6, unit: "pH", source: "usgs:07374000:00400", observed_at: "2026-08-14T18:15:00-05:00" }],
     ]);
     expect(out.warnings).toEqual([
       "no reading for USGS parameter 00060 at 07374000: its last value is -999999, the series' noDataValue (qualifiers P, Eqp)",
@@ -221,6 +239,7 @@ describe("USGS instantaneous values", () => {
       unit: "ft/s",
       quality: "provisional",
       source: "usgs:07374000:00045",
+      observed_at: "2026-08-14T18:15:00-05:00",
     });
   });
 

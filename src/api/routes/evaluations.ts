@@ -62,11 +62,9 @@ const EvaluationSchema = z
     overall_score: z.number(),
     gates: z.record(z.string(), GateSchema),
     findings: z.array(FindingSchema),
-    sources: z
-      .array(SourceSchema)
-      .openapi({
-        description: "each fact's ledger locators and the crossings they rest on (empty when none cites the ledger)",
-      }),
+    sources: z.array(SourceSchema).openapi({
+      description: "each fact's ledger locators and the crossings they rest on (empty when none cites the ledger)",
+    }),
   })
   .openapi("Evaluation");
 const SummarySchema = EvaluationSchema.pick({

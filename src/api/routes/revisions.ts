@@ -136,9 +136,9 @@ const claimsRoute = createRoute({
   path: "/v1/crossings/{id}/claims",
   summary: "The released evaluations and claims that rest on a crossing",
   tags: ["revisions", "release gates"],
-  request: { params: CrossingParam },
+  request: { params: CrossingParam, query: PageQuerySchema },
   responses: {
-    200: jsonResponse(z.object({ items: z.array(CrossingClaimSchema) }), "the claims, oldest first"),
+    200: jsonResponse(pageSchema(CrossingClaimSchema, "CrossingClaimPage"), "the claims, oldest first"),
     ...errorResponses(400, 401, 404),
   },
 });
@@ -174,5 +174,18 @@ export function registerRevisionRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(getRoute, (c) => c.json(revisions.get(c.get("teamId"), c.req.valid("param").id), 200));
 
-  app.openapi(claimsRoute, (c) => c.json({ items: revisions.claimsOf(c.get("teamId"), c.req.valid("param").id) }, 200));
+  app.openapi(claimsRoute, (c) => {
+    const q = c.req.valid("query");
+    const after = decodeCursor(q.cursor);
+    if (after !== null && (after.length !== 1 || typeof after[0] !== "number")) {
+      throw new ApiError("invalid_request", "cursor is not a crossing-claims cursor", [
+        { path: "cursor", message: "not a crossing-claims cursor" },
+      ]);
+    }
+    const page = revisions.claimsOf(c.get("teamId"), c.req.valid("param").id, {
+      limit: q.limit,
+      after: after ? Number(after[0]) : null,
+    });
+    return c.json({ items: page.items, next_cursor: page.next_cursor ? encodeCursor([page.next_cursor]) : null }, 200);
+  });
 }
