@@ -106,7 +106,15 @@ export function readInputFile(path: string): InputFile {
 }
 
 /** The database to gate against, the team, and whether evaluations are written. */
-export type GateTarget = { store: LedgerDb; teamId: string; record: boolean; where: string; close(): void };
+export type GateTarget = {
+  store: LedgerDb;
+  teamId: string;
+  record: boolean;
+  where: string;
+  /** False for the empty in-memory history: ledger locators then have nothing to resolve against. */
+  ledger: boolean;
+  close(): void;
+};
 
 /**
  * Opens the configured database (AGENT_LEDGER_DB or --db). With `record`, it is created when absent and the team
@@ -127,6 +135,7 @@ export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
       teamId: ensureDefaultTeam(store.db),
       record: false,
       where: "an empty history (no database written)",
+      ledger: false,
       close: () => store.close(),
     };
   };
@@ -134,13 +143,21 @@ export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
   const store = openDb(file);
   const team = findTeamByName(store.db, flags.team);
   if (team)
-    return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };
+    return {
+      store,
+      teamId: team.id,
+      record,
+      where: `${file} (team ${flags.team})`,
+      ledger: true,
+      close: () => store.close(),
+    };
   if (record && flags.team === DEFAULT_TEAM)
     return {
       store,
       teamId: ensureDefaultTeam(store.db),
       record,
       where: `${file} (team default)`,
+      ledger: true,
       close: () => store.close(),
     };
   store.close();
@@ -179,7 +196,14 @@ export function gateFiles(
       datums,
       // evidence.check_paths: file sources are relative to the input file's directory.
       pathExists: (p: string) => existsSync(resolve(dirname(file.path), p)),
+      resolveLedger: target.ledger,
     });
+    const unchecked = evaluation.sources.filter((l) => l.status === "unchecked").length;
+    if (unchecked > 0)
+      note(
+        `${file.path}: ${unchecked} ledger source(s) not resolved: there is no ledger database here; ` +
+          "pass --db FILE or set AGENT_LEDGER_DB to the database the sessions were recorded in",
+      );
     return { file, evaluation, settings };
   });
 }

@@ -62,6 +62,11 @@ const COMMANDS: readonly CommandSpec[] = [
     load: () => import("./validate.js"),
   },
   {
+    name: "revisions",
+    summary: "readings revised since --since, each with the released evaluations resting on the old value",
+    load: () => import("./revisions.js"),
+  },
+  {
     name: "claims",
     summary: "the team claim ledger as JSON Lines: claims import FILE, claims export",
     load: () => import("./claims.js"),

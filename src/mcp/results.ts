@@ -1,13 +1,14 @@
 // Reading an upstream's answer for the guard, and shaping what the agent receives: labelled results and tool errors.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDeclaration } from "../guard/declaration.js";
+import { QUANTITY_KEYS as QUANTITY_OBJECT_KEYS } from "../quantity/quantity.js";
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The keys of a quantity object; anything else an upstream puts beside them is kept, unlabelled. */
-const QUANTITY_KEYS = new Set(["value", "unit", "datum", "crs", "quality", "source"]);
+const QUANTITY_KEYS: ReadonlySet<string> = new Set(QUANTITY_OBJECT_KEYS);
 
 // A plain decimal or exponent number and nothing else: "1250", "-0.5", "1.25e3" (not "nan", "0x10", "1,250").
 const PLAIN_NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;

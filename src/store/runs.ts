@@ -42,6 +42,8 @@ export type EvaluateOptions = {
   watchCache?: WatchCache;
   /** For `evidence.check_paths`: whether a file source exists (only a caller that knows the input's directory can say). */
   pathExists?: (path: string) => boolean;
+  /** False: leave ledger locators unresolved (there is no real ledger behind this store); default true. */
+  resolveLedger?: boolean;
 };
 
 type RawRun = {
@@ -106,7 +108,7 @@ export class RunStore {
         settings,
         history,
         compareQuantities: createQuantityComparer(options.datums ?? []),
-        evidence: evidenceResolver(this.sqlite, teamId),
+        ...(options.resolveLedger === false ? {} : { evidence: evidenceResolver(this.sqlite, teamId) }),
         ...(options.watchCache ? { watchCache: options.watchCache } : {}),
         ...(options.pathExists ? { pathExists: options.pathExists } : {}),
       });

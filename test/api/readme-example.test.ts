@@ -2,7 +2,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
+import { PackNotFoundError } from "../../src/packs/errors.js";
 import { createTestApp } from "../helpers/db.js";
+import { fixture, USGS_IV_URL, USGS_SITE_URL } from "../packs/fixtures.js";
 
 type Answer = { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers under test
 const example = (name: string) =>
@@ -83,5 +85,80 @@ describe("README: a June report blocked by a March demotion", () => {
     const r = (await t.call("POST", "/v1/evaluations", { body: example("june-report-supersedes.json") })) as Answer;
     expect([r.body.status, r.body.blocked_by]).toEqual(["released", []]);
     expect(r.body.gates.contradiction.findings.map((f: { code: string }) => f.code)).toContain("LEDGER_SUPERSEDED");
+  });
+});
+
+describe("README: a provisional March reading revised in June", () => {
+  /** The recorded site record and, until `approve()`, the provisional March point; then the approved one. */
+  function usgs() {
+    let iv = "usgs_iv_07374000_march_provisional.json";
+    const fetch = async (url: string): Promise<string> => {
+      const file = url === USGS_SITE_URL ? "usgs_site_07374000.rdb" : url === USGS_IV_URL ? iv : null;
+      if (file === null) throw new PackNotFoundError(`${url} answered 404 Not Found`, { url, status: 404 });
+      return fixture(file);
+    };
+    return { fetch, approve: () => void (iv = "usgs_iv_07374000_march_approved.json") };
+  }
+  const cite = (name: string, locator: string) => {
+    const body = example(name) as { result: { claims: { source: string }[] } };
+    body.result.claims[0]!.source = locator;
+    return body;
+  };
+
+  it("lists the March report as affected and blocks a June report repeating the March figure", async () => {
+    const clock = fixedClock("2026-03-14T18:00:00Z");
+    const upstream = usgs();
+    const t = createTestApp({ clock, packFetch: upstream.fetch });
+    const s1 = (await t.call("POST", "/v1/sessions", { body: { context: "March flood report" } })) as Answer;
+    const read1 = (await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s1.body.id}`)) as Answer;
+    expect(read1.body.readings[0].quantity).toEqual({
+      value: 412000,
+      unit: "ft^3/s",
+      quality: "provisional",
+      source: "usgs:07374000:00060",
+      observed_at: "2026-03-14T10:15:00-05:00",
+    });
+    const march = (await t.call("POST", "/v1/evaluations", {
+      body: cite("march-flood-report.json", `ledger:sessions/${s1.body.id}`),
+    })) as Answer;
+    expect([march.body.status, march.body.gates.evidence.findings.map((f: { code: string }) => f.code)]).toEqual([
+      "released",
+      ["LEDGER_PROVISIONAL_SOURCE"],
+    ]);
+
+    clock.advance(80 * DAY);
+    upstream.approve();
+    const s2 = (await t.call("POST", "/v1/sessions", { body: { context: "June update" } })) as Answer;
+    await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s2.body.id}`);
+    const revisions = (await t.call("GET", "/v1/revisions?source=usgs:07374000:00060")) as Answer;
+    expect(revisions.body.items).toHaveLength(1);
+    const rev = revisions.body.items[0];
+    expect(rev).toMatchObject({
+      source: "usgs:07374000:00060",
+      observed_at: "2026-03-14T10:15:00-05:00",
+      before: { value: 412000, unit: "ft^3/s", quality: "provisional" },
+      after: { value: 405000, unit: "ft^3/s", quality: "approved", session_id: s2.body.id },
+      affected: [{ evaluation_id: march.body.id, task: "baton-rouge-march-flood", claim_id: "M1" }],
+    });
+    // The gage height came back approved with the same value: a revision of quality only.
+    const all = (await t.call("GET", "/v1/revisions?since=2026-06-01")) as Answer;
+    expect(all.body.items.map((r: { source: string }) => r.source).sort()).toEqual([
+      "usgs:07374000:00060",
+      "usgs:07374000:00065",
+    ]);
+
+    const june = (await t.call("POST", "/v1/evaluations", {
+      body: cite("june-flood-report.json", `ledger:sessions/${s1.body.id}`),
+    })) as Answer;
+    expect([june.body.status, june.body.blocked_by]).toEqual(["blocked", ["evidence"]]);
+    expect(june.body.gates.evidence.findings.map((f: { code: string }) => f.code)).toEqual(["LEDGER_SOURCE_REVISED"]);
+    expect(june.body.gates.evidence.findings[0].message).toContain(
+      `which was revised to 405000 ft^3/s (approved) at 2026-06-02T18:00:00.000Z (revision ${rev.id}); ` +
+        `cite the revised reading ledger:crossings/${rev.after.crossing_id} and state its value.`,
+    );
+    const corrected = cite("june-flood-report.json", `ledger:crossings/${rev.after.crossing_id}`);
+    (corrected.result.claims[0] as unknown as { value: string }).value = "405000 cfs";
+    const fixed = (await t.call("POST", "/v1/evaluations", { body: corrected })) as Answer;
+    expect([fixed.body.status, fixed.body.gates.evidence.findings]).toEqual(["released", []]);
   });
 });
