@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
     exclude: ["test/**/*.live.test.ts", "node_modules/**"],
     pool: "forks",
     testTimeout: 30_000,
