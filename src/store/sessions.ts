@@ -1,7 +1,7 @@
 // Sessions, calls and crossings on prepared statements: the hot path of every guarded call.
 import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
-import type { History, PriorOutput } from "../provenance/history.js";
+import type { History, PriorOutput } from "../guard/history.js";
 import { NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 
