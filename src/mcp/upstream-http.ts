@@ -92,12 +92,16 @@ export function httpLink(target: UpstreamUrl, log: (line: string) => void): Upst
     transport,
     lost: () => lost,
     hadSession: () => transport.sessionId !== undefined,
+    // A pooled socket the upstream closed a moment ago fails the initialize before it is sent; a fresh one tells the truth.
+    startRetryable: (cause) => isFetchFailure(cause) && !neverConnected(cause),
     startFailure: (cause) => failure(cause) ?? `cannot connect to ${where}: ${errorText(cause)}`,
     requestFailure: (what, e) => {
       if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed && lost !== null) return dropped(what);
       // The request was sent but its answer never began: the same drop, seen before the response headers.
       if (isFetchFailure(e) && !neverConnected(e)) {
         log(`upstream: ${where} dropped the connection while running ${what} (${describeFetchFailure(e)})`);
+        lost ??= `the upstream server at ${target.url} dropped the connection`;
+        void transport.close();
         return dropped(what);
       }
       const why = failure(e);

@@ -33,6 +33,8 @@ export interface UpstreamLink {
   readonly transport: Transport;
   /** Why this link can no longer be used (an exit, a dropped stream), or null while it can. */
   lost(): string | null;
+  /** True when a failed start is worth one more try on a fresh link (initialize is safe to resend). */
+  startRetryable?(cause: unknown): boolean;
   /** Why connecting failed, as one sentence naming the upstream. */
   startFailure(cause: unknown): string;
   /** An error of a request in flight as the agent should read it, or null to keep the error as it is. */

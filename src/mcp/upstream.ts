@@ -144,8 +144,11 @@ export class Upstream {
     if (this.closed) return Promise.reject(new UpstreamUnavailable("the proxy is shutting down"));
     if (this.current && this.current.link.lost() === null) return this.current.ready;
     if (this.current) this.log(this.current.link.replacing);
-    const link: Link = "url" in this.target ? httpLink(this.target, this.log) : stdioLink(this.target);
-    const entry = { link, ready: this.open(link) };
+    const entry: { link: Link; ready: Promise<Connection> } = {
+      link: this.newLink(),
+      ready: Promise.resolve() as never,
+    };
+    entry.ready = this.open(entry);
     this.current = entry;
     entry.ready.catch(() => {
       if (this.current === entry) this.current = null;
@@ -153,13 +156,28 @@ export class Upstream {
     return entry.ready;
   }
 
-  private async open(link: Link): Promise<Connection> {
-    const client = new Client({ name: "agent-ledger-mcp", version: VERSION }, { capabilities: {} });
-    client.onerror = (e) => {
-      if (!reachesTheCaller(e)) this.log(`upstream: ${e.message}`);
+  private newLink(): Link {
+    return "url" in this.target ? httpLink(this.target, this.log) : stdioLink(this.target);
+  }
+
+  private async open(entry: { link: Link }): Promise<Connection> {
+    const connect = async (link: Link) => {
+      const c = new Client({ name: "agent-ledger-mcp", version: VERSION }, { capabilities: {} });
+      c.onerror = (e) => {
+        if (!reachesTheCaller(e)) this.log(`upstream: ${e.message}`);
+      };
+      await c.connect(link.transport, { timeout: this.options.timeoutMs });
+      return c;
     };
+    let client: Client;
+    let link = entry.link;
     try {
-      await client.connect(link.transport, { timeout: this.options.timeoutMs });
+      client = await connect(link).catch(async (cause: unknown) => {
+        if (!link.startRetryable?.(cause)) throw cause;
+        await link.transport.close().catch(() => undefined);
+        link = entry.link = this.newLink();
+        return connect(link);
+      });
     } catch (cause) {
       await link.transport.close().catch(() => undefined);
       throw new UpstreamUnavailable(link.startFailure(cause), { cause });
