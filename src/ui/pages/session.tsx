@@ -112,8 +112,8 @@ function Answer(props: { audit: AuditedAnswer }): Child {
   return (
     <article class="answer">
       <div class="call-head">
-        <Badge value={a.ok ? "ok" : "refused"} />
-        <span class="muted">audited {shortTime(a.createdAt)}</span>
+        <Badge value={a.ok ? "ok" : "flagged"} />
+        <span class="muted">{`audited ${shortTime(a.createdAt)} · ${a.numbers.length} numbers`}</span>
       </div>
       <p class="answer-text">
         {markAnswer(a.answer, a.numbers).map((part) =>
