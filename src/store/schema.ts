@@ -365,3 +365,20 @@ export const dashboardSessions = sqliteTable(
   },
   (t) => [index("dashboard_sessions_token_idx").on(t.tokenId), index("dashboard_sessions_expires_idx").on(t.expiresAt)],
 );
+
+// --- cache versions ---------------------------------------------------------------------------
+
+/**
+ * One counter per team and cached thing ("registry": datums and offsets; "claims": claim events), bumped in the same
+ * transaction as the write it covers. A process holding a cache compares the counter instead of re-reading the rows;
+ * the PostgreSQL store relies on it where SQLite has PRAGMA data_version, and several instances share one database.
+ */
+export const teamVersions = sqliteTable(
+  "team_versions",
+  {
+    teamId: text("team_id").notNull(),
+    kind: text("kind").notNull(),
+    version: integer("version").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.kind] })],
+);
