@@ -176,7 +176,8 @@ export function registerSessionPage(ui: UiApp, deps: UiDeps): void {
             Session <span class="mono">{s.id}</span>
           </h1>
           <p class="meta">
-            {`started ${shortTime(s.createdAt)} · ${s.enforcement} mode · ${s.callCount} calls · ${s.violationCount} violations · ${s.blockedCount} blocked`}
+            {`started ${shortTime(s.createdAt)} · ${s.enforcement} mode · ${s.callCount} calls · ` +
+              `${s.violationCount} violations · ${s.blockedCount} blocked`}
           </p>
           <p class="chips">
             {Object.entries(s.labels).map(([k, v]) => (
