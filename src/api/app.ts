@@ -8,6 +8,7 @@ import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import { authenticate } from "../store/teams.js";
+import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
@@ -177,5 +178,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     }) as DocInput);
   app.get("/openapi.json", (c) => c.json(document()));
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
+  // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
+  app.get("/", (c) => c.redirect("/ui", 302));
+  app.route("/ui", createDashboard({ store: deps.store, clock: deps.clock }));
   return app;
 }
