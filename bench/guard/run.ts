@@ -103,11 +103,18 @@ const batched: { wall: number; cpu: number }[] = [];
 const alone: { wall: number; cpu: number }[] = [];
 const bareRounds: number[] = [];
 const libSession = ledger.sessions.create(teamId, { context: "bare inserts" }, new Date());
+// AGENT_LEDGER_SYNC=full: the same library calls on a file opened with synchronous = FULL (an fsync per commit).
+const fullStore = openDb(join(dir, "full.db"), { sync: "full" });
+const fullBatched: { wall: number; cpu: number }[] = [];
+const fullAlone: { wall: number; cpu: number }[] = [];
 await libraryCallUs(store, AGENTS, 50); // warm-up: declarations stored, statements prepared
+await libraryCallUs(fullStore, AGENTS, 50);
 for (let r = 0; r < ROUNDS; r += 1) {
   // Interleaved, so load drift on the shared machine hits every figure alike.
   batched.push(await libraryCallUs(store, AGENTS, PER_ROUND / AGENTS));
   alone.push(await libraryCallUs(store, 1, PER_ROUND / 4));
+  fullBatched.push(await libraryCallUs(fullStore, AGENTS, PER_ROUND / AGENTS));
+  fullAlone.push(await libraryCallUs(fullStore, 1, PER_ROUND / 8));
   bareRounds.push(
     timeIt(() => {
       const now = new Date().toISOString();
@@ -142,6 +149,18 @@ console.log(
   `| one agent alone (a commit per write) | ${summary.per_call_commit_us} | ${median(cpu(alone)).toFixed(1)} | ${show(wall(alone))} |`,
 );
 console.log(`| bare insert, own transaction | ${summary.bare_insert_us} | - | ${show(bareRounds)} |`);
+const fb = median(wall(fullBatched));
+const fa = median(wall(fullAlone));
+console.log(
+  `| AGENT_LEDGER_SYNC=full, ${AGENTS} agents at once | ${fb.toFixed(1)} | ${median(cpu(fullBatched)).toFixed(1)} | ${show(wall(fullBatched))} |`,
+);
+console.log(
+  `| AGENT_LEDGER_SYNC=full, one agent alone | ${fa.toFixed(1)} | ${median(cpu(fullAlone)).toFixed(1)} | ${show(wall(fullAlone))} |`,
+);
+console.log(
+  `\nfull / normal: ${(fb / summary.batched_us).toFixed(2)}x batched, ${(fa / summary.per_call_commit_us).toFixed(2)}x alone`,
+);
+fullStore.close();
 store.close();
 rmSync(dir, { recursive: true, force: true });
 console.log(JSON.stringify(summary));

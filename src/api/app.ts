@@ -8,6 +8,7 @@ import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import { authenticate } from "../store/teams.js";
+import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
@@ -15,6 +16,7 @@ import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
 import { registerAdminRoutes } from "./routes/admin.js";
+import { registerBenchRoutes } from "./routes/bench.js";
 import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
 import { registerEvaluationRoutes } from "./routes/evaluations.js";
@@ -35,6 +37,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerPackRoutes,
   registerClaimRoutes,
   registerEvaluationRoutes,
+  registerBenchRoutes,
 ];
 
 /** What createApp needs; only the database is required. */
@@ -177,5 +180,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     }) as DocInput);
   app.get("/openapi.json", (c) => c.json(document()));
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
+  // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
+  app.get("/", (c) => c.redirect("/ui", 302));
+  app.route("/ui", createDashboard({ store: deps.store, clock: deps.clock }));
   return app;
 }

@@ -33,7 +33,9 @@ export function resolveSettings(flag: string | undefined, cwd: string = process.
     text = readFileSync(path, "utf8");
   } catch (e) {
     throw new CliError(
-      `cannot read the settings file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass --settings with a thresholds.toml (agent-ledger init writes one)`,
+      `cannot read the settings file ${path}: ` +
+        `${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass ` +
+        `--settings with a thresholds.toml (agent-ledger init writes one)`,
     );
   }
   try {
@@ -112,8 +114,9 @@ export type GateTarget = { store: LedgerDb; teamId: string; record: boolean; whe
  */
 export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
   let file: string;
+  let sync: "normal" | "full";
   try {
-    file = cliConfig(flags).dbFile;
+    ({ dbFile: file, sync } = cliConfig(flags));
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
@@ -129,7 +132,7 @@ export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
     };
   };
   if (!record && !existsSync(file)) return memory();
-  const store = openDb(file);
+  const store = openDb(file, { sync });
   const team = findTeamByName(store.db, flags.team);
   if (team)
     return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };

@@ -81,7 +81,7 @@ describe("the stability summary", () => {
     const kept = all();
     expect(kept.length).toBeGreaterThan(10);
     store.sqlite.exec("DELETE FROM run_key_values");
-    store.sqlite.exec(readFileSync(`${MIGRATIONS_DIR}/0006_backfill_run_key_values.sql`, "utf8"));
+    store.sqlite.exec(readFileSync(`${MIGRATIONS_DIR}/0009_backfill_run_key_values.sql`, "utf8"));
     expect(all()).toEqual(kept);
   });
 
