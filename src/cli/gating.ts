@@ -122,8 +122,9 @@ export type GateTarget = {
  */
 export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
   let file: string;
+  let sync: "normal" | "full";
   try {
-    file = cliConfig(flags).dbFile;
+    ({ dbFile: file, sync } = cliConfig(flags));
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
@@ -140,7 +141,7 @@ export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
     };
   };
   if (!record && !existsSync(file)) return memory();
-  const store = openDb(file);
+  const store = openDb(file, { sync });
   const team = findTeamByName(store.db, flags.team);
   if (team)
     return {

@@ -62,6 +62,11 @@ const COMMANDS: readonly CommandSpec[] = [
     load: () => import("./validate.js"),
   },
   {
+    name: "bench",
+    summary: "the evaluation harness: bench run (task suites against a model, per condition), bench report (tables)",
+    load: () => import("./bench.js"),
+  },
+  {
     name: "revisions",
     summary: "readings revised since --since, each with the released evaluations resting on the old value",
     load: () => import("./revisions.js"),
