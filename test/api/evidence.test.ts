@@ -244,7 +244,7 @@ describe("readings and their revisions, over HTTP", () => {
       ],
     ]);
     expect(repeat.sources.map((s) => s.status)).toEqual(["revised"]);
-    const cited = await evaluate(report("flood", `ledger:crossings/${june.crossing}`, "405000 cfs"));
+    const cited = await evaluate(report("flood-june", `ledger:crossings/${june.crossing}`, "405000 cfs"));
     expect([cited.status, cited.gates.evidence!.findings]).toEqual(["released", []]);
   });
 
