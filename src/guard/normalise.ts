@@ -83,7 +83,9 @@ export function normaliseInput(raw: unknown, decl: Declaration, ctx: Ctx): Norma
   return { quantity: converted, original: q, shape, converted: q.unit !== unit };
 }
 
-function readShape(raw: unknown, decl: Declaration, ctx: Ctx): { quantity: Quantity; shape: Shape } {
+function readShape(input: unknown, decl: Declaration, ctx: Ctx): { quantity: Quantity; shape: Shape } {
+  // A Quantity handed in process (the library) is read through its JSON form, whose keys are the wire's.
+  const raw = input instanceof Quantity ? input.toJSON() : input;
   const unit = decl.unit as string;
   const quality = ctx.quality ?? DEFAULT_QUALITY;
   if (typeof raw === "number") {
