@@ -114,8 +114,9 @@ export type GateTarget = { store: LedgerDb; teamId: string; record: boolean; whe
  */
 export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
   let file: string;
+  let sync: "normal" | "full";
   try {
-    file = cliConfig(flags).dbFile;
+    ({ dbFile: file, sync } = cliConfig(flags));
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
@@ -131,7 +132,7 @@ export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
     };
   };
   if (!record && !existsSync(file)) return memory();
-  const store = openDb(file);
+  const store = openDb(file, { sync });
   const team = findTeamByName(store.db, flags.team);
   if (team)
     return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };

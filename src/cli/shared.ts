@@ -12,7 +12,7 @@ export function cliConfig(flags: DbFlags & { port?: string; host?: string } = {}
 
 /** Opens and migrates the configured database. */
 export function openConfiguredDb(config: Config): LedgerDb {
-  return openDb(config.dbFile);
+  return openDb(config.dbFile, { sync: config.sync });
 }
 
 /** One line on stdout. */

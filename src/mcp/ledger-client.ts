@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import type { ToolDeclarationInput } from "../guard/declaration.js";
-import { openDb, type LedgerDb } from "../store/db.js";
+import { openDb, type LedgerDb, type OpenOptions } from "../store/db.js";
 import { ledgerFor, type Ledger } from "../store/ledger.js";
 import { ensureDefaultTeam } from "../store/teams.js";
 import type { TraceParent } from "../telemetry/telemetry.js";
@@ -58,8 +58,8 @@ export class LocalLedger implements ProxyLedger {
   private readonly ledger: Ledger;
 
   /** Opens (creating and migrating when needed) the database at `file`. */
-  static open(file: string, clock: Clock = systemClock): LocalLedger {
-    const store = openDb(file);
+  static open(file: string, clock: Clock = systemClock, options: OpenOptions = {}): LocalLedger {
+    const store = openDb(file, options);
     try {
       return new LocalLedger(store, ensureDefaultTeam(store.db), clock, true);
     } catch (e) {

@@ -206,6 +206,8 @@ export const crossings = sqliteTable(
       .on(t.teamId, t.createdAt, t.callId)
       .where(sql`outcome = 'converted' AND direction = 'param'`),
     index("crossings_team_tool_idx").on(t.teamId, t.tool),
+    // The session list's code filter, checked per session when another filter drives the query.
+    index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
   ],
 );
 
@@ -381,4 +383,80 @@ export const teamVersions = sqliteTable(
     version: integer("version").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.kind] })],
+);
+
+// --- evaluation harness runs ----------------------------------------------------------------------
+
+/** One graded harness run, beside the ledger session that recorded its tool calls (one row per session). */
+export const benchRuns = sqliteTable(
+  "bench_runs",
+  {
+    sessionId: text("session_id")
+      .primaryKey()
+      .references(() => sessions.id),
+    teamId: text("team_id").notNull(),
+    batch: text("batch").notNull(),
+    suite: text("suite").notNull(),
+    task: text("task").notNull(),
+    condition: text("condition").notNull(),
+    model: text("model").notNull(),
+    replicate: integer("replicate").notNull(),
+    /** The corpus run a recorded replay came from (`--provider recorded`), else null. */
+    recordedId: text("recorded_id"),
+    outcome: text("outcome", { enum: ["correct", "wrong", "blocked", "error"] }).notNull(),
+    /** The value of the last ANSWER: line, or null when there was none. */
+    stated: text("stated"),
+    detail: text("detail").notNull().default(""),
+    violations: integer("violations").notNull().default(0),
+    auditUnsourced: integer("audit_unsourced").notNull().default(0),
+    auditMislabelled: integer("audit_mislabelled").notNull().default(0),
+    auditFlagged: integer("audit_flagged", { mode: "boolean" }).notNull().default(false),
+    undetected: integer("undetected", { mode: "boolean" }).notNull().default(false),
+    silentError: integer("silent_error", { mode: "boolean" }).notNull().default(false),
+    toolCalls: integer("tool_calls").notNull().default(0),
+    turns: integer("turns").notNull().default(0),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    /** The carry-over labels of corpus README section 4, computed from the run's calls. */
+    derived: text("derived", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The final assistant text, or null when the run ended before one. */
+    answer: text("answer"),
+    /** Why the provider cut the run off (outcome `error`), else null. */
+    error: text("error"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("bench_runs_team_batch_idx").on(t.teamId, t.batch, t.task, t.condition, t.model, t.replicate),
+    index("bench_runs_team_created_idx").on(t.teamId, t.createdAt),
+  ],
+);
+
+/**
+ * The stability summary: one row per distinct (key, value, claim id) of a task's released runs since the key's
+ * history last started (a released run whose claim for the key names `supersedes` starts it afresh), kept in the
+ * evaluation's transaction, so the stability read is one row per distinct value however long the task's history.
+ */
+export const runKeyValues = sqliteTable(
+  "run_key_values",
+  {
+    teamId: text("team_id").notNull(),
+    task: text("task").notNull(),
+    /** Normalised with normaliseKey. */
+    key: text("key").notNull(),
+    /** JSON of the value, as run_claims stores it. */
+    value: text("value").notNull(),
+    /** The claim's own id, '' when it has none (so the unique index sees one none). */
+    claimId: text("claim_id").notNull().default(""),
+    /** The run_claims id of the value's first appearance in the key's current history (the read's order). */
+    firstId: integer("first_id").notNull(),
+    /** The latest released run that stated the value. */
+    lastRunId: text("last_run_id").notNull(),
+    /** The smallest claim text of the value (the history query's min(text)). */
+    text: text("text").notNull(),
+    lastCreatedAt: text("last_created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.task, t.key, t.value, t.claimId] }),
+    index("run_key_values_team_task_key_first_idx").on(t.teamId, t.task, t.key, t.firstId),
+  ],
 );
