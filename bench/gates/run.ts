@@ -10,6 +10,7 @@ import { openDb } from "../../src/store/db.js";
 import { newId } from "../../src/store/ids.js";
 import { RunStore } from "../../src/store/runs.js";
 import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { ledgerCase } from "./ledger.js";
 
 const LEDGER_SIZES = (process.env.BENCH_SIZES ?? "10,1000,10000").split(",").map(Number);
 const PRIOR_RUNS = Number(process.env.BENCH_RUNS ?? 1_000);
@@ -192,3 +193,6 @@ if (small && large)
     `\ngrowth 10 → 10,000 demoted claims: median ${f(large.medianMs / small.medianMs)}x, first evaluation ${f(large.firstMs / small.firstMs)}x`,
   );
 console.log(`\nstability query plan: ${plan}`);
+
+// The ledger case (issue 11): 50 facts resolved against 1,000,000 crossings.
+ledgerCase();

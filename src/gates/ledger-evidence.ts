@@ -1,4 +1,5 @@
 // Resolving ledger locators: a fact's value must restate a stored crossing, by the answer audit's own reading and matching.
+import { DERIVABLE_BASE } from "../guard/derivable.js";
 import { auditFigure } from "../provenance/audit.js";
 import type { PriorOutput } from "../guard/history.js";
 import { literalsIn } from "../guard/tokenise.js";
@@ -75,7 +76,16 @@ export function claimFigure(value: Claim["value"]): string | null {
 }
 
 /** A candidate value of a crossing: its stored value, a series element, or the current value of a revised reading. */
-type Candidate = { crossing: LedgerCrossing; value: number; unit: string; field: string; kind: "current" | "old" };
+type Candidate = {
+  crossing: LedgerCrossing;
+  value: number;
+  unit: string;
+  field: string;
+  kind: "current" | "old";
+  /** SI magnitude (NaN for an offset unit) and dimension key, for the pre-filter. */
+  si: number;
+  dimension: string;
+};
 
 /** True when a revision changed the value (not only the quality). */
 export function valueChanged(c: LedgerCrossing): boolean {
@@ -86,23 +96,41 @@ export function valueChanged(c: LedgerCrossing): boolean {
   return Math.abs(after - c.value) / Math.abs(c.value) > REVISION_TOLERANCE;
 }
 
+function safeSI(value: number, unit: string): number {
+  try {
+    return toSI(value, unit);
+  } catch {
+    // an offset unit has no single SI magnitude; only conversions between units are tried for it
+    return Number.NaN;
+  }
+}
+
+function candidate(
+  crossing: LedgerCrossing,
+  value: number,
+  unit: string,
+  field: string,
+  kind: Candidate["kind"],
+): Candidate {
+  return { crossing, value, unit, field, kind, si: safeSI(value, unit), dimension: dimensionKey(unit) };
+}
+
 function candidates(pool: readonly LedgerCrossing[]): Candidate[] {
   const current: Candidate[] = [];
   const old: Candidate[] = [];
   for (const c of pool) {
     if (c.series) {
       c.series.forEach((v, i) => {
-        if (v !== null)
-          current.push({ crossing: c, value: v, unit: c.unit, field: `${c.field}[${i}]`, kind: "current" });
+        if (v !== null) current.push(candidate(c, v, c.unit, `${c.field}[${i}]`, "current"));
       });
       continue;
     }
     if (c.value === null) continue;
     if (c.revised && valueChanged(c)) {
-      current.push({ crossing: c, value: c.revised.value, unit: c.revised.unit, field: c.field, kind: "current" });
-      old.push({ crossing: c, value: c.value, unit: c.unit, field: c.field, kind: "old" });
+      current.push(candidate(c, c.revised.value, c.revised.unit, c.field, "current"));
+      old.push(candidate(c, c.value, c.unit, c.field, "old"));
     } else {
-      current.push({ crossing: c, value: c.value, unit: c.unit, field: c.field, kind: "current" });
+      current.push(candidate(c, c.value, c.unit, c.field, "current"));
     }
   }
   // Current values first: the audit takes the first output restated, and a figure that restates a reading's revised value
@@ -110,13 +138,30 @@ function candidates(pool: readonly LedgerCrossing[]): Candidate[] {
   return [...current, ...old];
 }
 
+/**
+ * The candidates the audit could match, in their order: the first DERIVABLE_BASE (the audit derives sums and differences
+ * from those alone), and every other whose magnitude, as stored or in SI, lies within PREFILTER of the figure's. The
+ * audit's own tolerance and its rounding to the precision written (two significant figures at the least: "10" restates
+ * 10.4) both fall inside that window, so the verdict is the audit's over every candidate, at the cost of a few.
+ */
+function prefilter(cs: readonly Candidate[], value: number, unit: string | null): Candidate[] {
+  const figSi = unit === null ? Number.NaN : safeSI(Math.abs(value), unit);
+  const dim = unit === null ? null : dimensionKey(unit);
+  const near = (a: number, b: number) =>
+    b === 0 ? Math.abs(a) < 1e-12 : Math.abs(Math.abs(a) - Math.abs(b)) / Math.abs(b) <= PREFILTER;
+  return cs.filter(
+    (c, i) =>
+      i < DERIVABLE_BASE ||
+      near(c.value, value) ||
+      (dim !== null && c.dimension === dim && Number.isFinite(c.si) && near(c.si, figSi)),
+  );
+}
+
+/** Relative width of the pre-filter window (see `prefilter`). */
+const PREFILTER = 0.06;
+
 function toOutput(c: Candidate, index: number): PriorOutput {
-  let valueSi = Number.NaN;
-  try {
-    valueSi = toSI(c.value, c.unit);
-  } catch {
-    // an offset unit has no single SI magnitude; only conversions between units are tried for it
-  }
+  const valueSi = c.si;
   return {
     // The index, so a verdict maps back to its candidate; the audit's explanations use tool and field only.
     callId: String(index),
@@ -126,7 +171,7 @@ function toOutput(c: Candidate, index: number): PriorOutput {
     value: c.value,
     unit: c.unit,
     valueSi,
-    dimension: dimensionKey(c.unit),
+    dimension: c.dimension,
     datum: null,
     quality: c.crossing.quality,
   };
@@ -236,8 +281,9 @@ export function resolveClaim(
 
   const figure = claimFigure(c.value);
   const pool = dedupe(found.flatMap((f) => f.crossings));
-  const cs = candidates(pool);
-  const item = figure === null ? null : auditFigure(figure, cs.map(toOutput));
+  const lit = figure === null ? undefined : literalsIn(figure)[0];
+  const cs = lit === undefined ? [] : prefilter(candidates(pool), lit.value, lit.unit?.unit ?? null);
+  const item = figure === null || lit === undefined ? null : auditFigure(figure, cs.map(toOutput));
 
   if (item === null || figure === null) {
     // Nothing compared: the claim rests on the crossing its locator names, when it names exactly one.
@@ -301,7 +347,7 @@ export function resolveClaim(
     out.links.push(link(m.crossing, "unit_mislabelled", m, null));
     return out;
   }
-  const near = nearest(item.value, item.unit === null ? null : registryUnit(figure), cs);
+  const near = nearest(item.value, item.unit === null ? null : registryUnit(figure), candidates(pool));
   const scopes = found.map((f) => f.loc.text).join(", ");
   const nearText = near
     ? `; the nearest stored value is ${stored(near)} from ${where(near.crossing)}. ` +

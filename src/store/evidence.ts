@@ -19,6 +19,7 @@ type RawCrossing = {
   quality: string | null;
   source: string | null;
   observed_at: string | null;
+  revised: number;
 };
 
 type RawRevision = {
@@ -30,7 +31,9 @@ type RawRevision = {
   detected_at: string;
 };
 
-const COLUMNS = "id, session_id, call_id, seq, tool, param, value, unit, is_series, raw, quality, source, observed_at";
+// `revised` is one probe of revisions_before_idx per row, so only a crossing that was revised has its chain followed.
+const COLUMNS = `id, session_id, call_id, seq, tool, param, value, unit, is_series, raw, quality, source, observed_at,
+  EXISTS (SELECT 1 FROM revisions r WHERE r.before_crossing_id = crossings.id) AS revised`;
 // A return a claim can rest on: numeric (a scalar or a series), with a unit, and not refused by the guard.
 const USABLE =
   "direction = 'return' AND unit IS NOT NULL AND (value IS NOT NULL OR is_series = 1) AND outcome != 'refused'";
@@ -114,7 +117,7 @@ function toLedger(s: Statements, teamId: string, r: RawCrossing): LedgerCrossing
     quality: r.quality,
     source: r.source,
     observed_at: r.observed_at,
-    revised: r.value === null ? null : revisedState(s, teamId, r.id),
+    revised: r.value === null || r.revised === 0 ? null : revisedState(s, teamId, r.id),
   };
 }
 

@@ -187,6 +187,8 @@ export class SessionStore {
 
   /** Revisions found while storing readings; detection runs in the same transaction as the later reading. */
   readonly revisions: RevisionStore;
+  /** Always true in the service; bench:guard turns it off to measure what detection costs a result that is not a reading. */
+  detectRevisions = true;
 
   constructor(private readonly sqlite: Database) {
     this.revisions = new RevisionStore(sqlite);
@@ -372,7 +374,8 @@ export class SessionStore {
         at,
       );
       // Only a reading can revise one; any other crossing pays for this test alone.
-      if (isReading(c)) this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
+      if (this.detectRevisions && isReading(c))
+        this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
     }
   }
 
