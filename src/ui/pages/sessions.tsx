@@ -107,7 +107,7 @@ function SessionTable(props: { rows: SessionListRow[]; params: Params }): Child 
             </td>
             <td class="chips">
               {Object.entries(s.labels).map(([k, v]) => (
-                <LabelChip name={k} value={v} to={by("label", `${k}:${v}`)} />
+                <LabelChip name={k} value={v} to={by("label", `${k}:${v}`)} swap="sessions-list" />
               ))}
             </td>
             <td class="num">{count(s.callCount)}</td>
@@ -115,7 +115,7 @@ function SessionTable(props: { rows: SessionListRow[]; params: Params }): Child 
             <td class="num">{count(s.blockedCount)}</td>
             <td class="chips">
               {s.codes.map((c) => (
-                <CodeChip code={c.code} count={c.count} to={only("code", c.code)} />
+                <CodeChip code={c.code} count={c.count} to={only("code", c.code)} swap="sessions-list" />
               ))}
             </td>
             <td class="context">{s.context.length > 140 ? `${s.context.slice(0, 139)}…` : s.context}</td>
@@ -213,8 +213,9 @@ export function registerSessionsPage(ui: UiApp, deps: UiDeps): void {
             <a href={href("/ui/sessions.jsonl", exportParams)}>JSON Lines</a>
           </p>
         </div>
-        <FilterForm params={params} />
+        {/* The form is inside the swapped element, so a chip clicked in the table shows up in its fields. */}
         <div id="sessions-list">
+          <FilterForm params={params} />
           <ActiveFilters params={params} />
           {page.items.length === 0 ? (
             <Empty>No session matches this filter.</Empty>
