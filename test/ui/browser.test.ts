@@ -125,6 +125,9 @@ describe.skipIf(!FOUND)("the dashboard in Chromium", () => {
       await page.waitForFunction('document.querySelectorAll("#sessions-list a.id").length === 1');
       expect(await listedIds(page)).toEqual([w.nightly]);
       expect(new URL(page.url()).search).toBe("?label=run%3Anightly");
+      expect(await page.getAttribute('a[href^="/ui/sessions.csv"]', "href")).toBe(
+        "/ui/sessions.csv?label=run%3Anightly",
+      );
       // With htmx the table was swapped in place: the page (and its window) survived.
       if (javaScript) expect(await page.evaluate("window.notReloaded === true")).toBe(true);
       await page.screenshot({ path: `${SHOTS}sessions-filtered-${mode}.png`, fullPage: true });

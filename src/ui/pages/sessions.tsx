@@ -208,15 +208,17 @@ export function registerSessionsPage(ui: UiApp, deps: UiDeps): void {
       <Layout title="Sessions" nav="sessions" team={c.get("teamName")}>
         <div class="head">
           <h1>Sessions</h1>
-          <p class="exports">
-            Export this filter: <a href={href("/ui/sessions.csv", exportParams)}>CSV</a> ·{" "}
-            <a href={href("/ui/sessions.jsonl", exportParams)}>JSON Lines</a>
-          </p>
         </div>
-        {/* The form is inside the swapped element, so a chip clicked in the table shows up in its fields. */}
+        {/* The form and the export links are inside the swapped element, so they follow the filter a swap applied. */}
         <div id="sessions-list">
           <FilterForm params={params} />
-          <ActiveFilters params={params} />
+          <div class="listbar">
+            <ActiveFilters params={params} />
+            <p class="exports">
+              Export this filter: <a href={href("/ui/sessions.csv", exportParams)}>CSV</a> ·{" "}
+              <a href={href("/ui/sessions.jsonl", exportParams)}>JSON Lines</a>
+            </p>
+          </div>
           {page.items.length === 0 ? (
             <Empty>No session matches this filter.</Empty>
           ) : (
