@@ -1,6 +1,6 @@
 // The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
@@ -8,6 +8,7 @@ import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import { authenticate } from "../store/teams.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
+import { sqliteDashboard } from "../store/dashboard-repo.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
@@ -167,6 +168,6 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
   // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
   app.get("/", (c) => c.redirect("/ui", 302));
-  app.route("/ui", createDashboard({ store: deps.store, clock: deps.clock }));
+  app.route("/ui", createDashboard({ dashboard: sqliteDashboard(deps.store), clock: deps.clock }));
   return app;
 }

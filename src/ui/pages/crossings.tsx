@@ -1,7 +1,6 @@
 // /ui/crossings: every crossing of the team, newest first; the violation codes as chips with their counts filter the
 // list, and so does the tool.
 import type { Child } from "hono/jsx";
-import { dashboardCodeCounts, dashboardCrossings } from "../../store/dashboard.js";
 import type { CrossingRow } from "../../store/sessions.js";
 import { Badge, CodeChip, Empty, Pager, swapTo } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
@@ -78,8 +77,8 @@ export function registerCrossingsPage(ui: UiApp, deps: UiDeps): void {
     const before = (cursorOf(params, ["number"]) as [number] | null)?.[0] ?? null;
     const teamId = c.get("teamId");
     const [codes, page] = await Promise.all([
-      dashboardCodeCounts(deps.store, teamId),
-      dashboardCrossings(deps.store, teamId, { code, tool, limit: PAGE, before }),
+      deps.dashboard.codeCounts(teamId),
+      deps.dashboard.crossings(teamId, { code, tool, limit: PAGE, before }),
     ]);
     const total = codes.reduce((a, x) => a + x.count, 0);
     return c.html(

@@ -2,7 +2,7 @@
 // keyset pages, and CSV and JSON Lines exports of the current filter.
 import type { Child } from "hono/jsx";
 import { VIOLATION_CODES } from "../../quantity/errors.js";
-import { dashboardSessions, type SessionListRow } from "../../store/dashboard.js";
+import type { SessionListRow } from "../../store/dashboard.js";
 import type { SessionRow } from "../../store/sessions.js";
 import { CodeChip, Empty, LabelChip, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
@@ -145,7 +145,7 @@ function ActiveFilters(props: { params: Params }): Child {
 async function* exportPages(deps: UiDeps, teamId: string, f: SessionParams): AsyncGenerator<SessionRow[]> {
   let cursor: readonly [string, string] | null = null;
   do {
-    const page = await dashboardSessions(deps.store, teamId, { ...f, limit: EXPORT_PAGE, cursor });
+    const page = await deps.dashboard.sessions(teamId, { ...f, limit: EXPORT_PAGE, cursor });
     yield page.items;
     cursor = page.next;
   } while (cursor !== null);
@@ -202,7 +202,7 @@ export function registerSessionsPage(ui: UiApp, deps: UiDeps): void {
     if (clean !== null) return c.redirect(clean, 303);
     const filter = sessionFilter(params);
     const cursor = cursorOf(params, ["string", "string"]) as [string, string] | null;
-    const page = await dashboardSessions(deps.store, c.get("teamId"), { ...filter, limit: PAGE, cursor });
+    const page = await deps.dashboard.sessions(c.get("teamId"), { ...filter, limit: PAGE, cursor });
     const exportParams = params.filter(([k]) => k !== "cursor");
     return c.html(
       <Layout title="Sessions" nav="sessions" team={c.get("teamName")}>
