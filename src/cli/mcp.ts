@@ -24,7 +24,7 @@ const upstreamEnv = (): NodeJS.ProcessEnv => {
   return env;
 };
 
-function openLedger(flags: Flags): ProxyLedger {
+async function openLedger(flags: Flags): Promise<ProxyLedger> {
   if (flags.ledgerUrl) {
     if (flags.db)
       throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
@@ -62,7 +62,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
       2,
     );
   }
-  const ledger = openLedger(flags);
+  const ledger = await openLedger(flags);
   const proxy = new GuardedProxy({
     upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() },
     annotations,
