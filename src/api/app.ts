@@ -8,7 +8,8 @@ import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
-import { asStore } from "../store/sqlite/store.js";
+import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
+import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
@@ -16,6 +17,7 @@ import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
 import { registerAdminRoutes } from "./routes/admin.js";
+import { registerBenchRoutes } from "./routes/bench.js";
 import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
 import { registerEvaluationRoutes } from "./routes/evaluations.js";
@@ -36,6 +38,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerPackRoutes,
   registerClaimRoutes,
   registerEvaluationRoutes,
+  registerBenchRoutes,
 ];
 
 /**
@@ -184,5 +187,10 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     }) as DocInput);
   app.get("/openapi.json", (c) => c.json(document()));
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
+  // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
+  app.get("/", (c) => c.redirect("/ui", 302));
+  // TRANSITIONAL: the dashboard reads SQLite until its queries move behind LedgerStore.
+  if (deps.store.engine === "sqlite")
+    app.route("/ui", createDashboard({ store: sqliteHandleOf(deps.store, "the dashboard"), clock: deps.clock }));
   return app;
 }

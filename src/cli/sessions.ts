@@ -56,7 +56,8 @@ async function run(flags: Flags): Promise<void> {
         .map(([k, v]) => `${k}:${v}`)
         .join(" ");
       say(
-        `${s.id}  ${s.createdAt}  ${s.enforcement}  calls=${s.callCount} violations=${s.violationCount} would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`,
+        `${s.id}  ${s.createdAt}  ${s.enforcement}  calls=${s.callCount} violations=${s.violationCount} ` +
+          `would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`,
       );
     }
   });

@@ -1,5 +1,6 @@
 // Helpers the CLI commands share: settings from the environment plus flags, and opening the database.
 import { loadConfig, type Config } from "../config.js";
+import { openDb, type LedgerDb } from "../store/db.js";
 import { openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 
@@ -9,6 +10,15 @@ export type DbFlags = { db?: string };
 /** The settings, with `--db` winning over AGENT_LEDGER_DB. */
 export function cliConfig(flags: DbFlags & { port?: string; host?: string } = {}): Config {
   return loadConfig(process.env, { AGENT_LEDGER_DB: flags.db, PORT: flags.port, HOST: flags.host });
+}
+
+/** Opens the configured SQLite file itself: only for code not yet behind the LedgerStore port (it refuses PostgreSQL). */
+export function openConfiguredDb(config: Config): LedgerDb {
+  if (config.dbEngine !== "sqlite")
+    throw new CliError(
+      "this command works on a SQLite file only in this version; set AGENT_LEDGER_DB (or --db) to a SQLite file path",
+    );
+  return openDb(config.dbFile);
 }
 
 /** Opens and migrates the configured store (AGENT_LEDGER_DB or --db: a SQLite file or a postgres:// URL). */

@@ -9,7 +9,14 @@ import { evidenceGate } from "./evidence.js";
 import { explainabilityGate } from "./explainability.js";
 import { combineRuns, finding, GATE_NAMES, round1, skipped, type GateName, type GateOutcome } from "./outcome-kit.js";
 import { outcomeGate } from "./outcome.js";
-import { EMPTY_HISTORY, type ClaimHistory, type HistorySnapshot } from "./ports.js";
+import { snapshotEvidence, type SourceLink } from "./ledger-evidence.js";
+import {
+  EMPTY_HISTORY,
+  type ClaimHistory,
+  type EvidenceResolver,
+  type EvidenceSnapshot,
+  type HistorySnapshot,
+} from "./ports.js";
 import { provenanceGate } from "./provenance.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "./settings.js";
 import { simplicityGate } from "./simplicity.js";
@@ -30,6 +37,10 @@ export interface DecideOptions {
   /** Injected file check for `evidence.check_paths`. */
   pathExists?: (path: string) => boolean;
   watchCache?: WatchCache;
+  /** Resolves ledger locators (`ledger:sessions/...`) against the team's rows; without it they are not checked. */
+  evidence?: EvidenceResolver;
+  /** The same, already fetched (an asynchronous store fetches with `evidenceLocators` first); wins over `evidence`. */
+  ledger?: EvidenceSnapshot;
 }
 
 type PerRunGate = Exclude<GateName, "contract" | "stability">;
@@ -40,12 +51,20 @@ interface Context {
   history: HistorySnapshot;
   same: ValueMatcher;
   options: DecideOptions;
+  ledger: EvidenceSnapshot | undefined;
+  /** Per run, the `sources` entries the evidence gate found. */
+  links: SourceLink[][];
 }
 
 /** The per-run gates as a table: name → how it reads one run. */
 const PER_RUN: Record<PerRunGate, (run: Result, index: number, ctx: Context) => GateOutcome> = {
   outcome: (r, _i, c) => outcomeGate(c.task, r, c.settings),
-  evidence: (r, _i, c) => evidenceGate(r, c.settings, c.options.pathExists ? { pathExists: c.options.pathExists } : {}),
+  evidence: (r, i, c) =>
+    evidenceGate(r, c.settings, {
+      ...(c.options.pathExists ? { pathExists: c.options.pathExists } : {}),
+      ...(c.ledger ? { ledger: c.ledger } : {}),
+      links: (c.links[i] = []),
+    }),
   provenance: (r, _i, c) => provenanceGate(r, c.settings),
   baseline: (r, _i, c) => baselineGate(r, c.settings),
   statistics: (r, _i, c) => statisticsGate(r, c.settings),
@@ -94,7 +113,12 @@ export function overallScore(gates: Record<GateName, GateOutcome>, settings: Set
 }
 
 /** Applies the conjunctive switch to gate outcomes and returns the decision. */
-export function conclude(gates: Record<GateName, GateOutcome>, settings: Settings, extra: Finding[] = []): Decision {
+export function conclude(
+  gates: Record<GateName, GateOutcome>,
+  settings: Settings,
+  extra: Finding[] = [],
+  sources: SourceLink[] = [],
+): Decision {
   const overall = overallScore(gates, settings);
   const blockedGates = GATE_NAMES.filter((g) => gates[g].status === "blocked");
   const findings = [...extra];
@@ -115,7 +139,8 @@ export function conclude(gates: Record<GateName, GateOutcome>, settings: Setting
       findings.push(
         finding(
           "GATES_COMPENSATED",
-          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ${overall} reaches global.min_score ${settings.global.min_score}.`,
+          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ` +
+            `${overall} reaches global.min_score ${settings.global.min_score}.`,
           { severity: "warning" },
         ),
       );
@@ -127,6 +152,7 @@ export function conclude(gates: Record<GateName, GateOutcome>, settings: Setting
     overall_score: overall,
     gates,
     findings,
+    sources,
   };
 }
 
@@ -142,6 +168,7 @@ export function blockedBeforeRun(hookFindings: Finding[]): Decision {
     overall_score: 0,
     gates: allSkipped("Not evaluated: a pre-run hook blocked the run before the agent ran."),
     findings: [finding("PRE_RUN_BLOCKED", "A pre-run hook returned an error; the agent was not run."), ...hookFindings],
+    sources: [],
   };
 }
 
@@ -165,6 +192,8 @@ export function decide(input: unknown, options: DecideOptions = {}): Decision {
     options,
     history: snapshotHistory(options.history ?? EMPTY_HISTORY, task, runs),
     same: createValueMatcher(options.compareQuantities),
+    ledger: options.ledger ?? (options.evidence ? snapshotEvidence(options.evidence, runs) : undefined),
+    links: [],
   };
   const gates = { contract: contract.outcome } as Record<GateName, GateOutcome>;
   for (const g of GATE_NAMES) {
@@ -174,5 +203,6 @@ export function decide(input: unknown, options: DecideOptions = {}): Decision {
         ? stabilityGate(runs, settings, ctx.history, ctx.same)
         : combineRuns(runs.map((r, i) => PER_RUN[g](r, i, ctx)));
   }
-  return conclude(gates, settings);
+  const sources = ctx.links.flatMap((ls, i) => (runs.length > 1 ? ls.map((l) => ({ ...l, run: i + 1 })) : ls));
+  return conclude(gates, settings, [], sources);
 }

@@ -1,4 +1,5 @@
 // The ClaimHistory port: what the gates ask of the persistent ledger and of earlier runs. The store implements it.
+import type { LedgerLocator } from "./locators.js";
 
 /** A claim in the team ledger whose current status is `demoted`. */
 export interface DemotedClaim {
@@ -66,3 +67,58 @@ export interface HistorySnapshot {
   live: LedgerClaim[];
   prior: PriorRunClaim[];
 }
+
+// --- the EvidenceResolver port ------------------------------------------------------------------
+
+/** The current state of a reading that was revised: the end of its revision chain. */
+export interface RevisedState {
+  /** The last revision of the chain. */
+  revision_id: string;
+  value: number;
+  unit: string;
+  quality: string | null;
+  /** ISO 8601 UTC time the last revision was recorded. */
+  detected_at: string;
+  /** The crossing that holds the revised value; null for a declared revision. */
+  crossing_id: number | null;
+}
+
+/** One stored return crossing, with what resolution needs. */
+export interface LedgerCrossing {
+  id: number;
+  session_id: string;
+  call_id: string;
+  /** The call's sequence number in its session. */
+  seq: number;
+  tool: string;
+  /** `return`, or `return.<key>` for a mapping result. */
+  field: string;
+  /** Magnitude in `unit`; null for a series. */
+  value: number | null;
+  /** The series in `unit` (null marks a gap); null for a scalar. */
+  series: (number | null)[] | null;
+  unit: string;
+  quality: string | null;
+  source: string | null;
+  observed_at: string | null;
+  /** Set when the reading has been revised since, to its current state. */
+  revised: RevisedState | null;
+}
+
+/**
+ * What the evidence gate asks of the ledger, scoped to one team by whoever builds the port. `scope` answers the usable
+ * return crossings (numeric, with a unit, not refused) a locator names, in recording order: `null` when it names nothing of
+ * this team (unknown or another team's: the two are indistinguishable), `[]` when it names a session or call with no such
+ * crossing. One indexed query per locator; a store that cannot answer synchronously fetches first (`evidenceLocators`) and
+ * answers from memory.
+ */
+export interface EvidenceResolver {
+  /** The crossings a well-formed locator names, or null. */
+  scope(locator: WellFormedLocator): LedgerCrossing[] | null;
+}
+
+/** A ledger locator that parsed. */
+export type WellFormedLocator = Exclude<LedgerLocator, { kind: "malformed" }>;
+
+/** The crossings each locator of an evaluation names (keyed by the locator's text), fetched once up front. */
+export type EvidenceSnapshot = ReadonlyMap<string, LedgerCrossing[] | null>;

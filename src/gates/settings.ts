@@ -1,6 +1,7 @@
 // Gate thresholds: the defaults as data, the layout as a zod schema, TOML parsing and merging of partial settings.
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
+import { GRADES } from "../quantity/quality.js";
 import { CRITIC_NAMES } from "./critics.js";
 import { GATE_NAMES, type GateName } from "./outcome-kit.js";
 
@@ -19,7 +20,8 @@ const SECTIONS = {
     claim_ledger: z.string(),
   },
   weights: weightShape,
-  evidence: { min_confidence: share, check_paths: z.boolean() },
+  // "" keeps a reading below approved a warning; a grade makes a reading that does not meet it an error.
+  evidence: { min_confidence: share, check_paths: z.boolean(), min_quality: z.enum(["", ...GRADES]) },
   provenance: { max_recalled_share: share },
   baseline: { require_naive: z.boolean() },
   statistics: { min_sample_size: count, min_tests: count },
@@ -52,7 +54,7 @@ export const PartialSettingsSchema: z.ZodType<PartialSettings> = z.strictObject(
 export const DEFAULT_SETTINGS: Settings = {
   global: { conjunctive: true, min_score: 80, warning_penalty: 5, claim_ledger: "" },
   weights: Object.fromEntries(GATE_NAMES.map((g) => [g, 1])) as Record<GateName, number>,
-  evidence: { min_confidence: 0, check_paths: false },
+  evidence: { min_confidence: 0, check_paths: false, min_quality: "" },
   provenance: { max_recalled_share: 0.5 },
   baseline: { require_naive: true },
   statistics: { min_sample_size: 1, min_tests: 2 },

@@ -1,4 +1,5 @@
 // What counts as a source: a locator a reader can follow, as opposed to junk (`x`, `trust me`) or circular ("our earlier draft").
+import { isLedgerSource } from "./locators.js";
 
 /** How one source string was judged. */
 export type SourceVerdict =
@@ -8,7 +9,17 @@ export type SourceVerdict =
   | { kind: "junk"; text: string };
 
 /** The accepted locator forms. */
-export type LocatorForm = "url" | "uri" | "path" | "file" | "command" | "commit" | "position" | "registry" | "doi";
+export type LocatorForm =
+  | "url"
+  | "uri"
+  | "path"
+  | "file"
+  | "command"
+  | "commit"
+  | "position"
+  | "registry"
+  | "doi"
+  | "ledger";
 
 /** Phrases that point at the agent's own earlier output; the README's two first. */
 export const CIRCULAR_PHRASES = [
@@ -158,6 +169,8 @@ export function normaliseSource(s: string): string {
 export function classifySource(source: string, claimIds: ReadonlySet<string> = new Set()): SourceVerdict {
   const text = normaliseSource(source);
   if (text === "") return { kind: "missing" };
+  // Resolved against the team's rows by the evidence gate, not judged by spelling (a malformed one names nothing there).
+  if (isLedgerSource(text)) return { kind: "locator", form: "ledger", text };
   const phrase = CIRCULAR.exec(text);
   if (phrase) return { kind: "circular", text, why: `"${phrase[0]}" refers to the agent's own earlier output` };
   const cited = text.replace(/^(?:see|cf\.)\s+/i, "");

@@ -5,9 +5,9 @@ import type { QualityTable } from "../quantity/quality.js";
 import { Quantity } from "../quantity/quantity.js";
 import { parseTimestamp } from "../quantity/time.js";
 import { dimensionKey, toSI } from "../quantity/units.js";
-import { carryOverError, findCarryOver } from "../provenance/carryover.js";
-import type { History } from "../provenance/history.js";
-import { traceSourced, unsourcedError } from "../provenance/sourced.js";
+import { carryOverError, findCarryOver } from "./carryover.js";
+import type { History } from "./history.js";
+import { traceSourced, unsourcedError } from "./sourced.js";
 import type { Declaration, ToolDeclaration } from "./declaration.js";
 import { faceValue, normaliseInput } from "./normalise.js";
 

@@ -4,7 +4,7 @@ import { type Clock, systemClock } from "../clock.js";
 import type { ToolDeclaration, ToolDeclarationInput } from "../guard/declaration.js";
 import { type EnforcementReport, enforcementReport } from "../guard/report.js";
 import { type CrossingDraft, type Enforcement, type Violation, checkCall, checkResult } from "../guard/verdict.js";
-import { MemoryHistory } from "../provenance/history.js";
+import { MemoryHistory } from "../guard/history.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { LedgerDb } from "../store/db.js";
 import { newId } from "../store/ids.js";

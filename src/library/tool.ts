@@ -8,7 +8,7 @@ import {
 } from "../guard/declaration.js";
 import { type Flavour, toolDefinition } from "../guard/schema.js";
 import { type GuardContext, type Violation, checkCall, checkResult } from "../guard/verdict.js";
-import { MemoryHistory } from "../provenance/history.js";
+import { MemoryHistory } from "../guard/history.js";
 import { DatumRegistry } from "../quantity/datums.js";
 import {
   CRSMismatch,

@@ -1,9 +1,9 @@
 // Answer audit (spec 6.6): each number of a final answer traced to a tool output, a one-step sum or difference of outputs,
 // or the question; or flagged as unsourced, mislabelled or sign-inverted.
 import { formatMagnitude, tryConvert } from "../quantity/units.js";
-import { type Candidate, DERIVABLE_BASE, derivableCandidates } from "./derivable.js";
-import type { PriorOutput } from "./history.js";
-import { type Literal, type UnitToken, literalsIn, numberValuesIn } from "./tokenise.js";
+import { type Candidate, DERIVABLE_BASE, derivableCandidates } from "../guard/derivable.js";
+import type { PriorOutput } from "../guard/history.js";
+import { type Literal, type UnitToken, literalsIn, numberValuesIn } from "../guard/tokenise.js";
 
 /** What the audit concluded about one number. */
 export type AuditStatus =
@@ -128,6 +128,43 @@ export function auditAnswer(answer: string, outputs: PriorOutput[], options: Aud
   return { ok: !numbers.some((n) => FAILING.has(n.status)), numbers };
 }
 
+/**
+ * Audits one stated figure (a claim's `value`, such as "35.4 m^3/s") against outputs by the answer audit's own reading and
+ * matching. The figure is a value by declaration, so none of the ignore rules apply (a bare "12" is still compared);
+ * null when the text holds no number.
+ */
+export function auditFigure(
+  text: string,
+  outputs: PriorOutput[],
+  options: { tolerance?: number } = {},
+): AuditItem | null {
+  const lit = literalsIn(text)[0];
+  if (!lit) return null;
+  const ctx: Ctx = {
+    answer: text,
+    outputs,
+    tolerance: options.tolerance ?? AUDIT_TOLERANCE,
+    context: [],
+    candidates: null,
+  };
+  const unit = lit.unit && (!lit.unit.ambiguous || connects(lit, lit.unit, ctx)) ? lit.unit : null;
+  const end = unit && !unit.shared ? unit.end : lit.numberEnd;
+  const verdict = classify(lit, unit, end, ctx);
+  const o = verdict.output;
+  return {
+    text: text.slice(lit.start, end),
+    value: lit.value,
+    unit: unit?.text ?? null,
+    status: verdict.status,
+    source: o ? `${o.tool}.${o.field}` : null,
+    callId: o?.callId ?? null,
+    callIds: o ? [o.callId] : (verdict.callIds ?? []),
+    explanation: verdict.explanation,
+    start: lit.start,
+    end,
+  };
+}
+
 type Ctx = {
   answer: string;
   outputs: PriorOutput[];
@@ -233,7 +270,9 @@ function retrieved(
   return {
     status: "sign_inverted",
     output: o,
-    explanation: `magnitude matches ${where(o)}, but that value is ${formatMagnitude(matched)} and the answer states ${stated} with no wording that carries the sign; these describe opposite conditions`,
+    explanation:
+      `magnitude matches ${where(o)}, but that value is ${formatMagnitude(matched)} and the answer ` +
+      `states ${stated} with no wording that carries the sign; these describe opposite conditions`,
   };
 }
 

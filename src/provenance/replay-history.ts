@@ -1,7 +1,7 @@
 // The History a replay rebuilds from replayed results: the store's rules (which returns count as outputs, ledger
 // order, NULL never in a range) on sorted in-memory indexes, so a session of 10,000 calls replays in linear-ish time.
 import type { CrossingDraft } from "../guard/verdict.js";
-import type { History, PriorOutput } from "./history.js";
+import type { History, PriorOutput } from "../guard/history.js";
 
 /** Index positions sorted by a key; ties keep insertion (ledger) order. */
 class SortedIndex {

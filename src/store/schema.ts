@@ -149,6 +149,8 @@ export const calls = sqliteTable(
   (t) => [
     uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
     index("calls_team_tool_idx").on(t.teamId, t.tool),
+    // The dashboard's calls per day and refusal rate: a covering range scan over (team, time).
+    index("calls_team_created_idx").on(t.teamId, t.createdAt, t.ok),
   ],
 );
 
@@ -196,6 +198,14 @@ export const crossings = sqliteTable(
     // History: where has this magnitude crossed before; which sessions hit a violation code.
     index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
     index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+    // The dashboard: violations by code over time, converted calls per day, and the crossings list by tool.
+    index("crossings_team_created_violation_idx")
+      .on(t.teamId, t.createdAt, t.violation, t.outcome)
+      .where(sql`violation IS NOT NULL`),
+    index("crossings_team_converted_idx")
+      .on(t.teamId, t.createdAt, t.callId)
+      .where(sql`outcome = 'converted' AND direction = 'param'`),
+    index("crossings_team_tool_idx").on(t.teamId, t.tool),
   ],
 );
 
@@ -214,7 +224,7 @@ export const audits = sqliteTable(
     ok: integer("ok", { mode: "boolean" }).notNull(),
     createdAt: text("created_at").notNull().default(now),
   },
-  (t) => [index("audits_session_idx").on(t.sessionId)],
+  (t) => [index("audits_session_idx").on(t.sessionId), index("audits_team_created_idx").on(t.teamId, t.createdAt)],
 );
 
 export const auditItems = sqliteTable(
@@ -328,5 +338,93 @@ export const runClaims = sqliteTable(
     supersedes: text("supersedes", { mode: "json" }).$type<string[]>(),
     createdAt: text("created_at").notNull().default(now),
   },
-  (t) => [index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key)],
+  (t) => [
+    index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key),
+    // The dashboard's claim page: a key's values across every task's released runs.
+    index("run_claims_team_key_idx").on(t.teamId, t.key),
+  ],
+);
+
+// --- dashboard ------------------------------------------------------------------------------
+
+/** A dashboard login: the cookie's value is never stored, only its SHA-256; it ends at expiry, logout or token revocation. */
+export const dashboardSessions = sqliteTable(
+  "dashboard_sessions",
+  {
+    /** SHA-256 of the cookie value, hex. */
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    /** The token exchanged at login: revoking it ends this session. */
+    tokenId: text("token_id")
+      .notNull()
+      .references(() => tokens.id),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("dashboard_sessions_token_idx").on(t.tokenId), index("dashboard_sessions_expires_idx").on(t.expiresAt)],
+);
+
+// --- cache versions ---------------------------------------------------------------------------
+
+/**
+ * One counter per team and cached thing ("registry": datums and offsets; "claims": claim events), bumped in the same
+ * transaction as the write it covers. A process holding a cache compares the counter instead of re-reading the rows;
+ * the PostgreSQL store relies on it where SQLite has PRAGMA data_version, and several instances share one database.
+ */
+export const teamVersions = sqliteTable(
+  "team_versions",
+  {
+    teamId: text("team_id").notNull(),
+    kind: text("kind").notNull(),
+    version: integer("version").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.kind] })],
+);
+
+// --- evaluation harness runs ----------------------------------------------------------------------
+
+/** One graded harness run, beside the ledger session that recorded its tool calls (one row per session). */
+export const benchRuns = sqliteTable(
+  "bench_runs",
+  {
+    sessionId: text("session_id")
+      .primaryKey()
+      .references(() => sessions.id),
+    teamId: text("team_id").notNull(),
+    batch: text("batch").notNull(),
+    suite: text("suite").notNull(),
+    task: text("task").notNull(),
+    condition: text("condition").notNull(),
+    model: text("model").notNull(),
+    replicate: integer("replicate").notNull(),
+    /** The corpus run a recorded replay came from (`--provider recorded`), else null. */
+    recordedId: text("recorded_id"),
+    outcome: text("outcome", { enum: ["correct", "wrong", "blocked", "error"] }).notNull(),
+    /** The value of the last ANSWER: line, or null when there was none. */
+    stated: text("stated"),
+    detail: text("detail").notNull().default(""),
+    violations: integer("violations").notNull().default(0),
+    auditUnsourced: integer("audit_unsourced").notNull().default(0),
+    auditMislabelled: integer("audit_mislabelled").notNull().default(0),
+    auditFlagged: integer("audit_flagged", { mode: "boolean" }).notNull().default(false),
+    undetected: integer("undetected", { mode: "boolean" }).notNull().default(false),
+    silentError: integer("silent_error", { mode: "boolean" }).notNull().default(false),
+    toolCalls: integer("tool_calls").notNull().default(0),
+    turns: integer("turns").notNull().default(0),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    /** The carry-over labels of corpus README section 4, computed from the run's calls. */
+    derived: text("derived", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The final assistant text, or null when the run ended before one. */
+    answer: text("answer"),
+    /** Why the provider cut the run off (outcome `error`), else null. */
+    error: text("error"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("bench_runs_team_batch_idx").on(t.teamId, t.batch, t.task, t.condition, t.model, t.replicate),
+    index("bench_runs_team_created_idx").on(t.teamId, t.createdAt),
+  ],
 );

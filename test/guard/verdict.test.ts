@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DatumRegistry } from "../../src/quantity/datums.js";
 import { compileTool, type ToolDeclarationInput } from "../../src/guard/declaration.js";
 import { checkCall, checkResult, type GuardContext } from "../../src/guard/verdict.js";
-import { MemoryHistory } from "../../src/provenance/history.js";
+import { MemoryHistory } from "../../src/guard/history.js";
 
 const datums = new DatumRegistry([{ name: "GAGE:DROP" }]);
 const tool = (name: string, d: ToolDeclarationInput) => compileTool(name, d, { datums });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compileTool } from "../../src/guard/declaration.js";
 import { type GuardContext, checkResult } from "../../src/guard/verdict.js";
-import { MemoryHistory } from "../../src/provenance/history.js";
+import { MemoryHistory } from "../../src/guard/history.js";
 import { DatumRegistry } from "../../src/quantity/datums.js";
 import { registerPackDatums } from "../../src/packs/shared.js";
 import { type PackToolContext, packTool, packTools } from "../../src/packs/tools.js";

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileTool } from "../../src/guard/declaration.js";
 import { checkCall } from "../../src/guard/verdict.js";
-import { MemoryHistory } from "../../src/provenance/history.js";
+import { MemoryHistory } from "../../src/guard/history.js";
 import { DatumRegistry } from "../../src/quantity/datums.js";
 import { Quantity } from "../../src/quantity/quantity.js";
 import { PackError, PackNotFoundError, PackPayloadError } from "../../src/packs/errors.js";

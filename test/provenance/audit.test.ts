@@ -7,7 +7,7 @@ import {
   close,
   roundDecimal,
 } from "../../src/provenance/audit.js";
-import type { PriorOutput } from "../../src/provenance/history.js";
+import type { PriorOutput } from "../../src/guard/history.js";
 import { dimensionKey, toSI } from "../../src/quantity/units.js";
 
 type Out = [value: number, unit: string, tool: string, field?: string];

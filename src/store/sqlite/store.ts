@@ -122,6 +122,18 @@ export function isLedgerDb(x: LedgerStore | LedgerDb): x is LedgerDb {
   return !("engine" in x) && "sqlite" in x;
 }
 
+/**
+ * The SQLite handle under a store, for code not yet behind the port (the dashboard, the harness routes); any other
+ * engine is refused with what to configure instead.
+ */
+export function sqliteHandleOf(store: LedgerStore, what: string): LedgerDb {
+  if (store instanceof SqliteStore) return store.db;
+  throw new Error(
+    `${what} needs a SQLite store in this version, but AGENT_LEDGER_DB names a ${store.engine} database; ` +
+      "set AGENT_LEDGER_DB to a SQLite file path",
+  );
+}
+
 /** The store itself, or a SQLite store over a caller's LedgerDb (for callers that still hold one). */
 export function asStore(x: LedgerStore | LedgerDb, options: { clock?: Clock } = {}): LedgerStore {
   return isLedgerDb(x) ? sqliteStore(x, options) : x;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Literal, literalsIn, numberValuesIn, readUnit } from "../../src/provenance/tokenise.js";
+import { type Literal, literalsIn, numberValuesIn, readUnit } from "../../src/guard/tokenise.js";
 
 /** The literal as the audit shows it: text, value, precision and the unit as written and as parsed. */
 function seen(text: string) {

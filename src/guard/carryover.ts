@@ -2,7 +2,7 @@
 import { UnconvertedCarryOver } from "../quantity/errors.js";
 import type { Quantity } from "../quantity/quantity.js";
 import { formatMagnitude, tryConvert } from "../quantity/units.js";
-import { receivedText, type Shape } from "../guard/normalise.js";
+import { receivedText, type Shape } from "./normalise.js";
 import { type History, type PriorOutput, window } from "./history.js";
 
 /** Relative tolerance of "the same magnitude" (spec 6.3). */

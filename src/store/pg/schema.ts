@@ -1,0 +1,448 @@
+// The PostgreSQL twin of ../schema.ts: the same tables, columns and index names, so one contract suite runs on both.
+// Type choices keep values as SQLite stores them: double precision (not the 4-byte `real`) for magnitudes, bigint
+// identities read as numbers, booleans, raw JSON as text (jsonb would reorder keys), ISO timestamps as text that sort
+// as they do today. Ids and cursors compare as bytes because the database is created with the C collation (see open.ts).
+import { type SQL, sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/** The SQLite default `strftime('%Y-%m-%dT%H:%M:%fZ','now')`: UTC, milliseconds, a trailing Z. */
+const now = sql`to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** JSON stored as the text it was written as (SQLite's `text({ mode: "json" })`). */
+const jsonText = customType<{ data: unknown; driverData: string }>({
+  dataType: () => "text",
+  toDriver: (value) => JSON.stringify(value),
+  fromDriver: (value) => JSON.parse(value) as unknown,
+});
+
+/** A row id SQLite numbers with AUTOINCREMENT: a bigint identity, read as a JS number. */
+const rowId = (name: string) => bigint(name, { mode: "number" }).primaryKey().generatedByDefaultAsIdentity();
+
+const emptyObject: SQL = sql`'{}'`;
+const emptyArray: SQL = sql`'[]'`;
+
+// --- teams and auth ---------------------------------------------------------------------------
+
+export const teams = pgTable(
+  "teams",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("teams_name_idx").on(t.name)],
+);
+
+export const tokens = pgTable(
+  "tokens",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    name: text("name").notNull().default(""),
+    /** SHA-256 of the token, hex: the token itself is never stored. */
+    hash: text("hash").notNull(),
+    isAdmin: boolean("is_admin").notNull().default(false),
+    createdAt: text("created_at").notNull().default(now),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("tokens_hash_idx").on(t.hash), index("tokens_team_idx").on(t.teamId)],
+);
+
+// --- datum registry ---------------------------------------------------------------------------
+
+export const datums = pgTable(
+  "datums",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    name: text("name").notNull(),
+    kind: text("kind").notNull().default("vertical"),
+    description: text("description").notNull().default(""),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("datums_team_name_idx").on(t.teamId, t.name)],
+);
+
+export const stationOffsets = pgTable(
+  "station_offsets",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    fromDatum: text("from_datum").notNull(),
+    toDatum: text("to_datum").notNull(),
+    /** value_on_to = value_on_from + offset_m */
+    offsetM: doublePrecision("offset_m").notNull(),
+    offsetValue: doublePrecision("offset_value").notNull(),
+    offsetUnit: text("offset_unit").notNull(),
+    source: text("source"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("station_offsets_team_from_to_idx").on(t.teamId, t.fromDatum, t.toDatum)],
+);
+
+// --- tools and sessions -----------------------------------------------------------------------
+
+export const tools = pgTable(
+  "tools",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    /** Canonical JSON of the declaration, compared to decide whether a PUT is a new version. */
+    declaration: jsonText("declaration").$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("tools_team_name_version_idx").on(t.teamId, t.name, t.version)],
+);
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    context: text("context").notNull().default(""),
+    enforcement: text("enforcement", { enum: ["enforce", "warn"] })
+      .notNull()
+      .default("enforce"),
+    labels: jsonText("labels").$type<Record<string, string>>().notNull().default(emptyObject),
+    callCount: integer("call_count").notNull().default(0),
+    violationCount: integer("violation_count").notNull().default(0),
+    blockedCount: integer("blocked_count").notNull().default(0),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("sessions_team_created_idx").on(t.teamId, t.createdAt)],
+);
+
+export const sessionLabels = pgTable(
+  "session_labels",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    teamId: text("team_id").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [
+    index("session_labels_team_kv_idx").on(t.teamId, t.key, t.value),
+    uniqueIndex("session_labels_session_key_idx").on(t.sessionId, t.key),
+  ],
+);
+
+export const calls = pgTable(
+  "calls",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    seq: integer("seq").notNull(),
+    tool: text("tool").notNull(),
+    toolVersion: integer("tool_version"),
+    guarded: boolean("guarded").notNull(),
+    /** The arguments exactly as sent. */
+    argsRaw: jsonText("args_raw").$type<unknown>().notNull(),
+    ok: boolean("ok").notNull(),
+    violations: jsonText("violations").$type<unknown[]>().notNull().default(emptyArray),
+    /** The result exactly as sent, null until posted. */
+    resultRaw: jsonText("result_raw").$type<unknown>(),
+    resultOk: boolean("result_ok"),
+    resultViolations: jsonText("result_violations").$type<unknown[]>(),
+    createdAt: text("created_at").notNull().default(now),
+    resultAt: text("result_at"),
+  },
+  (t) => [
+    uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
+    index("calls_team_tool_idx").on(t.teamId, t.tool),
+    index("calls_team_created_idx").on(t.teamId, t.createdAt, t.ok),
+  ],
+);
+
+/** A crossing usable as a source of later values: a scalar return with a unit. */
+const OUTPUT = sql`direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL`;
+
+export const crossings = pgTable(
+  "crossings",
+  {
+    id: rowId("id"),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    callId: text("call_id").notNull(),
+    /** The call's sequence number within its session. */
+    seq: integer("seq").notNull(),
+    tool: text("tool").notNull(),
+    direction: text("direction", { enum: ["param", "return"] }).notNull(),
+    param: text("param").notNull(),
+    /** The value exactly as it crossed, JSON. */
+    raw: text("raw").notNull(),
+    /** Magnitude in `unit` (the declared unit after conversion); null for a series or non-quantity. */
+    value: doublePrecision("value"),
+    unit: text("unit"),
+    /** Magnitude in SI base units; null for a series, a non-quantity or an offset unit. */
+    valueSi: doublePrecision("value_si"),
+    dimension: text("dimension"),
+    isSeries: boolean("is_series").notNull().default(false),
+    datum: text("datum"),
+    crs: text("crs"),
+    tz: text("tz"),
+    quality: text("quality"),
+    source: text("source"),
+    outcome: text("outcome", { enum: ["ok", "converted", "refused", "warned", "passed"] }).notNull(),
+    violation: text("violation"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("crossings_session_seq_idx").on(t.sessionId, t.seq),
+    index("crossings_outputs_idx").on(t.sessionId).where(OUTPUT),
+    index("crossings_outputs_value_idx").on(t.sessionId, t.value).where(OUTPUT),
+    index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
+    index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
+    index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+    index("crossings_team_created_violation_idx")
+      .on(t.teamId, t.createdAt, t.violation, t.outcome)
+      .where(sql`violation IS NOT NULL`),
+    index("crossings_team_converted_idx")
+      .on(t.teamId, t.createdAt, t.callId)
+      .where(sql`outcome = 'converted' AND direction = 'param'`),
+    index("crossings_team_tool_idx").on(t.teamId, t.tool),
+  ],
+);
+
+// --- answer audits ----------------------------------------------------------------------------
+
+export const audits = pgTable(
+  "audits",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    answer: text("answer").notNull(),
+    context: text("context").notNull().default(""),
+    ok: boolean("ok").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("audits_session_idx").on(t.sessionId), index("audits_team_created_idx").on(t.teamId, t.createdAt)],
+);
+
+export const auditItems = pgTable(
+  "audit_items",
+  {
+    id: rowId("id"),
+    auditId: text("audit_id")
+      .notNull()
+      .references(() => audits.id),
+    teamId: text("team_id").notNull(),
+    position: integer("position").notNull(),
+    text: text("text").notNull(),
+    value: doublePrecision("value").notNull(),
+    unit: text("unit"),
+    status: text("status").notNull(),
+    sourceCallId: text("source_call_id"),
+    source: text("source"),
+    explanation: text("explanation").notNull(),
+  },
+  (t) => [index("audit_items_audit_idx").on(t.auditId), index("audit_items_team_status_idx").on(t.teamId, t.status)],
+);
+
+// --- claim ledger -----------------------------------------------------------------------------
+
+/** A claim of a team's ledger. Its id is the team's own (e.g. "CLM-1"), unique within the team; status lives in claim_events. */
+export const claims = pgTable(
+  "claims",
+  {
+    id: text("id").notNull(),
+    teamId: text("team_id").notNull(),
+    text: text("text").notNull(),
+    /** Normalised with normaliseKey, so `key IN (...)` uses claims_team_key_idx. */
+    key: text("key"),
+    value: jsonText("value").$type<unknown>(),
+    /** Ids of the claims this one replaces. */
+    supersedes: jsonText("supersedes").$type<string[]>(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.id] }),
+    index("claims_team_key_idx").on(t.teamId, t.key),
+    index("claims_team_created_idx").on(t.teamId, t.createdAt, t.id),
+  ],
+);
+
+/** Append-only: each event carries the claim's full state after it, so the latest event is the current state. */
+export const claimEvents = pgTable(
+  "claim_events",
+  {
+    id: rowId("id"),
+    teamId: text("team_id").notNull(),
+    claimId: text("claim_id").notNull(),
+    kind: text("kind", { enum: ["created", "demoted", "superseded", "restored"] }).notNull(),
+    /** Status after this event. */
+    status: text("status", { enum: ["live", "demoted", "superseded"] }).notNull(),
+    reason: text("reason"),
+    demotedBy: text("demoted_by"),
+    watch: text("watch"),
+    supersededBy: text("superseded_by"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    foreignKey({ columns: [t.teamId, t.claimId], foreignColumns: [claims.teamId, claims.id] }),
+    index("claim_events_team_claim_idx").on(t.teamId, t.claimId, t.id),
+    index("claim_events_team_status_idx").on(t.teamId, t.status),
+  ],
+);
+
+// --- gated runs -------------------------------------------------------------------------------
+
+export const runs = pgTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    teamId: text("team_id").notNull(),
+    task: text("task"),
+    status: text("status", { enum: ["released", "blocked"] }).notNull(),
+    overallScore: doublePrecision("overall_score").notNull(),
+    report: jsonText("report").$type<Record<string, unknown>>().notNull(),
+    input: jsonText("input").$type<unknown>().notNull(),
+    /** The complete settings the decision used (defaults, file and request merged). */
+    settings: jsonText("settings").$type<Record<string, unknown>>(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("runs_team_task_created_idx").on(t.teamId, t.task, t.createdAt),
+    index("runs_team_created_idx").on(t.teamId, t.createdAt),
+  ],
+);
+
+export const runClaims = pgTable(
+  "run_claims",
+  {
+    id: rowId("id"),
+    runId: text("run_id")
+      .notNull()
+      .references(() => runs.id),
+    teamId: text("team_id").notNull(),
+    task: text("task").notNull(),
+    /** Normalised with normaliseKey. */
+    key: text("key").notNull(),
+    value: jsonText("value").$type<unknown>(),
+    text: text("text").notNull().default(""),
+    /** The claim's own id in its result, so a later `supersedes` can retire it. */
+    claimId: text("claim_id"),
+    /** Which repeat of the evaluation (1 for a single result). */
+    runIndex: integer("run_index").notNull().default(1),
+    /** Copied from the run (runs are immutable): only released runs are the record stability compares with. */
+    released: boolean("released").notNull().default(false),
+    /** What the claim named in `supersedes`, or null. */
+    supersedes: jsonText("supersedes").$type<string[]>(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key),
+    index("run_claims_team_key_idx").on(t.teamId, t.key),
+  ],
+);
+
+// --- dashboard ------------------------------------------------------------------------------
+
+/** A dashboard login: the cookie's value is never stored, only its SHA-256; it ends at expiry, logout or token revocation. */
+export const dashboardSessions = pgTable(
+  "dashboard_sessions",
+  {
+    /** SHA-256 of the cookie value, hex. */
+    id: text("id").primaryKey(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id),
+    /** The token exchanged at login: revoking it ends this session. */
+    tokenId: text("token_id")
+      .notNull()
+      .references(() => tokens.id),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("dashboard_sessions_token_idx").on(t.tokenId), index("dashboard_sessions_expires_idx").on(t.expiresAt)],
+);
+
+// --- cache versions ---------------------------------------------------------------------------
+
+/** One counter per team and cached thing, bumped in the transaction of the write it covers (see ../schema.ts). */
+export const teamVersions = pgTable(
+  "team_versions",
+  {
+    teamId: text("team_id").notNull(),
+    kind: text("kind").notNull(),
+    version: bigint("version", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.kind] })],
+);
+
+// --- evaluation harness runs ----------------------------------------------------------------------
+
+/** One graded harness run, beside the ledger session that recorded its tool calls (one row per session). */
+export const benchRuns = pgTable(
+  "bench_runs",
+  {
+    sessionId: text("session_id")
+      .primaryKey()
+      .references(() => sessions.id),
+    teamId: text("team_id").notNull(),
+    batch: text("batch").notNull(),
+    suite: text("suite").notNull(),
+    task: text("task").notNull(),
+    condition: text("condition").notNull(),
+    model: text("model").notNull(),
+    replicate: integer("replicate").notNull(),
+    /** The corpus run a recorded replay came from (`--provider recorded`), else null. */
+    recordedId: text("recorded_id"),
+    outcome: text("outcome", { enum: ["correct", "wrong", "blocked", "error"] }).notNull(),
+    /** The value of the last ANSWER: line, or null when there was none. */
+    stated: text("stated"),
+    detail: text("detail").notNull().default(""),
+    violations: integer("violations").notNull().default(0),
+    auditUnsourced: integer("audit_unsourced").notNull().default(0),
+    auditMislabelled: integer("audit_mislabelled").notNull().default(0),
+    auditFlagged: boolean("audit_flagged").notNull().default(false),
+    undetected: boolean("undetected").notNull().default(false),
+    silentError: boolean("silent_error").notNull().default(false),
+    toolCalls: integer("tool_calls").notNull().default(0),
+    turns: integer("turns").notNull().default(0),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    /** The carry-over labels of corpus README section 4, computed from the run's calls. */
+    derived: jsonText("derived").$type<Record<string, unknown>>().notNull(),
+    /** The final assistant text, or null when the run ended before one. */
+    answer: text("answer"),
+    /** Why the provider cut the run off (outcome `error`), else null. */
+    error: text("error"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("bench_runs_team_batch_idx").on(t.teamId, t.batch, t.task, t.condition, t.model, t.replicate),
+    index("bench_runs_team_created_idx").on(t.teamId, t.createdAt),
+  ],
+);

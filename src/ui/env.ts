@@ -1,0 +1,16 @@
+// The Hono environment of the dashboard and what its pages receive.
+import type { Hono } from "hono";
+import type { Clock } from "../clock.js";
+import type { LedgerDb } from "../store/db.js";
+
+/** Set by the session middleware on every page request. */
+export type UiVariables = { teamId: string; teamName: string };
+
+/** The Hono Env of the dashboard. */
+export type UiEnv = { Variables: UiVariables };
+
+/** The dashboard's sub-app. */
+export type UiApp = Hono<UiEnv>;
+
+/** What the dashboard needs: the store it reads and the clock that says which sessions have expired. */
+export type UiDeps = { store: LedgerDb; clock: Clock };
