@@ -1,9 +1,10 @@
 // `agent-ledger revisions`: readings revised since a date, newest first, each with the released reports it affects.
 import type { Command } from "commander";
 import { parseInstant } from "../store/queries.js";
-import { RevisionStore, type Revision } from "../store/revisions.js";
+import { openStore } from "../store/open.js";
+import type { Revision } from "../store/revisions.js";
 import { asCliError, teamIdOf } from "./sessions.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { CliError, cliConfig, say } from "./shared.js";
 
 /** Flags of `revisions`. */
 type Flags = { db?: string; team: string; since?: string; source?: string; limit: string; format: string };
@@ -24,18 +25,20 @@ export function revisionLines(r: Revision): string[] {
   return [`${r.id}  ${r.detected_at}  ${what}: ${side(r.before)} -> ${side(r.after)}, ${by}`, affected];
 }
 
-function run(flags: Flags): void {
+async function run(flags: Flags): Promise<void> {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500)
     throw new CliError(`--limit must be a whole number from 1 to 500, received '${flags.limit}'`);
   if (flags.format !== "text" && flags.format !== "json")
     throw new CliError(`--format must be text or json, received '${flags.format}'`);
-  const store = openConfiguredDb(cliConfig(flags));
+  const config = cliConfig(flags);
+  const store = await openStore(config.dbFile, { sync: config.sync });
   try {
-    const teamId = teamIdOf(store, flags.team);
+    const teamId = await teamIdOf(store, flags.team);
     const since =
       flags.since === undefined ? undefined : asCliError(() => parseInstant(flags.since as string, "since"));
-    const page = new RevisionStore(store.sqlite).list(teamId, {
+    if (!store.revisions) throw new CliError("this database engine does not list revisions yet; use a SQLite file");
+    const page = await store.revisions.list(teamId, {
       limit,
       ...(since ? { since } : {}),
       ...(flags.source ? { source: flags.source } : {}),
@@ -47,7 +50,7 @@ function run(flags: Flags): void {
     if (page.items.length === 0) say(since ? `no revisions since ${since}` : "no revisions");
     for (const r of page.items) for (const line of revisionLines(r)) say(line);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

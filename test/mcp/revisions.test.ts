@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadAnnotations } from "../../src/mcp/annotations.js";
 import { LocalLedger } from "../../src/mcp/ledger-client.js";
 import { GuardedProxy } from "../../src/mcp/proxy.js";
-import { RevisionStore } from "../../src/store/revisions.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "ledger-mcp-revisions-"));
@@ -24,7 +23,7 @@ describe("revisions through the MCP proxy", () => {
   it("records a revision when the upstream re-reads the same observation with another value and quality", async () => {
     const annotations = join(dir, "water.toml");
     writeFileSync(annotations, '[tools.read_discharge_record]\nreturns = { unit = "cfs" }\n');
-    const ledger = LocalLedger.open(join(dir, "ledger.db"));
+    const ledger = await LocalLedger.open(join(dir, "ledger.db"));
     proxy = new GuardedProxy({
       upstream: {
         command: process.execPath,
@@ -54,7 +53,7 @@ describe("revisions through the MCP proxy", () => {
       observed_at: "2026-03-14T10:15:00-05:00",
     });
     await read("june");
-    const page = new RevisionStore(ledger.store.sqlite).list(ledger.teamId, { limit: 10 });
+    const page = await ledger.store.revisions!.list(ledger.teamId, { limit: 10 });
     expect(
       page.items.map((r) => [
         r.kind,
