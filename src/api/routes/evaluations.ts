@@ -6,6 +6,7 @@ import { SettingsError } from "../../gates/settings.js";
 import { ledgerFor } from "../../store/ledger.js";
 import { parseInstant } from "../../store/queries.js";
 import { RunStore, type Evaluation } from "../../store/runs.js";
+import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
 import {
@@ -169,6 +170,7 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(evaluateRoute, (c) => {
     const teamId = c.get("teamId");
+    const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
     try {
       ({ evaluation } = runs.evaluate(teamId, c.req.valid("json"), {
@@ -178,6 +180,17 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
       throw e;
+    }
+    if (deps.telemetry.enabled) {
+      deps.telemetry.evaluation({
+        evaluationId: evaluation.id,
+        task: evaluation.task,
+        status: evaluation.status,
+        blockedBy: evaluation.blocked_by,
+        startMs,
+        endMs: nowMs(),
+        parent: traceParentOf((name) => c.req.header(name)),
+      });
     }
     return c.json(evaluation, 200);
   });
