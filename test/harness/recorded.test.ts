@@ -1,9 +1,9 @@
 // `--provider recorded`: recorded model turns (a fixture copied from the corpus) replayed through the live harness.
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
 import { runBatch } from "../../src/harness/batch.js";
-import { LocalHarnessLedger } from "../../src/harness/ledger.js";
+import { StoreHarnessLedger } from "../../src/harness/ledger.js";
+import { asStore } from "../../src/store/sqlite/store.js";
 import { readRecorded, recordedCells, recordedProvider } from "../../src/harness/providers/recorded.js";
 import { CONDITION_NAMES, taskData } from "../../src/harness/suites.js";
 import type { LedgerDb } from "../../src/store/db.js";
@@ -22,7 +22,7 @@ describe("replaying recorded runs through the live harness", () => {
     store = createTestDb();
     const data = taskData();
     const recorded = readRecorded(FIXTURE);
-    const ledger = new LocalHarnessLedger(store, ensureDefaultTeam(store.db), systemClock, "default");
+    const ledger = new StoreHarnessLedger(asStore(store), ensureDefaultTeam(store.db), "default");
     const r = await runBatch({
       batch: "rec",
       cells: recordedCells(recorded, data.tasks, CONDITION_NAMES),
