@@ -171,6 +171,10 @@ export function crossingArrays(drafts: readonly CrossingDraft[]): unknown[] {
   ];
 }
 
+/** The columns a crossing insert names, after team_id, session_id, call_id, seq, tool. */
+export const CROSSING_INSERT_COLUMNS =
+  "direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source, outcome, violation";
+
 /**
  * The unnest over crossingArrays bound from parameter `$first` on, with ORDINALITY so ids follow the drafts' order.
  * Its columns: direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source,
@@ -180,9 +184,7 @@ export function crossingUnnest(first: number): string {
   const types = ["text", "text", "text", "float8", "text", "float8", "text", "bool"];
   types.push("text", "text", "text", "text", "text", "text", "text");
   const args = types.map((t, i) => `$${first + i}::${t}[]`).join(", ");
-  return `unnest(${args}) WITH ORDINALITY AS x(direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source, outcome, violation, n)`;
+  const names = `${CROSSING_INSERT_COLUMNS}, n`;
+  return `unnest(${args}) WITH ORDINALITY AS x(${names})`;
 }
 
-/** The columns a crossing insert names, after team_id, session_id, call_id, seq, tool. */
-export const CROSSING_INSERT_COLUMNS =
-  "direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source, outcome, violation";
