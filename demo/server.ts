@@ -1,100 +1,47 @@
 // An ordinary MCP server of the kind most agent tools are today: it states its units only in prose and
 // answers bare numbers. Nothing here knows about agent-ledger; demo/water.toml tells the proxy what the numbers mean.
-// Run: node --import tsx demo/server.ts   (stdio; logs go to stderr)
+// Run: node --import tsx demo/server.ts               (stdio; logs go to stderr)
+//      node --import tsx demo/server.ts --http 3001   (Streamable HTTP at http://127.0.0.1:3001/mcp)
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { registerDemoTools } from "./tools.js";
 
-const text = (t: string): CallToolResult => ({ content: [{ type: "text", text: t }] });
-
-// Fixed readings for USGS 07374000 (Mississippi River at Baton Rouge), so every run gives the same numbers.
-const DISCHARGE_CFS = 1250;
-const DRAINAGE_AREA_KM2 = 29000;
-
-const server = new McpServer({ name: "demo-water", version: "1.0.0" });
-
-server.registerTool(
-  "read_discharge",
-  {
-    description: "Latest discharge at a USGS station, in cubic feet per second.",
-    inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
-  },
-  async () => text(String(DISCHARGE_CFS)),
-);
-
-server.registerTool(
-  "read_drainage_area",
-  {
-    description: "Drainage area of the basin above a USGS station, in square kilometres.",
-    inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
-  },
-  async () => text(String(DRAINAGE_AREA_KM2)),
-);
-
-server.registerTool(
-  "runoff_depth",
-  {
-    description:
-      "Mean runoff depth over a basin, in millimetres per day, from a discharge in cubic metres per second and an area in square kilometres.",
-    inputSchema: { discharge: z.number().describe("Flow rate."), area: z.number().describe("Basin area.") },
-  },
-  // m³/s over km² is 1e-6 m/s, and 1e-6 m/s is 86.4 mm per day.
-  async ({ discharge, area }) => text(String((discharge / area) * 86.4)),
-);
-
-server.registerTool(
-  "read_discharge_si",
-  {
-    description:
-      "Latest discharge at a USGS station, converted by the server itself; answers a JSON object with its unit.",
-    inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
-  },
-  // 1250 cfs in m³/s: this server states its unit, so the proxy must convert it, not relabel it.
-  async () => text(JSON.stringify({ value: 35.39605824, unit: "m^3/s", station: "07374000" })),
-);
-
-server.registerTool(
-  "read_gauge",
-  {
-    description: "Stage (feet) and discharge (cubic feet per second) at a USGS station, as a JSON object.",
-    inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
-  },
-  async ({ station }) => text(JSON.stringify({ station, stage: 12.4, discharge: DISCHARGE_CFS })),
-);
-
-server.registerTool(
-  "echo_arguments",
-  {
-    description:
-      "Answers, as JSON, exactly the arguments it received: discharge in cubic metres per second, since as a UTC timestamp.",
-    inputSchema: {
-      discharge: z.union([z.number(), z.array(z.number().nullable())]).describe("Flow rate."),
-      since: z.string().optional().describe("Start of the period."),
-      note: z.string().optional(),
+function demoServer(): McpServer {
+  const server = new McpServer({ name: "demo-water", version: "1.0.0" });
+  registerDemoTools(server);
+  server.registerTool(
+    "crash",
+    { description: "Exits the server process at once, as a crashing server would (for trying the proxy's recovery)." },
+    async () => {
+      process.stderr.write("demo-water: crashing on request\n");
+      process.exit(3);
     },
-  },
-  async (args) => text(JSON.stringify(args)),
-);
+  );
+  return server;
+}
 
-server.registerTool(
-  "station_name",
-  {
-    description: "The name of a USGS station.",
-    inputSchema: { station: z.string().describe("USGS site number, such as 07374000.") },
-  },
-  async ({ station }) =>
-    text(station === "07374000" ? "Mississippi River at Baton Rouge, LA" : `unknown station ${station}`),
-);
-
-server.registerTool(
-  "crash",
-  { description: "Exits the server process at once, as a crashing server would (for trying the proxy's recovery)." },
-  async () => {
-    process.stderr.write("demo-water: crashing on request\n");
-    process.exit(3);
-  },
-);
-
-await server.connect(new StdioServerTransport());
-process.stderr.write("demo-water: serving on stdio\n");
+const httpFlag = process.argv.indexOf("--http");
+if (httpFlag === -1) {
+  await demoServer().connect(new StdioServerTransport());
+  process.stderr.write("demo-water: serving on stdio\n");
+} else {
+  // One transport per MCP session, as in the SDK's own Streamable HTTP example.
+  const port = Number(process.argv[httpFlag + 1] ?? 3001);
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  createServer(async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    const known = typeof id === "string" ? sessions.get(id) : undefined;
+    if (known) return known.handleRequest(req, res);
+    if (id !== undefined) return void res.writeHead(404).end("unknown session");
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
+    transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+    await demoServer().connect(transport);
+    await transport.handleRequest(req, res);
+  }).listen(port, "127.0.0.1", () => process.stderr.write(`demo-water: serving on http://127.0.0.1:${port}/mcp\n`));
+}

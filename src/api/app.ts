@@ -16,6 +16,7 @@ import { errorBody, toErrorResponse } from "./errors.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
 import { registerAdminRoutes } from "./routes/admin.js";
+import { registerBenchRoutes } from "./routes/bench.js";
 import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
 import { registerEvaluationRoutes } from "./routes/evaluations.js";
@@ -36,6 +37,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerPackRoutes,
   registerClaimRoutes,
   registerEvaluationRoutes,
+  registerBenchRoutes,
 ];
 
 /** What createApp needs; only the database is required. */

@@ -33,7 +33,9 @@ export function resolveSettings(flag: string | undefined, cwd: string = process.
     text = readFileSync(path, "utf8");
   } catch (e) {
     throw new CliError(
-      `cannot read the settings file ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass --settings with a thresholds.toml (agent-ledger init writes one)`,
+      `cannot read the settings file ${path}: ` +
+        `${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}; pass ` +
+        `--settings with a thresholds.toml (agent-ledger init writes one)`,
     );
   }
   try {

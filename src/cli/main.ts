@@ -67,6 +67,11 @@ const COMMANDS: readonly CommandSpec[] = [
     load: () => import("./validate.js"),
   },
   {
+    name: "bench",
+    summary: "the evaluation harness: bench run (task suites against a model, per condition), bench report (tables)",
+    load: () => import("./bench.js"),
+  },
+  {
     name: "claims",
     summary: "the team claim ledger as JSON Lines: claims import FILE, claims export",
     load: () => import("./claims.js"),

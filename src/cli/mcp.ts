@@ -1,10 +1,13 @@
-// `agent-ledger mcp`: guard an existing MCP server. Spawns it over stdio, serves the guarded tools on this
-// process's stdin/stdout, and records every annotated call in the ledger. Diagnostics go to stderr only.
+// `agent-ledger mcp`: guard an existing MCP server. Spawns it over stdio (or connects to it over Streamable HTTP),
+// serves the guarded tools on this process's stdin/stdout (or at http://HOST:PORT/mcp), and records every annotated
+// call in the ledger. Diagnostics go to stderr only.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Command } from "commander";
 import { loadAnnotations } from "../mcp/annotations.js";
 import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-client.js";
+import { listenProxy, parseListen, type ListenAddress } from "../mcp/listen.js";
 import { GuardedProxy } from "../mcp/proxy.js";
+import type { UpstreamTarget } from "../mcp/upstream-link.js";
 import { cliConfig, CliError } from "./shared.js";
 
 type Flags = {
@@ -14,6 +17,9 @@ type Flags = {
   db?: string;
   timeout?: string;
   namespace?: string;
+  upstreamUrl?: string;
+  upstreamHeader: string[];
+  listen?: string;
 };
 
 const log = (line: string) => process.stderr.write(`agent-ledger mcp: ${line}\n`);
@@ -24,12 +30,16 @@ const upstreamEnv = (): NodeJS.ProcessEnv => {
   return env;
 };
 
+const HTTP_URL = /^https?:\/\/\S+$/;
+// RFC 9110 field-name token characters; a value may not hold CR or LF (header injection).
+const HEADER = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*$/;
+
 function openLedger(flags: Flags): ProxyLedger {
   if (flags.ledgerUrl) {
     if (flags.db)
       throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
     if (!flags.token) throw new CliError("--ledger-url needs --token, a bearer token of the team to record into", 2);
-    if (!/^https?:\/\/\S+$/.test(flags.ledgerUrl))
+    if (!HTTP_URL.test(flags.ledgerUrl))
       throw new CliError(
         `--ledger-url must be an http(s) URL such as http://127.0.0.1:8787, received '${flags.ledgerUrl}'`,
         2,
@@ -48,12 +58,53 @@ function timeoutMs(text: string | undefined): number | undefined {
   return Math.round(s * 1000);
 }
 
-async function run(command: string[], flags: Flags): Promise<void> {
-  if (command.length === 0)
+/** The upstream named by the flags: a command after --, or --upstream-url with its headers; never both. */
+export function upstreamTarget(
+  command: string[],
+  flags: Pick<Flags, "upstreamUrl" | "upstreamHeader">,
+): UpstreamTarget {
+  const headerFlags = flags.upstreamHeader ?? [];
+  if (flags.upstreamUrl === undefined) {
+    if (headerFlags.length > 0) throw new CliError("--upstream-header goes with --upstream-url", 2);
+    if (command.length === 0)
+      throw new CliError(
+        "give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js" +
+          ", or its URL with --upstream-url http://host:port/mcp",
+        2,
+      );
+    return { command: command[0]!, args: command.slice(1), env: upstreamEnv() };
+  }
+  if (command.length > 0)
+    throw new CliError(`give either --upstream-url or a command after --, not both (received '${command[0]}')`, 2);
+  if (!HTTP_URL.test(flags.upstreamUrl) || !URL.canParse(flags.upstreamUrl))
     throw new CliError(
-      "give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js",
+      `--upstream-url must be an http(s) URL such as http://127.0.0.1:3000/mcp, received '${flags.upstreamUrl}'`,
       2,
     );
+  const headers: Record<string, string> = {};
+  for (const h of headerFlags) {
+    const m = HEADER.exec(h);
+    if (!m)
+      throw new CliError(
+        `--upstream-header takes "Name: value", such as "Authorization: Bearer abc", received '${h.replace(/[\r\n]/g, " ")}'`,
+        2,
+      );
+    headers[m[1]!] = m[2]!;
+  }
+  return { url: flags.upstreamUrl, headers };
+}
+
+function listenAddress(text: string | undefined): ListenAddress | null {
+  if (text === undefined) return null;
+  const address = parseListen(text);
+  if (!address)
+    throw new CliError(`--listen takes HOST:PORT, such as 127.0.0.1:8788 or [::1]:8788, received '${text}'`, 2);
+  return address;
+}
+
+async function run(command: string[], flags: Flags): Promise<void> {
+  const upstream = upstreamTarget(command, flags);
+  const listen = listenAddress(flags.listen);
   const annotations = loadAnnotations(flags.annotations);
   const timeout = timeoutMs(flags.timeout);
   if (flags.namespace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(flags.namespace)) {
@@ -64,7 +115,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
   }
   const ledger = openLedger(flags);
   const proxy = new GuardedProxy({
-    upstream: { command: command[0]!, args: command.slice(1), env: upstreamEnv() },
+    upstream,
     annotations,
     ledger,
     log,
@@ -80,6 +131,18 @@ async function run(command: string[], flags: Flags): Promise<void> {
   log(
     `guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`,
   );
+  let close: () => Promise<void> = () => proxy.close();
+  if (listen) {
+    const front = await listenProxy(proxy, listen, { log }).catch(async (e: Error) => {
+      await proxy.close().catch(() => undefined);
+      throw new CliError(e.message);
+    });
+    close = async () => {
+      await front.close();
+      await proxy.close();
+    };
+    log(`serving the guarded tools over Streamable HTTP at ${front.url}`);
+  }
   let stopping = false;
   const stop = (why: string) => {
     if (stopping) return;
@@ -87,20 +150,24 @@ async function run(command: string[], flags: Flags): Promise<void> {
     log(`${why}: closing`);
     const force = setTimeout(() => process.exit(1), 6000);
     force.unref();
-    void proxy.close().finally(() => process.exit(0));
+    void close().finally(() => process.exit(0));
   };
-  // The agent closing our stdin ends the session; the upstream child would otherwise keep this process alive.
-  process.stdin.once("end", () => stop("the client closed the connection"));
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
+  if (listen) return;
+  // The agent closing our stdin ends the session; the upstream child would otherwise keep this process alive.
+  process.stdin.once("end", () => stop("the client closed the connection"));
   await proxy.connect(new StdioServerTransport());
 }
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** Adds `mcp` and its flags. */
 export function configure(cmd: Command): void {
   cmd
     .usage(
-      "--annotations <file> [--db <file> | --ledger-url <url> --token <token>] [--timeout <seconds>] -- <command> [args...]",
+      "--annotations <file> [--db <file> | --ledger-url <url> --token <token>] [--listen <host:port>] " +
+        "(--upstream-url <url> [--upstream-header <h>]... | -- <command> [args...])",
     )
     .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
     .option("--db <file>", "record into this SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
@@ -111,6 +178,9 @@ export function configure(cmd: Command): void {
       "--namespace <name>",
       "record the upstream's tools as <name>.<tool>, apart from the team's own tools of the same name",
     )
+    .option("--upstream-url <url>", "guard the MCP server at this Streamable HTTP URL instead of a command")
+    .option("--upstream-header <header>", 'send "Name: value" with every upstream request (repeatable)', collect, [])
+    .option("--listen <host:port>", "serve the guarded tools at http://host:port/mcp instead of stdin/stdout")
     .argument("[command...]", "the upstream MCP server's command line, after --")
     .action((command: string[], flags: Flags) => run(command, flags));
 }

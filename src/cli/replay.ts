@@ -82,7 +82,8 @@ function run(id: string | undefined, flags: Flags): void {
         differ += 1;
         const d = report.differences[0]!;
         say(
-          `DIFFERS    ${s.id}  ${report.difference_count} difference(s); first at ${where(d)}: ${d.field} stored ${show(d.stored)}, replayed ${show(d.replayed)}`,
+          `DIFFERS    ${s.id}  ${report.difference_count} difference(s); first at ${where(d)}: ${d.field} ` +
+            `stored ${show(d.stored)}, replayed ${show(d.replayed)}`,
         );
       }
       bar.tick(i + 1);

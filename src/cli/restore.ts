@@ -65,7 +65,8 @@ async function run(file: string, flags: Flags): Promise<void> {
       const after = integrityProblems(restored, target);
       if (after.length > 0)
         throw new CliError(
-          `${target} fails PRAGMA integrity_check after the restore (${after.slice(0, 3).join("; ")})${kept ? `; the previous database is kept as ${kept}` : ""}`,
+          `${target} fails PRAGMA integrity_check after the restore ` +
+            `(${after.slice(0, 3).join("; ")})${kept ? `; the previous database is kept as ${kept}` : ""}`,
         );
       say(
         `restored ${file} into ${target}: integrity ok (${describeLedger(restored)})${kept ? `; the previous database is kept as ${kept}` : ""}`,

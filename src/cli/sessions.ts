@@ -59,7 +59,8 @@ function run(flags: Flags): void {
         .map(([k, v]) => `${k}:${v}`)
         .join(" ");
       say(
-        `${s.id}  ${s.createdAt}  ${s.enforcement}  calls=${s.callCount} violations=${s.violationCount} would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`,
+        `${s.id}  ${s.createdAt}  ${s.enforcement}  calls=${s.callCount} violations=${s.violationCount} ` +
+          `would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`,
       );
     }
   } finally {

@@ -52,7 +52,8 @@ export function baselineGate(result: Result, settings: Settings): GateOutcome {
       t.check(false, [
         finding(
           "COMPARATIVE_WITHOUT_COMPARISON",
-          `The result says "${phrase}" but declares no comparison; add a comparison with subject, baseline, baseline_kind (one of them "naive"), metric and effect.`,
+          `The result says "${phrase}" but declares no comparison; add a comparison with subject, baseline, ` +
+            `baseline_kind (one of them "naive"), metric and effect.`,
         ),
       ]);
     }
@@ -63,7 +64,9 @@ export function baselineGate(result: Result, settings: Settings): GateOutcome {
     t.check(named, [
       finding(
         "BASELINE_NOT_NAMED",
-        `Comparison ${i + 1} ("${c.subject}") ${c.baseline ? `names the baseline "${c.baseline}", which names nothing` : "names no baseline"}; say what it was compared against, such as "uniform rotation" or "base rate".`,
+        `Comparison ${i + 1} ("${c.subject}") ` +
+          `${c.baseline ? `names the baseline "${c.baseline}", which names nothing` : "names no baseline"}; ` +
+          `say what it was compared against, such as "uniform rotation" or "base rate".`,
       ),
     ]);
     if (c.baseline_kind === undefined || c.baseline_kind === null) {
@@ -82,7 +85,8 @@ export function baselineGate(result: Result, settings: Settings): GateOutcome {
       [
         finding(
           "NO_NAIVE_BASELINE",
-          'No comparison is against a naive baseline; add one against a policy that reads no input (uniform rotation, the base rate, the most recent or most popular item) with baseline_kind "naive".',
+          "No comparison is against a naive baseline; add one against a policy that reads no input (uniform " +
+            'rotation, the base rate, the most recent or most popular item) with baseline_kind "naive".',
         ),
       ],
     );

@@ -154,7 +154,10 @@ export class ContractError extends Error {
   }
 }
 
-/** Parses any of the three input shapes into a typed task and runs (types and fields only; the contract gate adds ids, references and required keys); throws ContractError listing every violation. */
+/**
+ * Parses any of the three input shapes into a typed task and runs (types and fields only; the contract gate adds ids,
+ * references and required keys); throws ContractError listing every violation.
+ */
 export function normaliseEvaluationInput(input: unknown): { task: Task; runs: Result[] } {
   const raw = splitEvaluationInput(input);
   const task = TaskSchema.safeParse(raw.task ?? {});

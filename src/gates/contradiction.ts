@@ -79,7 +79,9 @@ function keyChecks(
         failures.push(
           finding(
             "LEDGER_CONFLICT",
-            `The key "${key}" is ${show(clash.value)} here but ${show(entry.value)} in live ledger claim ${entry.id} ("${entry.text}"); correct the value, or name ${entry.id} in supersedes if this replaces it.`,
+            `The key "${key}" is ${show(clash.value)} here but ${show(entry.value)} in live ledger claim ` +
+              `${entry.id} ("${entry.text}"); correct the value, or name ${entry.id} in supersedes if this ` +
+              `replaces it.`,
             { claim_id: clash.id },
           ),
         );
@@ -144,7 +146,9 @@ function demotedCheck(
   demoted.forEach((entry, i) => {
     const how = reappearance(entry, watchState.get(i) ?? "none", normPublished, byKey, same);
     if (how === null) return;
-    const about = `demoted claim ${entry.id} ("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
+    const about =
+      `demoted claim ${entry.id} ` +
+      `("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
     failures.push(
       superseded.has(entry.id)
         ? finding(

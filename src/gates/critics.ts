@@ -72,7 +72,8 @@ function unsupportedFigure(result: Result): Finding[] {
     out.push(
       finding(
         "UNSUPPORTED_FIGURE",
-        `The output states the figure "${f.trim()}", which no claim or comparison carries. Add a claim whose text or value states it, with its source, or remove it.`,
+        `The output states the figure "${f.trim()}", which no claim or comparison carries. Add a claim whose ` +
+          `text or value states it, with its source, or remove it.`,
       ),
     );
   }

@@ -139,7 +139,8 @@ export function conclude(
       findings.push(
         finding(
           "GATES_COMPENSATED",
-          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ${overall} reaches global.min_score ${settings.global.min_score}.`,
+          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ` +
+            `${overall} reaches global.min_score ${settings.global.min_score}.`,
           { severity: "warning" },
         ),
       );

@@ -36,7 +36,8 @@ function sourceFinding(v: SourceVerdict, name: string, claimId: string | undefin
     case "junk":
       return finding(
         "SOURCE_NOT_LOCATOR",
-        `${name} cites "${v.text}", which is not a locator; send a URL, a file path, a commit, a command ("$ ..."), a position ("sheet 12") or a registry number.`,
+        `${name} cites "${v.text}", which is not a locator; send a URL, a file path, a commit, a command ("$ ` +
+          `..."), a position ("sheet 12") or a registry number.`,
         { claim_id: claimId },
       );
     case "circular":

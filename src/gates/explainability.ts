@@ -54,7 +54,8 @@ export function explainabilityGate(result: Result, settings: Settings): GateOutc
         "WEAK_RATIONALE",
         echo
           ? `${name} gives its own text as its rationale; say what it was inferred from and why.`
-          : `${name} has the rationale "${rationale}", which has ${words.length} word(s) of content once filler and self-references are removed; at least ${min} are required.`,
+          : `${name} has the rationale "${rationale}", which has ${words.length} word(s) of content once ` +
+              `filler and self-references are removed; at least ${min} are required.`,
         { claim_id: c.id },
       ),
     ]);

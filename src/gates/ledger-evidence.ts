@@ -304,7 +304,8 @@ export function resolveClaim(
   const near = nearest(item.value, item.unit === null ? null : registryUnit(figure), cs);
   const scopes = found.map((f) => f.loc.text).join(", ");
   const nearText = near
-    ? `; the nearest stored value is ${stored(near)} from ${where(near.crossing)}. Send the stored value (in any unit it converts to), or cite the call that returned ${shown}`
+    ? `; the nearest stored value is ${stored(near)} from ${where(near.crossing)}. ` +
+      `Send the stored value (in any unit it converts to), or cite the call that returned ${shown}`
     : "";
   out.findings.push(
     finding(

@@ -33,7 +33,8 @@ export function provenanceGate(result: Result, settings: Settings): GateOutcome 
     t.check(share <= limit, [
       finding(
         "RECALLED_MAJORITY",
-        `${recalled} of ${facts.length} facts are recalled or inherited (verified is not true), a share of ${share.toFixed(2)} above the limit ${limit}; measure more of them in this run.`,
+        `${recalled} of ${facts.length} facts are recalled or inherited (verified is not true), a share of ` +
+          `${share.toFixed(2)} above the limit ${limit}; measure more of them in this run.`,
       ),
     ]);
   }
@@ -56,7 +57,8 @@ export function provenanceGate(result: Result, settings: Settings): GateOutcome 
           "RECOMMENDATION_UNVERIFIED",
           support.length === 0
             ? `${name} rests on no fact at all; add the facts it is based on, measured in this run (verified: true).`
-            : `${name} rests only on facts that were not checked in this run (${support.map((s) => s.id ?? "unnamed").join(", ")}); verify at least one of them.`,
+            : `${name} rests only on facts that were not checked in this run ` +
+                `(${support.map((s) => s.id ?? "unnamed").join(", ")}); verify at least one of them.`,
           { claim_id: c.id },
         ),
       ],

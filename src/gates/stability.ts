@@ -144,7 +144,10 @@ export function stabilityGate(
       const replaces = sets
         .flat()
         .some((c) => c.supersedes !== undefined && c.supersedes !== null && c.supersedes.length > 0);
-      const text = `The key "${key}" is ${show(ref)} now but was ${show(drifted[drifted.length - 1]?.map((p) => p.value) ?? [])} in ${drifted.length} of ${earlier.length} earlier run(s) of this task (latest: run ${latest.run_id} at ${latest.created_at})`;
+      const text =
+        `The key "${key}" is ${show(ref)} now but was ` +
+        `${show(drifted[drifted.length - 1]?.map((p) => p.value) ?? [])} in ${drifted.length} of ` +
+        `${earlier.length} earlier run(s) of this task (latest: run ${latest.run_id} at ${latest.created_at})`;
       failures.push(
         replaces
           ? finding("DRIFT_SUPERSEDED", `${text}; allowed because the claim names what it supersedes.`, {

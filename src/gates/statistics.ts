@@ -85,7 +85,8 @@ export function statisticsGate(result: Result, settings: Settings): GateOutcome 
         tests.length === 1
           ? finding(
               "SINGLE_TEST",
-              `${item.label} rests on a single test (${tests[0]}); confirm it with at least ${min_tests} distinct tests, such as paired t, Wilcoxon signed-rank and sign.`,
+              `${item.label} rests on a single test (${tests[0]}); confirm it with at least ${min_tests} ` +
+                `distinct tests, such as paired t, Wilcoxon signed-rank and sign.`,
               extra,
             )
           : finding(

@@ -76,7 +76,9 @@ function compile(pattern: string): CompiledWatch {
   if (repeats > MAX_WATCH_REPEATS) {
     return {
       ok: false,
-      reason: `the watch pattern ${JSON.stringify(pattern)} repeats parts of itself ${repeats} extra times through counted repetition ({n}, {n,m}); the limit is ${MAX_WATCH_REPEATS}`,
+      reason:
+        `the watch pattern ${JSON.stringify(pattern)} repeats parts of itself ${repeats} extra times ` +
+        `through counted repetition ({n}, {n,m}); the limit is ${MAX_WATCH_REPEATS}`,
     };
   }
   try {

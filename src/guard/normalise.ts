@@ -33,8 +33,11 @@ export function normaliseInput(raw: unknown, decl: Declaration, ctx: Ctx): Norma
     if (!q.datum) q = new Quantity(q.value, q.unit, { ...metaOf(q), datum: decl.datum });
     else if (q.datum !== decl.datum) {
       throw new DatumMismatch(
-        `expected an elevation referenced to ${decl.datum}, received one referenced to ${q.datum} (${q.display()}); both are in compatible units but measured from different references, ` +
-          `so convert it to ${decl.datum} along a registered offset (POST /v1/convert with "to": {"datum": "${decl.datum}"}) and resend it, or register the offset between ${q.datum} and ${decl.datum} first`,
+        `expected an elevation referenced to ${decl.datum}, received one referenced to ${q.datum} ` +
+          `(${q.display()}); both are in compatible units but measured from different references, ` +
+          `so convert it to ${decl.datum} along a registered offset (POST /v1/convert with "to": {"datum": ` +
+          `"${decl.datum}"}) and resend it, or register the offset between ${q.datum} and ${decl.datum} ` +
+          `first`,
         { context: { expected: decl.datum, received: q.datum } },
       );
     }
@@ -55,7 +58,8 @@ export function normaliseInput(raw: unknown, decl: Declaration, ctx: Ctx): Norma
     }
     if (!meetsFloor(q.quality, decl.quality)) {
       throw new QualityViolation(
-        `this tool requires ${floor} record, and the value supplied (${valueText(q)} ${q.unit}) is ${q.quality}; send a record of ${decl.quality} grade or better, or report that none is available`,
+        `this tool requires ${floor} record, and the value supplied (${valueText(q)} ${q.unit}) is ` +
+          `${q.quality}; send a record of ${decl.quality} grade or better, or report that none is available`,
       );
     }
   }
@@ -68,7 +72,9 @@ export function normaliseInput(raw: unknown, decl: Declaration, ctx: Ctx): Norma
       if (!(e instanceof DimensionalityError)) throw e;
       const want = parseUnit(unit);
       throw new DimensionalityError(
-        `expected a quantity in ${unit} (${describe(want)}), received ${q.display()} (${describe(parseUnit(q.unit))}); these are different physical quantities and no conversion exists, ` +
+        `expected a quantity in ${unit} (${describe(want)}), received ${q.display()} ` +
+          `(${describe(parseUnit(q.unit))}); these are different physical quantities and no conversion ` +
+          `exists, ` +
           `so send a value in ${unit} or a unit convertible to it`,
         { context: { expected: unit, received: q.unit } },
       );
@@ -121,7 +127,8 @@ function readShape(raw: unknown, decl: Declaration, ctx: Ctx): { quantity: Quant
     if (decl.requireExplicitUnit && (given === undefined || given === null || given === "")) {
       const why = given === "" ? "left it empty" : "left it out";
       throw new MissingUnit(
-        `this tool requires an explicit unit, so send {"value": ${JSON.stringify(o.value)}, "unit": "${unit}"}; the object form carries a unit key and this one ${why}`,
+        `this tool requires an explicit unit, so send {"value": ${JSON.stringify(o.value)}, "unit": ` +
+          `"${unit}"}; the object form carries a unit key and this one ${why}`,
       );
     }
     let value = o.value;
@@ -139,7 +146,8 @@ function readShape(raw: unknown, decl: Declaration, ctx: Ctx): { quantity: Quant
     };
   }
   throw new UnitParseError(
-    `cannot read a quantity from ${raw === null ? "null" : typeof raw}; send a number in ${unit}, a string such as "1.5 ${unit}", or {"value": 1.5, "unit": "${unit}"}`,
+    `cannot read a quantity from ${raw === null ? "null" : typeof raw}; send a number in ${unit}, a string ` +
+      `such as "1.5 ${unit}", or {"value": 1.5, "unit": "${unit}"}`,
   );
 }
 

@@ -46,6 +46,7 @@ function safeConvert(value: number, from: string, to: string): number {
 export function unsourcedError(v: Quantity): UnsourcedInput {
   return new UnsourcedInput(
     `received ${formatMagnitude(v.scalar)} ${v.unit}, which no tool returned and the question did not supply. This parameter must carry a retrieved value, ` +
-      `because a figure taken from memory here would be laundered into the result and would look sourced afterwards. Retrieve it with a tool first, or report that it is unavailable`,
+      `because a figure taken from memory here would be laundered into the result and would look sourced ` +
+      `afterwards. Retrieve it with a tool first, or report that it is unavailable`,
   );
 }

@@ -14,11 +14,12 @@ import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger
 import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
-import type { UpstreamCommand } from "./upstream-transport.js";
+import type { UpstreamTarget } from "./upstream-link.js";
 
 /** What a proxy is built from. */
 export type ProxyOptions = {
-  upstream: UpstreamCommand;
+  /** The command to spawn, or the Streamable HTTP URL to connect to. */
+  upstream: UpstreamTarget;
   annotations: Annotations;
   ledger: ProxyLedger;
   /** Where diagnostics go (stderr in the CLI: stdout is the protocol). */
@@ -67,8 +68,8 @@ export class GuardedProxy {
     return tools;
   }
 
-  /** Serves one agent connection over `transport`. */
-  async connect(transport: Transport): Promise<Server> {
+  /** Serves one agent connection over `transport`; `labels` adds labels to its ledger session when it opens. */
+  async connect(transport: Transport, options: { labels?: () => Record<string, string> } = {}): Promise<Server> {
     const server = new Server(
       { name: "agent-ledger", version: VERSION },
       { capabilities: { tools: {} }, instructions: await this.upstream.instructions().catch(() => undefined) },
@@ -79,6 +80,7 @@ export class GuardedProxy {
         const labels: Record<string, string> = { source: "mcp-proxy", upstream: labelValue(this.upstream.commandLine) };
         const client = server.getClientVersion()?.name;
         if (client) labels.client = labelValue(client);
+        for (const [k, v] of Object.entries(options.labels?.() ?? {})) labels[k] = labelValue(v);
         const opening = this.ledger.openSession(labels);
         session = opening;
         opening.catch(() => {

@@ -1,9 +1,20 @@
-// The upstream MCP server: spawned on first use, respawned after it exits, reached through the SDK's Client.
+// The upstream MCP server: spawned (or connected to) on first use, replaced after it goes away, reached through the
+// SDK's Client over a stdio or Streamable HTTP link.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { VERSION } from "../version.js";
-import { ChildStdioTransport, describeExit, type ExitStatus, type UpstreamCommand } from "./upstream-transport.js";
+import { httpLink, isExpiredSession, reachesTheCaller } from "./upstream-http.js";
+import {
+  describeTarget,
+  stdioLink,
+  UpstreamExited,
+  UpstreamUnavailable,
+  type UpstreamLink,
+  type UpstreamTarget,
+} from "./upstream-link.js";
+
+export { UpstreamExited, UpstreamUnavailable };
 
 /** A tool as the upstream lists it, every key kept (the SDK's own Tool schema would drop unknown ones). */
 export type RawTool = {
@@ -22,28 +33,8 @@ const RawToolListSchema = z.looseObject({
 // A listing longer than this is treated as a paging loop in the upstream.
 const MAX_PAGES = 100;
 
-/** The upstream exited while a request was in flight. */
-export class UpstreamExited extends Error {
-  readonly code = "upstream_exited";
-  constructor(
-    readonly tool: string,
-    readonly exit: ExitStatus,
-  ) {
-    super(`the upstream server exited while running ${tool} (${describeExit(exit)}); the call was not completed`);
-    this.name = "UpstreamExited";
-  }
-}
-
-/** The upstream could not be started, or exited before it finished initialising. */
-export class UpstreamUnavailable extends Error {
-  readonly code = "upstream_unavailable";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "UpstreamUnavailable";
-  }
-}
-
-type Connection = { client: Client; transport: ChildStdioTransport; tools: RawTool[] };
+type Link = UpstreamLink & { hadSession?: () => boolean };
+type Connection = { client: Client; link: Link; tools: RawTool[] };
 
 /** Options: what to do with each fresh tool listing (declare it), where to log, how long a call may take. */
 export type UpstreamOptions = {
@@ -52,24 +43,28 @@ export type UpstreamOptions = {
   timeoutMs?: number;
 };
 
-/** One upstream server process at a time; a dead one is replaced on the next request. */
+/** One upstream connection at a time; a lost one (exited child, dropped or expired HTTP session) is replaced on the next request. */
 export class Upstream {
-  private current: { transport: ChildStdioTransport; ready: Promise<Connection> } | null = null;
+  private current: { link: Link; ready: Promise<Connection> } | null = null;
   private closed = false;
+  private readonly log: (line: string) => void;
 
   constructor(
-    readonly command: UpstreamCommand,
+    readonly target: UpstreamTarget,
     private readonly options: UpstreamOptions = {},
-  ) {}
-
-  /** The command line, for labels and messages. */
-  get commandLine(): string {
-    return [this.command.command, ...this.command.args].join(" ");
+  ) {
+    this.log = options.log ?? (() => undefined);
   }
 
-  /** The running child's process id, or null. */
+  /** The command line or URL, for labels and messages. */
+  get commandLine(): string {
+    return describeTarget(this.target);
+  }
+
+  /** The running child's process id, or null (always null for an HTTP upstream). */
   get pid(): number | null {
-    return this.current?.transport.pid ?? null;
+    const t = this.current?.link.transport as { pid?: number | null } | undefined;
+    return t?.pid ?? null;
   }
 
   /** Starts the upstream (if it is not running) and answers its tool listing as of that start. */
@@ -84,52 +79,76 @@ export class Upstream {
 
   /** Lists the upstream's tools now (every page), telling `onTools`. */
   async listTools(): Promise<RawTool[]> {
-    const conn = await this.connection();
-    const tools = await this.guard(conn, "tools/list", () => listAll(conn.client));
-    conn.tools = tools;
-    await this.options.onTools?.(tools);
-    return tools;
+    return this.withConnection("tools/list", async (conn) => {
+      const tools = await listAll(conn.client);
+      conn.tools = tools;
+      await this.options.onTools?.(tools);
+      return tools;
+    });
   }
 
-  /** Calls a tool; UpstreamExited when the process ends before answering. */
+  /** Calls a tool; UpstreamExited when the upstream goes away before answering, UpstreamUnavailable when it cannot be reached. */
   async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const conn = await this.connection();
-    return this.guard(conn, name, () =>
+    return this.withConnection(name, (conn) =>
       conn.client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
         timeout: this.options.timeoutMs,
       }),
     );
   }
 
-  /** Stops the upstream; later requests fail. */
+  /** Stops the upstream (ends the HTTP session); later requests fail. */
   async close(): Promise<void> {
     this.closed = true;
     const cur = this.current;
     this.current = null;
     if (cur)
       await cur.ready.then(
-        (c) => c.client.close(),
-        () => cur.transport.close(),
+        (c) => this.end(c),
+        () => cur.link.transport.close().catch(() => undefined),
       );
   }
 
-  private async guard<T>(conn: Connection, what: string, run: () => Promise<T>): Promise<T> {
+  private async end(conn: Connection): Promise<void> {
+    const http = conn.link.transport as { terminateSession?: () => Promise<void> };
+    if (!conn.link.lost()) await http.terminateSession?.().catch(() => undefined);
+    await conn.client.close();
+  }
+
+  /** Runs a request, translating a lost link; an expired HTTP session (404) is replaced once and the request sent again. */
+  private async withConnection<T>(what: string, run: (conn: Connection) => Promise<T>): Promise<T> {
+    const conn = await this.connection();
     try {
-      return await run();
+      return await run(conn);
     } catch (e) {
-      const exit = conn.transport.exit;
-      if (exit && e instanceof McpError && e.code === ErrorCode.ConnectionClosed) throw new UpstreamExited(what, exit);
-      throw e;
+      if (isExpiredSession(e, conn.link.hadSession?.() ?? false)) {
+        this.log(`the upstream server no longer knows this session (HTTP 404); starting a new one`);
+        this.drop(conn);
+        const fresh = await this.connection();
+        try {
+          return await run(fresh);
+        } catch (again) {
+          throw fresh.link.requestFailure(what, again) ?? again;
+        }
+      }
+      throw conn.link.requestFailure(what, e) ?? e;
     }
+  }
+
+  private drop(conn: Connection): void {
+    if (this.current?.link !== conn.link) return;
+    this.current = null;
+    void conn.client.close().catch(() => undefined);
   }
 
   private connection(): Promise<Connection> {
     if (this.closed) return Promise.reject(new UpstreamUnavailable("the proxy is shutting down"));
-    if (this.current && this.current.transport.exit === null) return this.current.ready;
-    if (this.current)
-      this.options.log?.(`upstream exited (${describeExit(this.current.transport.exit!)}); starting it again`);
-    const transport = new ChildStdioTransport(this.command);
-    const entry = { transport, ready: this.open(transport) };
+    if (this.current && this.current.link.lost() === null) return this.current.ready;
+    if (this.current) this.log(this.current.link.replacing);
+    const entry: { link: Link; ready: Promise<Connection> } = {
+      link: this.newLink(),
+      ready: Promise.resolve() as never,
+    };
+    entry.ready = this.open(entry);
     this.current = entry;
     entry.ready.catch(() => {
       if (this.current === entry) this.current = null;
@@ -137,26 +156,39 @@ export class Upstream {
     return entry.ready;
   }
 
-  private async open(transport: ChildStdioTransport): Promise<Connection> {
-    const client = new Client({ name: "agent-ledger-mcp", version: VERSION }, { capabilities: {} });
-    client.onerror = (e) => this.options.log?.(`upstream: ${e.message}`);
+  private newLink(): Link {
+    return "url" in this.target ? httpLink(this.target, this.log) : stdioLink(this.target);
+  }
+
+  private async open(entry: { link: Link }): Promise<Connection> {
+    const connect = async (link: Link) => {
+      const c = new Client({ name: "agent-ledger-mcp", version: VERSION }, { capabilities: {} });
+      c.onerror = (e) => {
+        if (!reachesTheCaller(e)) this.log(`upstream: ${e.message}`);
+      };
+      await c.connect(link.transport, { timeout: this.options.timeoutMs });
+      return c;
+    };
+    let client: Client;
+    let link = entry.link;
     try {
-      await client.connect(transport, { timeout: this.options.timeoutMs });
+      client = await connect(link).catch(async (cause: unknown) => {
+        if (!link.startRetryable?.(cause)) throw cause;
+        await link.transport.close().catch(() => undefined);
+        link = entry.link = this.newLink();
+        return connect(link);
+      });
     } catch (cause) {
-      await transport.close().catch(() => undefined);
-      const exit = transport.exit;
-      const why =
-        transport.startError?.message ??
-        (exit ? `it exited during startup (${describeExit(exit)})` : (cause as Error).message);
-      throw new UpstreamUnavailable(`cannot start the upstream server '${this.commandLine}': ${why}`, { cause });
+      await link.transport.close().catch(() => undefined);
+      throw new UpstreamUnavailable(link.startFailure(cause), { cause });
     }
     try {
       const tools = await listAll(client);
       await this.options.onTools?.(tools);
-      return { client, transport, tools };
+      return { client, link, tools };
     } catch (e) {
       await client.close().catch(() => undefined);
-      throw e;
+      throw link.requestFailure("tools/list", e) ?? e;
     }
   }
 }

@@ -39,7 +39,8 @@ const STATION = { description: 'Environment Agency station reference, such as "E
 /** Latest discharge at a USGS site, in the unit USGS publishes. */
 export const READ_DISCHARGE: ToolDeclarationInput = {
   description:
-    "Latest discharge (USGS parameter 00060) at a USGS site, in ft^3/s as published, with its quality (provisional, approved, ...) and the time it was observed, in the site's own UTC offset.",
+    "Latest discharge (USGS parameter 00060) at a USGS site, in ft^3/s as published, with its quality " +
+    "(provisional, approved, ...) and the time it was observed, in the site's own UTC offset.",
   params: { site: SITE },
   returns: { discharge: { unit: "ft^3/s", description: "Discharge, as published by USGS" } },
 };
@@ -47,7 +48,9 @@ export const READ_DISCHARGE: ToolDeclarationInput = {
 /** Latest gage height at a USGS site, on the site's local gage datum. */
 export const READ_GAGE_HEIGHT: ToolDeclarationInput = {
   description:
-    "Latest gage height (USGS parameter 00065) at a USGS site, in ft on the site's own gage datum GAGE:<site>. It is not an elevation on NAVD88: convert it along the site's registered datum offset before differencing it against one.",
+    "Latest gage height (USGS parameter 00065) at a USGS site, in ft on the site's own gage datum " +
+    "GAGE:<site>. It is not an elevation on NAVD88: convert it along the site's registered datum offset " +
+    "before differencing it against one.",
   params: { site: SITE },
   returns: { gage_height: { unit: "ft", description: "Stage above the site's local gage datum GAGE:<site>" } },
 };
@@ -62,7 +65,8 @@ export const READ_DRAINAGE_AREA: ToolDeclarationInput = {
 /** The elevation of a USGS site's gage zero on the datum USGS names. */
 export const READ_GAGE_DATUM: ToolDeclarationInput = {
   description:
-    "Elevation of a USGS site's gage datum (the zero of its gage height) on the national datum USGS publishes it on, such as NAVD88. Absent when USGS publishes no altitude or no datum for it.",
+    "Elevation of a USGS site's gage datum (the zero of its gage height) on the national datum USGS publishes " +
+    "it on, such as NAVD88. Absent when USGS publishes no altitude or no datum for it.",
   params: { site: SITE },
   returns: { datum_offset: { unit: "ft", description: "The gage's zero, as an elevation on a national datum" } },
 };
@@ -70,7 +74,9 @@ export const READ_GAGE_DATUM: ToolDeclarationInput = {
 /** Latest water level at an Environment Agency station, on the station's datum or ODN. */
 export const READ_LEVEL: ToolDeclarationInput = {
   description:
-    "Latest water level at an Environment Agency station, in m: on the station's own datum GAUGE:<station> when published as mASD, on ODN when published as mAOD. Convert along the station's registered offset before differencing it against an ODN elevation.",
+    "Latest water level at an Environment Agency station, in m: on the station's own datum GAUGE:<station> " +
+    "when published as mASD, on ODN when published as mAOD. Convert along the station's registered offset " +
+    "before differencing it against an ODN elevation.",
   params: { station: STATION },
   returns: { level: { unit: "m", description: "Water level on the datum named in its quantity" } },
 };

@@ -270,7 +270,9 @@ function retrieved(
   return {
     status: "sign_inverted",
     output: o,
-    explanation: `magnitude matches ${where(o)}, but that value is ${formatMagnitude(matched)} and the answer states ${stated} with no wording that carries the sign; these describe opposite conditions`,
+    explanation:
+      `magnitude matches ${where(o)}, but that value is ${formatMagnitude(matched)} and the answer ` +
+      `states ${stated} with no wording that carries the sign; these describe opposite conditions`,
   };
 }
 

@@ -162,7 +162,8 @@ function declarationOf(c: ManifestCall, tools: Map<string, ToolDeclaration>): To
   const d = c.tool_version === null ? undefined : tools.get(toolKey(c.tool, c.tool_version));
   if (!d) {
     throw new ReplayError(
-      `call ${c.seq} (${c.call_id}) was checked against ${c.tool} version ${c.tool_version ?? "(none)"}, which the manifest's tools do not hold; add that declaration version`,
+      `call ${c.seq} (${c.call_id}) was checked against ${c.tool} version ${c.tool_version ?? "(none)"}, ` +
+        `which the manifest's tools do not hold; add that declaration version`,
       [{ path: `calls.${c.seq}.tool_version`, message: "no such tool version in tools" }],
     );
   }

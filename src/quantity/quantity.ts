@@ -132,7 +132,8 @@ export class Quantity {
     } catch (e) {
       if (e instanceof DimensionalityError) {
         throw new DimensionalityError(
-          `cannot express ${this.display()} as ${target}: ${this.unit} is ${describe(parseUnit(this.unit))} and ${target} is ${describe(parseUnit(target))}; these are different physical quantities`,
+          `cannot express ${this.display()} as ${target}: ${this.unit} is ${describe(parseUnit(this.unit))} ` +
+            `and ${target} is ${describe(parseUnit(target))}; these are different physical quantities`,
           { context: e.context },
         );
       }
@@ -167,7 +168,8 @@ export class Quantity {
     const crs = checkCrs(this, other, "add");
     if (this.datum && other.datum) {
       throw new DatumMismatch(
-        `cannot add two absolute elevations (${this.datum} and ${other.datum}), since their sum has no physical meaning; difference them, or add a delta (a value with no datum)`,
+        `cannot add two absolute elevations (${this.datum} and ${other.datum}), since their sum has no ` +
+          `physical meaning; difference them, or add a delta (a value with no datum)`,
         { context: { left_datum: this.datum, right_datum: other.datum } },
       );
     }
@@ -175,7 +177,9 @@ export class Quantity {
     const right = parseUnit(other.unit);
     if (left.temperature === "absolute" && right.temperature === "absolute") {
       throw new DimensionalityError(
-        `cannot add ${this.display()} to ${other.display()}: a temperature on a degree scale is a point on that scale, not an amount of temperature; difference them, or add a delta_degC interval, or convert to kelvin`,
+        `cannot add ${this.display()} to ${other.display()}: a temperature on a degree scale is a point on ` +
+          `that scale, not an amount of temperature; difference them, or add a delta_degC interval, or ` +
+          `convert to kelvin`,
       );
     }
     const rhs =
@@ -199,13 +203,16 @@ export class Quantity {
     let datum: string | null = null;
     if (this.datum && other.datum && this.datum !== other.datum) {
       throw new DatumMismatch(
-        `cannot difference an elevation on ${this.datum} against one on ${other.datum}, since both are in compatible units but measured from different references; convert one to the other's datum along a registered offset first`,
+        `cannot difference an elevation on ${this.datum} against one on ${other.datum}, since both are in ` +
+          `compatible units but measured from different references; convert one to the other's datum along a ` +
+          `registered offset first`,
         { context: { left_datum: this.datum, right_datum: other.datum } },
       );
     }
     if (!this.datum && other.datum) {
       throw new DatumMismatch(
-        `cannot subtract an elevation on ${other.datum} from a value carrying no datum, since the result is neither an elevation nor a delta; subtract the delta from the elevation instead`,
+        `cannot subtract an elevation on ${other.datum} from a value carrying no datum, since the result is ` +
+          `neither an elevation nor a delta; subtract the delta from the elevation instead`,
         { context: { right_datum: other.datum } },
       );
     }
@@ -250,13 +257,16 @@ export class Quantity {
     for (const q of [this, o]) {
       if (q.datum) {
         throw new DatumMismatch(
-          `cannot ${op} a value measured from a vertical datum (${q.display()}), since a multiple of an absolute elevation has no physical meaning; difference it against an elevation on the same datum first`,
+          `cannot ${op} a value measured from a vertical datum (${q.display()}), since a multiple of an ` +
+            `absolute elevation has no physical meaning; difference it against an elevation on the same ` +
+            `datum first`,
           { context: { datum: q.datum } },
         );
       }
       if (parseUnit(q.unit).temperature === "absolute") {
         throw new DimensionalityError(
-          `cannot ${op} ${q.display()}: a temperature on a degree scale is a point on that scale, not an amount of temperature; convert it to kelvin or difference two readings first`,
+          `cannot ${op} ${q.display()}: a temperature on a degree scale is a point on that scale, not an ` +
+            `amount of temperature; convert it to kelvin or difference two readings first`,
         );
       }
     }
@@ -279,7 +289,8 @@ export class Quantity {
     checkCrs(this, other, "compare");
     if (this.datum !== other.datum) {
       throw new DatumMismatch(
-        `cannot compare a value on ${this.datum ?? "no datum"} against one on ${other.datum ?? "no datum"}, since the comparison is only meaningful on a shared reference`,
+        `cannot compare a value on ${this.datum ?? "no datum"} against one on ${other.datum ?? "no datum"}, ` +
+          `since the comparison is only meaningful on a shared reference`,
         { context: { left_datum: this.datum, right_datum: other.datum } },
       );
     }
@@ -294,7 +305,8 @@ export class Quantity {
     checkCrs(this, other, "compare");
     if (this.datum !== other.datum) {
       throw new DatumMismatch(
-        `cannot compare a value on ${this.datum ?? "no datum"} against one on ${other.datum ?? "no datum"}, since the comparison is only meaningful on a shared reference`,
+        `cannot compare a value on ${this.datum ?? "no datum"} against one on ${other.datum ?? "no datum"}, ` +
+          `since the comparison is only meaningful on a shared reference`,
       );
     }
     let rhs: Magnitude;

@@ -283,7 +283,8 @@ export function convertMagnitude(value: number, from: string, to: string): numbe
   const b = parseUnit(to);
   if (a.dimension !== b.dimension || !compatibleTemperature(a, b)) {
     throw new DimensionalityError(
-      `cannot express ${formatMagnitude(value)} ${a.canonical} as ${b.canonical}: ${a.canonical} is ${describe(a)} and ${b.canonical} is ${describe(b)}, and no conversion exists`,
+      `cannot express ${formatMagnitude(value)} ${a.canonical} as ${b.canonical}: ${a.canonical} is ` +
+        `${describe(a)} and ${b.canonical} is ${describe(b)}, and no conversion exists`,
       { context: { from: a.canonical, to: b.canonical } },
     );
   }

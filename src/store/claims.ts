@@ -277,7 +277,10 @@ export class ClaimStore {
         if (content.length > 0) {
           report.skipped.push({
             line,
-            reason: `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; claims are immutable, so give the changed claim its own id and name '${claim.id}' in supersedes`,
+            reason:
+              `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; ` +
+              `claims are immutable, so give the changed claim its own id and name '${claim.id}' in ` +
+              `supersedes`,
           });
           report.warnings = report.warnings.filter((w) => w.line !== line);
           continue;

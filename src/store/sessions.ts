@@ -192,7 +192,8 @@ export class SessionStore {
         "SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions WHERE id = ? AND team_id = ?",
       ),
       bumpCall: p(
-        "UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count",
+        "UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, " +
+          "blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count",
       ),
       bumpViolations: p(
         "UPDATE sessions SET violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ?",
@@ -211,7 +212,8 @@ export class SessionStore {
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
       insertCrossing:
         p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
-                         datum, crs, tz, quality, source, outcome, violation, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+                         datum, crs, tz, quality, source, outcome, violation, created_at)
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       crossingsOfSession: p(
         "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
       ),

@@ -119,7 +119,9 @@ describe("agent-ledger mcp", () => {
   it("refuses to start without an upstream command, with a bad annotation file or ledger flags, or an upstream that cannot start", async () => {
     expect(await main(["--annotations", WATER])).toEqual({
       code: 2,
-      err: "agent-ledger: give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js\n",
+      err:
+        "agent-ledger: give the upstream server command after --, as in: agent-ledger mcp --annotations water.toml -- node server.js" +
+        ", or its URL with --upstream-url http://host:port/mcp\n",
     });
     const missing = await main(["--annotations", join(dir, "nope.toml"), "--", "node", "server.js"]);
     expect(missing.code).toBe(1);

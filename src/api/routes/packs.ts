@@ -94,7 +94,8 @@ const callPackRoute = createRoute({
   path: "/v1/sessions/{id}/packs/{tool}",
   tags: ["packs", "sessions"],
   summary:
-    "Call a retrieval pack as a guarded tool of the session: the service reads the publisher, registers the datums, and records the call and its labelled result",
+    "Call a retrieval pack as a guarded tool of the session: the service reads the publisher, registers the " +
+    "datums, and records the call and its labelled result",
   request: {
     params: ToolParam,
     body: {

@@ -400,3 +400,49 @@ export const teamVersions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.teamId, t.kind] })],
 );
+
+// --- evaluation harness runs ----------------------------------------------------------------------
+
+/** One graded harness run, beside the ledger session that recorded its tool calls (one row per session). */
+export const benchRuns = pgTable(
+  "bench_runs",
+  {
+    sessionId: text("session_id")
+      .primaryKey()
+      .references(() => sessions.id),
+    teamId: text("team_id").notNull(),
+    batch: text("batch").notNull(),
+    suite: text("suite").notNull(),
+    task: text("task").notNull(),
+    condition: text("condition").notNull(),
+    model: text("model").notNull(),
+    replicate: integer("replicate").notNull(),
+    /** The corpus run a recorded replay came from (`--provider recorded`), else null. */
+    recordedId: text("recorded_id"),
+    outcome: text("outcome", { enum: ["correct", "wrong", "blocked", "error"] }).notNull(),
+    /** The value of the last ANSWER: line, or null when there was none. */
+    stated: text("stated"),
+    detail: text("detail").notNull().default(""),
+    violations: integer("violations").notNull().default(0),
+    auditUnsourced: integer("audit_unsourced").notNull().default(0),
+    auditMislabelled: integer("audit_mislabelled").notNull().default(0),
+    auditFlagged: boolean("audit_flagged").notNull().default(false),
+    undetected: boolean("undetected").notNull().default(false),
+    silentError: boolean("silent_error").notNull().default(false),
+    toolCalls: integer("tool_calls").notNull().default(0),
+    turns: integer("turns").notNull().default(0),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    /** The carry-over labels of corpus README section 4, computed from the run's calls. */
+    derived: jsonText("derived").$type<Record<string, unknown>>().notNull(),
+    /** The final assistant text, or null when the run ended before one. */
+    answer: text("answer"),
+    /** Why the provider cut the run off (outcome `error`), else null. */
+    error: text("error"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    index("bench_runs_team_batch_idx").on(t.teamId, t.batch, t.task, t.condition, t.model, t.replicate),
+    index("bench_runs_team_created_idx").on(t.teamId, t.createdAt),
+  ],
+);

@@ -10,6 +10,23 @@ export type BarSeries = { key: string; name: string; values: readonly number[] }
 export type ChartSize = { width: number; height: number };
 
 const M = { top: 24, right: 8, bottom: 22, left: 44 };
+const LEGEND_ROW = 16;
+
+/** Where each legend entry goes: left to right, wrapping to a new row when the next would pass the right edge. */
+export function legendLayout(names: readonly string[], width: number): { x: number; row: number }[] {
+  let x = M.left;
+  let row = 0;
+  return names.map((n) => {
+    const w = 22 + n.length * 6.6;
+    if (x > M.left && x + w > width - M.right) {
+      x = M.left;
+      row += 1;
+    }
+    const at = { x, row };
+    x += w + 10;
+    return at;
+  });
+}
 
 /** Every `k`-th label, so at most about `max` labels show under the bars. */
 function labelEvery(n: number, max: number): number {
@@ -30,13 +47,17 @@ export function StackedBars(props: {
   const totals = categories.map((_, i) => series.reduce((a, s) => a + (s.values[i] ?? 0), 0));
   const ticks = niceTicks(Math.max(0, ...totals));
   const top = ticks[ticks.length - 1]!;
+  const legend = legendLayout(
+    series.map((s) => s.name),
+    size.width,
+  );
+  const mTop = M.top + LEGEND_ROW * Math.max(0, ...legend.map((l) => l.row));
   const plotW = size.width - M.left - M.right;
-  const plotH = size.height - M.top - M.bottom;
-  const y = linear(0, top, M.top + plotH, M.top);
+  const plotH = size.height - mTop - M.bottom;
+  const y = linear(0, top, mTop + plotH, mTop);
   const slot = categories.length === 0 ? plotW : plotW / categories.length;
   const barW = Math.max(1, slot * 0.78);
   const every = labelEvery(categories.length, Math.floor(plotW / 48));
-  const legendX = (i: number) => M.left + i * 120;
   return (
     <svg
       class="chart"
@@ -49,8 +70,15 @@ export function StackedBars(props: {
       <title>{props.label}</title>
       {series.map((s, i) => (
         <g class="legend">
-          <rect class={`s-${s.key}`} x={legendX(i)} y={6} width={10} height={10} rx={2} />
-          <text x={legendX(i) + 14} y={15}>
+          <rect
+            class={`s-${s.key}`}
+            x={legend[i]!.x}
+            y={6 + legend[i]!.row * LEGEND_ROW}
+            width={10}
+            height={10}
+            rx={2}
+          />
+          <text x={legend[i]!.x + 14} y={15 + legend[i]!.row * LEGEND_ROW}>
             {s.name}
           </text>
         </g>
@@ -94,7 +122,7 @@ export function StackedBars(props: {
         );
       })}
       {categories.length === 0 ? (
-        <text class="empty" x={size.width / 2} y={M.top + plotH / 2} text-anchor="middle">
+        <text class="empty" x={size.width / 2} y={mTop + plotH / 2} text-anchor="middle">
           nothing in this window
         </text>
       ) : null}

@@ -1,11 +1,14 @@
 // Axis arithmetic shared by the SVG charts: round tick steps and a linear scale. Pure.
 
-/** Ticks from 0 to a round maximum at or above `max`, at most `n + 1` of them (1, 2 or 5 times a power of ten apart). */
+/**
+ * Ticks from 0 to a round maximum at or above `max`, at most `n + 1` of them (1, 2 or 5 times a power of ten apart);
+ * whole numbers only, since the bars count things.
+ */
 export function niceTicks(max: number, n = 4): number[] {
   if (!(max > 0)) return [0, 1];
   const raw = max / n;
   const pow = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow);
   const ticks: number[] = [];
   for (let t = 0; t < max + step / 2 && ticks.length <= n + 1; t += step) ticks.push(Number(t.toPrecision(12)));
   if (ticks[ticks.length - 1]! < max) ticks.push(Number((ticks.length * step).toPrecision(12)));

@@ -56,8 +56,8 @@ export function StripPlot(props: {
           </text>
         </g>
       ))}
-      <text class="unit" x={props.size.width - M.right} y={height - 8} text-anchor="end">
-        {props.unit}
+      <text class="unit" x={M.left - 8} y={height - 8} text-anchor="end">
+        {props.unit === "" ? "value" : `value (${props.unit})`}
       </text>
       {groups.map((g, row) => {
         const cy = M.top + row * ROW + ROW / 2;

@@ -112,8 +112,8 @@ function Answer(props: { audit: AuditedAnswer }): Child {
   return (
     <article class="answer">
       <div class="call-head">
-        <Badge value={a.ok ? "ok" : "refused"} />
-        <span class="muted">audited {shortTime(a.createdAt)}</span>
+        <Badge value={a.ok ? "ok" : "flagged"} />
+        <span class="muted">{`audited ${shortTime(a.createdAt)} · ${a.numbers.length} numbers`}</span>
       </div>
       <p class="answer-text">
         {markAnswer(a.answer, a.numbers).map((part) =>
@@ -176,7 +176,8 @@ export function registerSessionPage(ui: UiApp, deps: UiDeps): void {
             Session <span class="mono">{s.id}</span>
           </h1>
           <p class="meta">
-            {`started ${shortTime(s.createdAt)} · ${s.enforcement} mode · ${s.callCount} calls · ${s.violationCount} violations · ${s.blockedCount} blocked`}
+            {`started ${shortTime(s.createdAt)} · ${s.enforcement} mode · ${s.callCount} calls · ` +
+              `${s.violationCount} violations · ${s.blockedCount} blocked`}
           </p>
           <p class="chips">
             {Object.entries(s.labels).map(([k, v]) => (

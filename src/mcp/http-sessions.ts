@@ -1,0 +1,116 @@
+// MCP sessions over Streamable HTTP, in the shape of the SDK's own server example: one web-standard transport per
+// Mcp-Session-Id, created by an initialize request, closed on DELETE or after an idle hour. Each session has an
+// owner (a token id, or "" for an open front), and a request from anyone else is answered as for an unknown session.
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+
+/** What a new session is connected to; `close` releases it when the session ends. */
+export type SessionServer = { close(): Promise<void> };
+
+/** How sessions are made and bounded. */
+export type McpHttpSessionsOptions = {
+  /** Connects a fresh MCP server to a new session's transport. */
+  connect: (transport: WebStandardStreamableHTTPServerTransport, owner: string) => Promise<SessionServer>;
+  /** At most this many open sessions; an initialize beyond it answers 503 (default 1000). */
+  maxSessions?: number;
+  /** A session unused for this long is closed (default one hour). */
+  idleMs?: number;
+  log?: (line: string) => void;
+};
+
+type Entry = {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: SessionServer;
+  owner: string;
+  lastUsed: number;
+};
+
+/** A JSON-RPC error answered over HTTP, as the SDK's own transport answers it. */
+export function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/** The open MCP sessions of one endpoint. */
+export class McpHttpSessions {
+  private readonly sessions = new Map<string, Entry>();
+  private readonly maxSessions: number;
+  private readonly idleMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly options: McpHttpSessionsOptions) {
+    this.maxSessions = options.maxSessions ?? 1000;
+    this.idleMs = options.idleMs ?? 3_600_000;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  /** How many sessions are open. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Answers one HTTP request to the MCP endpoint (POST, GET or DELETE) on behalf of `owner`. */
+  async handle(req: Request, owner: string): Promise<Response> {
+    const id = req.headers.get("mcp-session-id");
+    if (id !== null) {
+      const entry = this.sessions.get(id);
+      if (!entry || entry.owner !== owner) return jsonRpcError(404, -32001, "Session not found");
+      entry.lastUsed = Date.now();
+      return entry.transport.handleRequest(req);
+    }
+    if (req.method !== "POST")
+      return jsonRpcError(400, -32000, "Bad Request: send an initialize request first, or an Mcp-Session-Id header");
+    let body: unknown;
+    try {
+      body = JSON.parse(await req.text());
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the request body is not JSON");
+    }
+    if (!isInitializeRequest(body))
+      return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header, and the request is not initialize");
+    if (this.sessions.size >= this.maxSessions)
+      return jsonRpcError(503, -32000, `too many open MCP sessions (${this.maxSessions}); close one with DELETE /mcp`);
+    return this.open(req, owner, body);
+  }
+
+  private async open(req: Request, owner: string, body: unknown): Promise<Response> {
+    let entry: Entry | null = null;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => {
+        if (entry) this.sessions.set(sid, entry);
+      },
+    });
+    transport.onclose = () => {
+      const sid = transport.sessionId;
+      if (sid && this.sessions.get(sid)?.transport === transport) this.sessions.delete(sid);
+    };
+    const server = await this.options.connect(transport, owner);
+    entry = { transport, server, owner, lastUsed: Date.now() };
+    const res = await transport.handleRequest(req, { parsedBody: body });
+    if (!transport.sessionId) await server.close().catch(() => undefined);
+    return res;
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - this.idleMs;
+    for (const [sid, entry] of this.sessions) {
+      if (entry.lastUsed >= cutoff) continue;
+      this.sessions.delete(sid);
+      this.options.log?.(`closing MCP session ${sid}: unused for ${Math.round(this.idleMs / 60_000)} min`);
+      void entry.server.close().catch(() => undefined);
+    }
+  }
+
+  /** Closes every session. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const entries = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(entries.map((e) => e.server.close()));
+  }
+}

@@ -1,0 +1,196 @@
+// `agent-ledger mcp --upstream-url URL --listen HOST:PORT` as a real process: an HTTP upstream written with the SDK in
+// this test, two SDK clients over Streamable HTTP at once, a local database file.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main as cliMain } from "../../src/cli/main.js";
+import { openDb } from "../../src/store/db.js";
+import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BIN = join(ROOT, "bin/agent-ledger.js");
+const WATER = join(ROOT, "demo/water.toml");
+
+let dir: string;
+let db: string;
+let upstream: HttpUpstream;
+let child: ChildProcess;
+let url: string;
+const stderr: string[] = [];
+
+async function main(args: string[]): Promise<{ code: number; err: string }> {
+  let err = "";
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    err += String(chunk);
+    return true;
+  });
+  try {
+    return { code: await cliMain(["node", "agent-ledger", "mcp", ...args]), err };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+async function connect(name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ledger-mcp-listen-"));
+  db = join(dir, "ledger.db");
+  upstream = await startHttpUpstream();
+  child = spawn(
+    process.execPath,
+    [BIN, "mcp", "--annotations", WATER, "--db", db, "--upstream-url", upstream.url, "--listen", "127.0.0.1:0"],
+    { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr.push(chunk.toString("utf8"));
+      const m = /over Streamable HTTP at (http:\/\/\S+)/.exec(stderr.join(""));
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the proxy exited (${code}): ${stderr.join("")}`)));
+  });
+});
+
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  await upstream?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("agent-ledger mcp --listen", () => {
+  it("serves two clients at once, each MCP session its own ledger session: carry-over never crosses between them", async () => {
+    const [a, b] = await Promise.all([connect("agent-a"), connect("agent-b")]);
+    try {
+      const [readA, listB] = await Promise.all([
+        call(a.client, "read_discharge", { station: "07374000" }),
+        b.client.listTools(),
+      ]);
+      expect(readA.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+      expect(
+        (
+          listB.tools.find((t) => t.name === "runoff_depth")!.inputSchema.properties!.discharge as Record<
+            string,
+            unknown
+          >
+        )["x-unit"],
+      ).toBe("m^3/s");
+      const [refusedA, passedB] = await Promise.all([
+        call(a.client, "runoff_depth", { discharge: 1250, area: 29000 }),
+        call(b.client, "runoff_depth", { discharge: 1250, area: 29000 }),
+      ]);
+      expect(refusedA.isError).toBe(true);
+      expect((refusedA.content[0] as { text: string }).text).toMatch(
+        /^\[unconverted_carry_over\] for `discharge` received the bare number 1250, .* but read_discharge\.return returned 1250 cfs/,
+      );
+      // Client b never read a discharge, so its bare 1250 is read in the declared m^3/s and passes.
+      expect(passedB.isError).toBeUndefined();
+      expect((passedB.structuredContent as { unit: string }).unit).toBe("mm/day");
+      expect(a.transport.sessionId).not.toBe(b.transport.sessionId);
+
+      const store = openDb(db);
+      try {
+        const rows = store.sqlite
+          .prepare("SELECT labels, call_count, blocked_count FROM sessions ORDER BY id")
+          .all() as {
+          labels: string;
+          call_count: number;
+          blocked_count: number;
+        }[];
+        const byClient = Object.fromEntries(rows.map((r) => [JSON.parse(r.labels).client, r]));
+        expect(Object.keys(byClient).sort()).toEqual(["agent-a", "agent-b"]);
+        expect(JSON.parse(byClient["agent-a"]!.labels)).toEqual({
+          source: "mcp-proxy",
+          upstream: upstream.url,
+          client: "agent-a",
+          mcp_session: a.transport.sessionId,
+        });
+        expect([byClient["agent-a"]!.call_count, byClient["agent-a"]!.blocked_count]).toEqual([2, 1]);
+        expect([byClient["agent-b"]!.call_count, byClient["agent-b"]!.blocked_count]).toEqual([1, 0]);
+      } finally {
+        store.close();
+      }
+    } finally {
+      await a.transport.terminateSession();
+      await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+
+  it("answers 404 for a session that was terminated, and 403 for a request from a web page's origin", async () => {
+    const { client, transport } = await connect("agent-c");
+    const sid = transport.sessionId!;
+    await transport.terminateSession();
+    await client.close();
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const gone = await fetch(url, { method: "POST", headers: { ...headers, "mcp-session-id": sid }, body: ping });
+    expect(gone.status).toBe(404);
+    const foreign = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, origin: "http://evil.example" },
+      body: ping,
+    });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "requests from the web origin http://evil.example are not accepted" },
+      id: null,
+    });
+  });
+});
+
+describe("agent-ledger mcp --upstream-url, refusing to start", () => {
+  it("says when the upstream is unreachable, answers an HTTP error, or the flags are wrong", async () => {
+    const closed = await startHttpUpstream();
+    await closed.stop();
+    const other = join(dir, "other.db");
+    expect(await main(["--annotations", WATER, "--db", other, "--upstream-url", closed.url])).toEqual({
+      code: 1,
+      err: `agent-ledger: cannot reach the upstream server at ${closed.url} (connect ECONNREFUSED 127.0.0.1:${closed.port})\n`,
+    });
+    const locked = await startHttpUpstream({ requireHeader: ["Authorization", "Bearer right"] });
+    try {
+      const args = ["--annotations", WATER, "--db", other, "--upstream-url", locked.url];
+      expect(await main([...args, "--upstream-header", "Authorization: Bearer wrong"])).toEqual({
+        code: 1,
+        err: `agent-ledger: the upstream server at ${locked.url} answered HTTP 401 (missing or wrong credentials)\n`,
+      });
+    } finally {
+      await locked.stop();
+    }
+    expect(await main(["--annotations", WATER, "--upstream-url", "ftp://example.org/mcp"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --upstream-url must be an http(s) URL such as http://127.0.0.1:3000/mcp, received 'ftp://example.org/mcp'\n",
+    });
+    expect(
+      await main(["--annotations", WATER, "--upstream-url", "http://127.0.0.1:1/mcp", "--upstream-header", "NoColon"]),
+    ).toEqual({
+      code: 2,
+      err: `agent-ledger: --upstream-header takes "Name: value", such as "Authorization: Bearer abc", received 'NoColon'\n`,
+    });
+    expect(
+      await main(["--annotations", WATER, "--upstream-url", "http://127.0.0.1:1/mcp", "--", "node", "s.js"]),
+    ).toEqual({
+      code: 2,
+      err: "agent-ledger: give either --upstream-url or a command after --, not both (received 'node')\n",
+    });
+    expect(await main(["--annotations", WATER, "--listen", "8788", "--", "node", "s.js"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --listen takes HOST:PORT, such as 127.0.0.1:8788 or [::1]:8788, received '8788'\n",
+    });
+  });
+});
