@@ -7,7 +7,8 @@ import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
-import { authenticate } from "../store/teams.js";
+import type { LedgerStore } from "../store/port.js";
+import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
@@ -40,9 +41,14 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerBenchRoutes,
 ];
 
-/** What createApp needs; only the database is required. */
-export type CreateAppOptions = {
-  db: LedgerDb;
+/**
+ * What createApp needs; only the store is required. `store` is the LedgerStore port; a LedgerDb (as `store` or, as
+ * before, `db`) is wrapped in a SQLite store stamped by `clock`.
+ */
+export type CreateAppOptions = (
+  | { store: LedgerStore | LedgerDb; db?: undefined }
+  | { db: LedgerDb; store?: undefined }
+) & {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
@@ -85,7 +91,7 @@ function bearerAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
           : "malformed Authorization header: send Authorization: Bearer <token>";
       return c.json(errorBody("unauthenticated", message), 401);
     }
-    const principal = authenticate(deps.store.db, match[1]!);
+    const principal = await deps.store.teams.authenticate(match[1]!);
     if (!principal) {
       c.header("WWW-Authenticate", 'Bearer realm="agent-ledger", error="invalid_token"');
       return c.json(errorBody("unauthenticated", "the bearer token is unknown or revoked"), 401);
@@ -134,12 +140,13 @@ const healthRoute = createRoute({
   responses: { 200: jsonResponse(HealthSchema, "the service is up") },
 });
 
-/** Builds the HTTP app around an open, migrated database. */
+/** Builds the HTTP app around an open, migrated store. */
 export function createApp(options: CreateAppOptions): LedgerApp {
+  const clock = options.clock ?? systemClock;
   const deps: AppDeps = {
-    store: options.db,
+    store: asStore((options.store ?? options.db)!, { clock }),
     config: options.config ?? defaultConfig(),
-    clock: options.clock ?? systemClock,
+    clock,
     logger: options.logger ?? consoleLogger,
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
@@ -182,6 +189,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
   // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
   app.get("/", (c) => c.redirect("/ui", 302));
-  app.route("/ui", createDashboard({ store: deps.store, clock: deps.clock }));
+  // TRANSITIONAL: the dashboard reads SQLite until its queries move behind LedgerStore.
+  if (deps.store.engine === "sqlite")
+    app.route("/ui", createDashboard({ store: sqliteHandleOf(deps.store, "the dashboard"), clock: deps.clock }));
   return app;
 }

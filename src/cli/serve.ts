@@ -2,19 +2,17 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { Command } from "commander";
 import { createApp } from "../api/app.js";
-import type { Config } from "../config.js";
-import type { LedgerDb } from "../store/db.js";
-import { seedDatabase } from "../store/seed.js";
-import { ensureAdminToken } from "../store/teams.js";
+import { redactDbLocation, type Config } from "../config.js";
+import type { LedgerStore } from "../store/port.js";
 import { VERSION } from "../version.js";
-import { cliConfig, openConfiguredDb, say } from "./shared.js";
+import { cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** A running server. */
 export type RunningServer = { url: string; close(): Promise<void> };
 
-/** Starts the service on config.host:config.port over an already open database. */
-export function startServer(config: Config, store: LedgerDb): Promise<RunningServer> {
-  const app = createApp({ db: store, config });
+/** Starts the service on config.host:config.port over an already open store. */
+export function startServer(config: Config, store: LedgerStore): Promise<RunningServer> {
+  const app = createApp({ store, config });
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
     const onError = (e: Error) => reject(new Error(`cannot listen on ${config.host}:${config.port}: ${e.message}`));
@@ -36,13 +34,14 @@ export function startServer(config: Config, store: LedgerDb): Promise<RunningSer
 
 async function run(flags: { db?: string; port?: string; host?: string }): Promise<void> {
   const config = cliConfig(flags);
-  const store = openConfiguredDb(config);
+  const store = await openConfiguredStore(config);
+  const where = redactDbLocation(config.dbFile);
   try {
-    if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${config.dbFile}`);
-    seedDatabase(store);
-    const { token } = ensureAdminToken(store.db, config.adminToken);
+    if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${where}`);
+    await store.seed();
+    const { token } = await store.teams.ensureAdminToken(config.adminToken);
     const server = await startServer(config, store);
-    say(`agent-ledger ${VERSION} listening on ${server.url} (database ${config.dbFile})`);
+    say(`agent-ledger ${VERSION} listening on ${server.url} (database ${where})`);
     if (token) {
       say(`admin token (shown once, keep it; also a token of team "default"): ${token}`);
       say("set AGENT_LEDGER_ADMIN_TOKEN to choose your own, or run `agent-ledger admin rotate-token` to replace it");
@@ -51,15 +50,15 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
       say(`${signal}: closing`);
       const force = setTimeout(() => process.exit(1), 5000);
       force.unref();
-      void server.close().then(() => {
-        store.close();
-        process.exit(0);
-      });
+      void server
+        .close()
+        .then(() => store.close())
+        .then(() => process.exit(0));
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
 }
