@@ -94,7 +94,11 @@ function combined(parts: autocannon.Result[]): autocannon.Result {
   return {
     ...first!,
     requests: { ...first!.requests, average: parts.reduce((n, r) => n + r.requests.average, 0) },
-    latency: { ...first!.latency, p50: Math.max(...parts.map((r) => r.latency.p50)), p99: Math.max(...parts.map((r) => r.latency.p99)) },
+    latency: {
+      ...first!.latency,
+      p50: Math.max(...parts.map((r) => r.latency.p50)),
+      p99: Math.max(...parts.map((r) => r.latency.p99)),
+    },
     non2xx: parts.reduce((n, r) => n + r.non2xx, 0),
     errors: parts.reduce((n, r) => n + r.errors, 0),
   };
@@ -118,7 +122,11 @@ const pgServer = await benchPg();
 const pgUrl = await pgServer.newDatabase("bench_http");
 const pgPorts = [await freePort(), await freePort()];
 const pgServe = (port: number) =>
-  start(["src/cli/main.ts", "serve"], { PORT: String(port), AGENT_LEDGER_DB: pgUrl, AGENT_LEDGER_ADMIN_TOKEN: TOKEN }, /listening on/);
+  start(
+    ["src/cli/main.ts", "serve"],
+    { PORT: String(port), AGENT_LEDGER_DB: pgUrl, AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
+    /listening on/,
+  );
 const pgInstances: ChildProcess[] = [];
 try {
   await waitHealthy("http://127.0.0.1:8791/healthz");
@@ -153,8 +161,14 @@ try {
       body: CALL,
     }),
   ]);
-  results.push(["SQLite: guarded call, one session per connection", await run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS))]);
-  results.push(["PostgreSQL, 1 instance: guarded call, one session per connection", await run(perSession(pgA, pgSessions, CONNECTIONS))]);
+  results.push([
+    "SQLite: guarded call, one session per connection",
+    await run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS)),
+  ]);
+  results.push([
+    "PostgreSQL, 1 instance: guarded call, one session per connection",
+    await run(perSession(pgA, pgSessions, CONNECTIONS)),
+  ]);
   pgInstances.push(await pgServe(pgPorts[1]!));
   await waitHealthy(`${pgB}/healthz`);
   const half = CONNECTIONS / 2;
@@ -167,7 +181,9 @@ try {
       ]),
     ),
   ]);
-  console.log(`PostgreSQL: ${pgServer.describe}; ${CONNECTIONS} connections, ${DURATION} s per row, node ${process.version}\n`);
+  console.log(
+    `PostgreSQL: ${pgServer.describe}; ${CONNECTIONS} connections, ${DURATION} s per row, node ${process.version}\n`,
+  );
   console.log(`| route | req/s | p50 ms | p99 ms | non-2xx | errors |`);
   console.log(`|---|---|---|---|---|---|`);
   for (const [name, r] of results)
@@ -176,7 +192,9 @@ try {
     );
   const rate = (i: number) => results[i]![1].requests.average;
   console.log(`\nguarded / baseline throughput: ${(rate(1) / rate(0)).toFixed(2)} (target >= 0.5)`);
-  console.log(`PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(3) / rate(2)).toFixed(2)} (target >= 0.5)`);
+  console.log(
+    `PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(3) / rate(2)).toFixed(2)} (target >= 0.5)`,
+  );
   console.log(`PostgreSQL 2 instances / 1 instance: ${(rate(4) / rate(3)).toFixed(2)} (target >= 1.5)`);
 } finally {
   ours.kill("SIGTERM");

@@ -187,4 +187,3 @@ export function crossingUnnest(first: number): string {
   const names = `${CROSSING_INSERT_COLUMNS}, n`;
   return `unnest(${args}) WITH ORDINALITY AS x(${names})`;
 }
-
