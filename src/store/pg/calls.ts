@@ -18,7 +18,7 @@ import {
   toCall,
   toOutput,
 } from "./rows.js";
-import type { Q } from "./tx.js";
+import type { Q, TxQ } from "./tx.js";
 
 const OUTPUTS = `SELECT id, call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality FROM crossings
   WHERE session_id = $1 AND id > $2 AND direction = 'return' AND unit IS NOT NULL AND value IS NOT NULL AND outcome <> 'refused'
@@ -103,9 +103,12 @@ type Locked = {
   tool_version: number | null;
 };
 
-/** Checks and stores one call in the caller's transaction; `after` collects what to do once it commits. */
+/**
+ * Checks and stores one call in the caller's transaction; `after` collects what to do once it commits. With `last`,
+ * the write travels with the COMMIT (the call is the transaction's only work).
+ */
 export async function storeCall(
-  q: Q,
+  q: TxQ,
   deps: CallDeps,
   clock: Clock,
   teamId: string,
@@ -113,6 +116,7 @@ export async function storeCall(
   tool: string,
   args: Record<string, unknown>,
   after: (() => void)[],
+  last = false,
 ): Promise<CallAnswer> {
   const [session] = await q<Locked>(LOCK_FOR_CALL, [sessionId, teamId, tool]);
   if (!session) throw new NotFoundError(`no session '${sessionId}'`);
@@ -127,7 +131,7 @@ export async function storeCall(
   });
   const now = clock.now();
   const id = newId(now.getTime());
-  const [row] = await q<{ seq: number }>(INSERT_CALL, [
+  const [row] = await (last ? q.final : q)<{ seq: number }>(INSERT_CALL, [
     sessionId,
     teamId,
     verdict.violations.length,
@@ -155,9 +159,9 @@ export async function storeCall(
   };
 }
 
-/** Labels and stores a call's result in the caller's transaction; a second result is a ConflictError. */
+/** Labels and stores a call's result in the caller's transaction (`last`: with the COMMIT); a second result is a ConflictError. */
 export async function storeResult(
-  q: Q,
+  q: TxQ,
   deps: CallDeps,
   clock: Clock,
   teamId: string,
@@ -165,6 +169,7 @@ export async function storeResult(
   callId: string,
   result: unknown,
   after: (() => void)[],
+  last = false,
 ): Promise<ResultAnswer> {
   const [locked] = await q<Locked & Record<string, unknown>>(LOCK_FOR_RESULT, [sessionId, teamId, callId]);
   if (!locked) throw new NotFoundError(`no session '${sessionId}'`);
@@ -183,7 +188,7 @@ export async function storeResult(
     context: locked.context,
   });
   const at = clock.now().toISOString();
-  await q(INSERT_RESULT, [
+  await (last ? q.final : q)(INSERT_RESULT, [
     sessionId,
     teamId,
     callId,

@@ -31,7 +31,7 @@ import {
   toCrossing,
   toSession,
 } from "./rows.js";
-import { inTransaction, type Q, queryOn } from "./tx.js";
+import { inTransaction, type Q, queryOn, type TxQ } from "./tx.js";
 import type pg from "pg";
 import type { PgToolsRepo } from "./tools.js";
 
@@ -39,7 +39,7 @@ import type { PgToolsRepo } from "./tools.js";
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };
 
 /** Runs a call-path transaction and, once it commits, what it asked to keep (the output cache). */
-async function callTx<T>(pool: pg.Pool, fn: (q: Q, after: (() => void)[]) => Promise<T>): Promise<T> {
+async function callTx<T>(pool: pg.Pool, fn: (q: TxQ, after: (() => void)[]) => Promise<T>): Promise<T> {
   let after: (() => void)[] = [];
   const value = await inTransaction(pool, (q) => {
     after = [];
@@ -148,9 +148,9 @@ export function pgCalls(deps: SessionDeps): CallsRepo {
   const q = queryOn(pool);
   return {
     call: (teamId, sessionId, tool, args) =>
-      callTx(pool, (tq, after) => storeCall(tq, deps, clock, teamId, sessionId, tool, args, after)),
+      callTx(pool, (tq, after) => storeCall(tq, deps, clock, teamId, sessionId, tool, args, after, true)),
     result: (teamId, sessionId, callId, result) =>
-      callTx(pool, (tq, after) => storeResult(tq, deps, clock, teamId, sessionId, callId, result, after)),
+      callTx(pool, (tq, after) => storeResult(tq, deps, clock, teamId, sessionId, callId, result, after, true)),
     list: async (teamId, sessionId, options = {}) => {
       await getSession(q, teamId, sessionId);
       return listCalls(q, teamId, sessionId, options.afterSeq ?? 0, options.limit ?? 1_000_000);

@@ -165,7 +165,7 @@ describe("agent-ledger copy", () => {
     const r = await cli(["copy", "--from", file, "--to", url]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^agent-ledger: postgres:\/\/postgres:\*\*\*@.* already holds a ledger \(9 row\(s\) in crossings, 1 row\(s\) in teams, 1 row\(s\) in sessions, 4 row\(s\) in calls, 1 row\(s\) in session_labels, 4 row\(s\) in tools\): copy writes into an empty database only, so that every id stays what it was; create a new database and copy into it\n$/,
+      /^agent-ledger: postgres:\/\/postgres@.* already holds a ledger \(9 row\(s\) in crossings, 1 row\(s\) in teams, 1 row\(s\) in sessions, 4 row\(s\) in calls, 1 row\(s\) in session_labels, 4 row\(s\) in tools\): copy writes into an empty database only, so that every id stays what it was; create a new database and copy into it\n$/,
     );
   }, 60_000);
 
@@ -174,7 +174,7 @@ describe("agent-ledger copy", () => {
     const b = await cli(["backup", join(dir, "x.db")], { AGENT_LEDGER_DB: url });
     expect(b.code).toBe(1);
     expect(b.stderr).toMatch(
-      /^agent-ledger: the database is PostgreSQL \(postgres:\/\/postgres:\*\*\*@.*\), and agent-ledger backup copies SQLite files only: back PostgreSQL up with its own pg_dump, for example pg_dump --format=custom --file=ledger.dump "\$AGENT_LEDGER_DB", and restore it with pg_restore\n$/,
+      /^agent-ledger: the database is PostgreSQL \(postgres:\/\/postgres@.*\), and agent-ledger backup copies SQLite files only: back PostgreSQL up with its own pg_dump, for example pg_dump --format=custom --file=ledger.dump "\$AGENT_LEDGER_DB", and restore it with pg_restore\n$/,
     );
     const r = await cli(["restore", join(dir, "x.db")], { AGENT_LEDGER_DB: url });
     expect(r.code).toBe(1);
