@@ -57,6 +57,10 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     wholeNumber(1, Number.MAX_SAFE_INTEGER, "a positive whole number of bytes").default(1024 * 1024),
   ),
+  AGENT_LEDGER_SYNC: z.preprocess(
+    unsetIfEmpty,
+    z.enum(["normal", "full"], { error: 'must be "normal" (the default) or "full"' }).default("normal"),
+  ),
   AGENT_LEDGER_PACK_CACHE_SECONDS: z.preprocess(
     unsetIfEmpty,
     wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60),
@@ -79,6 +83,11 @@ export type Config = {
   bodyLimit: number;
   /** How long a retrieval pack may reuse an upstream answer, in seconds. */
   packCacheSeconds: number;
+  /**
+   * SQLite durability: `normal` survives a killed process (a commit is in the WAL before it is answered); `full`
+   * also survives a power cut or OS crash (the WAL is fsynced at every commit), at the cost bench:guard measures.
+   */
+  sync: "normal" | "full";
 };
 
 /** A setting in the environment is malformed; `field` names the variable. */
@@ -127,6 +136,7 @@ export function loadConfig(
     eaUrl: e.AGENT_LEDGER_EA_URL,
     bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,
     packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,
+    sync: e.AGENT_LEDGER_SYNC,
   };
 }
 

@@ -13,7 +13,16 @@ describe("loadConfig", () => {
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",
       bodyLimit: 1048576,
       packCacheSeconds: 60,
+      sync: "normal",
     });
+  });
+
+  it("reads AGENT_LEDGER_SYNC=full and refuses any other word than normal or full", () => {
+    expect(loadConfig({ AGENT_LEDGER_SYNC: "full" }).sync).toBe("full");
+    expect(loadConfig({ AGENT_LEDGER_SYNC: "" }).sync).toBe("normal");
+    expect(() => loadConfig({ AGENT_LEDGER_SYNC: "FULL" })).toThrow(
+      'AGENT_LEDGER_SYNC must be "normal" (the default) or "full" (received "FULL")',
+    );
   });
 
   it("reads every variable, treats empty as unset, strips a trailing slash and lets overrides win", () => {

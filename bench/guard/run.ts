@@ -8,8 +8,9 @@ import { systemClock } from "../../src/clock.js";
 import { openDb } from "../../src/store/db.js";
 import { Ledger } from "../../src/store/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { libraryCallUs, median } from "./library.js";
 
-const LENGTHS = [1_000, 10_000, 100_000];
+const LENGTHS = (process.env.BENCH_LENGTHS ?? "1000,10000,100000").split(",").map(Number);
 const PROBES = 2_000;
 
 const dir = mkdtempSync(join(tmpdir(), "bench-guard-"));
@@ -57,6 +58,7 @@ function timeIt(fn: (i: number) => void, n: number): number {
   return Number(process.hrtime.bigint() - t0) / 1e3 / n;
 }
 
+let k = 0;
 const rows: { n: number; guarded: number; bare: number }[] = [];
 for (const n of LENGTHS) {
   const sessionId = fill(n);
@@ -64,7 +66,6 @@ for (const n of LENGTHS) {
     const a = ledger.call(teamId, sessionId, "runoff_depth", { discharge: "1250 cfs", area: 29000 });
     if (!a.ok) throw new Error(`unexpected refusal: ${a.violations[0]?.message}`);
   }, PROBES);
-  let k = 0;
   const bareUs = timeIt(() => {
     const now = new Date().toISOString();
     store.sqlite
@@ -93,5 +94,73 @@ for (const r of rows)
 console.log(
   `\n100k / 1k guarded: ${(last.guarded / first.guarded).toFixed(2)}x (target <= 1.5x); worst guarded / bare: ${Math.max(...rows.map((r) => r.guarded / r.bare)).toFixed(2)}x (target <= 5x)`,
 );
+
+// The library: AGENTS store-backed sessions calling at once share group commits; one agent alone commits each write.
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const PER_ROUND = 4_000;
+const batched: { wall: number; cpu: number }[] = [];
+const alone: { wall: number; cpu: number }[] = [];
+const bareRounds: number[] = [];
+const libSession = ledger.sessions.create(teamId, { context: "bare inserts" }, new Date());
+// AGENT_LEDGER_SYNC=full: the same library calls on a file opened with synchronous = FULL (an fsync per commit).
+const fullStore = openDb(join(dir, "full.db"), { sync: "full" });
+const fullBatched: { wall: number; cpu: number }[] = [];
+const fullAlone: { wall: number; cpu: number }[] = [];
+await libraryCallUs(store, AGENTS, 50); // warm-up: declarations stored, statements prepared
+await libraryCallUs(fullStore, AGENTS, 50);
+for (let r = 0; r < ROUNDS; r += 1) {
+  // Interleaved, so load drift on the shared machine hits every figure alike.
+  batched.push(await libraryCallUs(store, AGENTS, PER_ROUND / AGENTS));
+  alone.push(await libraryCallUs(store, 1, PER_ROUND / 4));
+  fullBatched.push(await libraryCallUs(fullStore, AGENTS, PER_ROUND / AGENTS));
+  fullAlone.push(await libraryCallUs(fullStore, 1, PER_ROUND / 8));
+  bareRounds.push(
+    timeIt(() => {
+      const now = new Date().toISOString();
+      store.sqlite
+        .transaction(() => {
+          const seq = (bareBump.get(libSession.id) as { call_count: number }).call_count;
+          const id = `lib_${k++}`;
+          bareCall.run(id, teamId, libSession.id, seq, '{"discharge":"1250 cfs","area":29000}', now);
+          bare.run(teamId, libSession.id, id, seq, "discharge", '"1250 cfs"', 35.39605824, "m^3/s", 35.39605824, now);
+          bare.run(teamId, libSession.id, id, seq, "area", "29000", 29000, "km^2", 2.9e10, now);
+        })
+        .immediate();
+    }, PER_ROUND / 4),
+  );
+}
+const wall = (xs: { wall: number }[]) => xs.map((x) => x.wall);
+const cpu = (xs: { cpu: number }[]) => xs.map((x) => x.cpu);
+const summary = {
+  bench: "guard",
+  batched_us: Number(median(wall(batched)).toFixed(1)),
+  per_call_commit_us: Number(median(wall(alone)).toFixed(1)),
+  bare_insert_us: Number(median(bareRounds).toFixed(1)),
+};
+console.log(`\nlibrary guarded call (invoke: call and result, each committed before it answers), ${ROUNDS} rounds:`);
+const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");
+console.log(`| what | median wall us | median CPU us | rounds, wall us |`);
+console.log(`|---|---|---|---|`);
+console.log(
+  `| ${AGENTS} agents at once (group commit) | ${summary.batched_us} | ${median(cpu(batched)).toFixed(1)} | ${show(wall(batched))} |`,
+);
+console.log(
+  `| one agent alone (a commit per write) | ${summary.per_call_commit_us} | ${median(cpu(alone)).toFixed(1)} | ${show(wall(alone))} |`,
+);
+console.log(`| bare insert, own transaction | ${summary.bare_insert_us} | - | ${show(bareRounds)} |`);
+const fb = median(wall(fullBatched));
+const fa = median(wall(fullAlone));
+console.log(
+  `| AGENT_LEDGER_SYNC=full, ${AGENTS} agents at once | ${fb.toFixed(1)} | ${median(cpu(fullBatched)).toFixed(1)} | ${show(wall(fullBatched))} |`,
+);
+console.log(
+  `| AGENT_LEDGER_SYNC=full, one agent alone | ${fa.toFixed(1)} | ${median(cpu(fullAlone)).toFixed(1)} | ${show(wall(fullAlone))} |`,
+);
+console.log(
+  `\nfull / normal: ${(fb / summary.batched_us).toFixed(2)}x batched, ${(fa / summary.per_call_commit_us).toFixed(2)}x alone`,
+);
+fullStore.close();
 store.close();
 rmSync(dir, { recursive: true, force: true });
+console.log(JSON.stringify(summary));

@@ -133,7 +133,7 @@ export async function openGateTarget(flags: GateFlags, record: boolean): Promise
     };
   };
   if (!record && config.dbEngine === "sqlite" && !existsSync(file)) return memory();
-  const store = await openStore(file);
+  const store = await openStore(file, { sync: config.sync });
   const team = await store.teams.byName(flags.team);
   if (team)
     return { store, teamId: team.id, record, where: `${where} (team ${flags.team})`, close: () => store.close() };

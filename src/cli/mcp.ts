@@ -47,7 +47,8 @@ async function openLedger(flags: Flags): Promise<ProxyLedger> {
     return new RemoteLedger(flags.ledgerUrl, flags.token);
   }
   if (flags.token) throw new CliError("--token goes with --ledger-url; a local database needs no token", 2);
-  return LocalLedger.open(cliConfig({ db: flags.db }).dbFile);
+  const config = cliConfig({ db: flags.db });
+  return LocalLedger.open(config.dbFile, undefined, { sync: config.sync });
 }
 
 function timeoutMs(text: string | undefined): number | undefined {

@@ -18,12 +18,12 @@ export function openConfiguredDb(config: Config): LedgerDb {
     throw new CliError(
       "this command works on a SQLite file only in this version; set AGENT_LEDGER_DB (or --db) to a SQLite file path",
     );
-  return openDb(config.dbFile);
+  return openDb(config.dbFile, { sync: config.sync });
 }
 
 /** Opens and migrates the configured store (AGENT_LEDGER_DB or --db: a SQLite file or a postgres:// URL). */
 export function openConfiguredStore(config: Config): Promise<LedgerStore> {
-  return openStore(config.dbFile);
+  return openStore(config.dbFile, { sync: config.sync });
 }
 
 /** Runs `fn` on the configured store and closes it afterwards, whatever happens. */

@@ -10,6 +10,7 @@ import type { LedgerDb } from "../store/db.js";
 import { newId } from "../store/ids.js";
 import { type Ledger, ledgerFor } from "../store/ledger.js";
 import { ensureDefaultTeam } from "../store/teams.js";
+import { canonicalJson } from "../store/tools.js";
 
 /** Where a session records: the store's database, and the team it belongs to (the team `default` when omitted). */
 export type StoreTarget = { store: LedgerDb; teamId?: string; clock?: Clock };
@@ -78,8 +79,8 @@ export type ResultOutcome = { ok: boolean; wouldBlock: boolean; result: unknown;
 interface Backend {
   readonly id: string;
   readonly teamId: string | null;
-  call(tool: ToolFacts, args: Record<string, unknown>): CallOutcome;
-  result(callId: string, tool: ToolFacts, result: unknown): ResultOutcome;
+  call(tool: ToolFacts, args: Record<string, unknown>): CallOutcome | Promise<CallOutcome>;
+  result(callId: string, tool: ToolFacts, result: unknown): ResultOutcome | Promise<ResultOutcome>;
   calls(): RecordedCall[];
   report(): EnforcementReport;
 }
@@ -114,13 +115,13 @@ export class ActiveSession implements Session {
     return this.backend.report();
   }
 
-  /** Checks and records a call's arguments. */
-  guardCall(tool: ToolFacts, args: Record<string, unknown>): CallOutcome {
+  /** Checks and records a call's arguments; a store-backed session answers once the call is committed. */
+  guardCall(tool: ToolFacts, args: Record<string, unknown>): CallOutcome | Promise<CallOutcome> {
     return this.backend.call(tool, args);
   }
 
-  /** Checks, labels and records a call's result. */
-  guardResult(callId: string, tool: ToolFacts, result: unknown): ResultOutcome {
+  /** Checks, labels and records a call's result; a store-backed session answers once the result is committed. */
+  guardResult(callId: string, tool: ToolFacts, result: unknown): ResultOutcome | Promise<ResultOutcome> {
     return this.backend.result(callId, tool, result);
   }
 }
@@ -222,7 +223,15 @@ function asStored(v: unknown): unknown {
   }
 }
 
-/** Calls recorded through the store's Ledger, exactly as `POST /v1/sessions/{id}/calls` records them. */
+/** The declaration version each tool of a team was last stored at by this process, by canonical declaration. */
+const declared = new WeakMap<Ledger, Map<string, number>>();
+
+/**
+ * Calls recorded through the store's Ledger, exactly as `POST /v1/sessions/{id}/calls` records them, and
+ * group-committed as that route is: calls made in the same event-loop turn (by concurrent agents, or parallel
+ * tool calls of one agent) share one transaction and one commit, and each call's promise settles only after
+ * that commit, so a guard verdict is never acted on before the call is in the database.
+ */
 class StoreBackend implements Backend {
   constructor(
     private readonly ledger: Ledger,
@@ -230,16 +239,36 @@ class StoreBackend implements Backend {
     readonly id: string,
   ) {}
 
-  call(tool: ToolFacts, args: Record<string, unknown>): CallOutcome {
-    // Declared first so the stored call names the declaration version it was checked against; an unchanged declaration is not a new version.
-    this.ledger.tools.put(this.teamId, tool.declaration.name, tool.input, this.ledger.datums(this.teamId));
-    const a = this.ledger.call(this.teamId, this.id, tool.declaration.name, args);
-    return { callId: a.call_id, ok: a.ok, wouldBlock: a.would_block, args: a.args, violations: a.violations };
+  call(tool: ToolFacts, args: Record<string, unknown>): Promise<CallOutcome> {
+    return this.ledger.batcher.run(() => {
+      this.declare(tool);
+      const a = this.ledger.call(this.teamId, this.id, tool.declaration.name, args);
+      return { callId: a.call_id, ok: a.ok, wouldBlock: a.would_block, args: a.args, violations: a.violations };
+    });
   }
 
-  result(callId: string, _tool: ToolFacts, result: unknown): ResultOutcome {
-    const r = this.ledger.result(this.teamId, this.id, callId, result);
-    return { ok: r.ok, wouldBlock: r.would_block, result: r.result, violations: r.violations };
+  /**
+   * Declares the tool so the stored call names the declaration version it was checked against. An unchanged
+   * declaration is not a new version, and is written only when the team's latest version is not the one this
+   * process stored for it (another process re-declared the tool, or this is its first call).
+   */
+  private declare(tool: ToolFacts): void {
+    let known = declared.get(this.ledger);
+    if (!known) declared.set(this.ledger, (known = new Map()));
+    const name = tool.declaration.name;
+    const key = `${this.teamId}\u0000${name}\u0000${canonicalJson(tool.input)}`;
+    const version = known.get(key);
+    if (version !== undefined && version === this.ledger.tools.latestVersion(this.teamId, name)) return;
+    const { row } = this.ledger.tools.put(this.teamId, name, tool.input, this.ledger.datums(this.teamId));
+    if (known.size > 5000) known.clear();
+    known.set(key, row.version);
+  }
+
+  result(callId: string, _tool: ToolFacts, result: unknown): Promise<ResultOutcome> {
+    return this.ledger.batcher.run(() => {
+      const r = this.ledger.result(this.teamId, this.id, callId, result);
+      return { ok: r.ok, wouldBlock: r.would_block, result: r.result, violations: r.violations };
+    });
   }
 
   calls(): RecordedCall[] {

@@ -144,13 +144,15 @@ export function quantityTool<
   /** Runs the tool; a refusal comes back as the violation (never thrown), a fault in the body is thrown. */
   async function run(args: Record<string, unknown>): Promise<{ refused: Violation } | { result: unknown }> {
     const s = activeSession();
-    const called = s ? s.guardCall(facts, args) : checkAlone(args);
+    const called = s ? await s.guardCall(facts, args) : checkAlone(args);
     const bad = called.violations.find((v) => v.code === "invalid_arguments");
     // A payload that does not bind is refused in warn mode too: the body cannot run without its arguments.
     if (bad) return { refused: bad };
     if (!called.ok) return { refused: called.violations[0]! };
     const value = await fn(bodyArgs(declaration, called.args) as BodyArgs<P>);
-    const labelled = s ? s.guardResult(called.callId, facts, value) : checkResult(declaration, value, aloneContext());
+    const labelled = s
+      ? await s.guardResult(called.callId, facts, value)
+      : checkResult(declaration, value, aloneContext());
     if (!labelled.ok) return { refused: labelled.violations[0]! };
     return { result: labelled.result };
   }
@@ -159,7 +161,7 @@ export function quantityTool<
     return { datums, enforcement: "enforce", history: new MemoryHistory(), context: "" };
   }
 
-  function checkAlone(args: Record<string, unknown>): ReturnType<ActiveSession["guardCall"]> {
+  function checkAlone(args: Record<string, unknown>): Awaited<ReturnType<ActiveSession["guardCall"]>> {
     const v = checkCall(unsessioned, name, args, aloneContext());
     return { callId: "", ok: v.ok, wouldBlock: v.wouldBlock, args: v.args, violations: v.violations };
   }

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { redactDbLocation } from "../config.js";
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import type { LedgerDb } from "../store/db.js";
-import { openStore } from "../store/open.js";
+import { type OpenStoreOptions, openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 import { asStore } from "../store/sqlite/store.js";
 
@@ -58,8 +58,12 @@ export class LocalLedger implements ProxyLedger {
   readonly store: LedgerStore;
 
   /** Opens (creating and migrating when needed) the store at `location`: a SQLite file or a postgres:// URL. */
-  static async open(location: string, clock: Clock = systemClock): Promise<LocalLedger> {
-    const store = await openStore(location, { clock });
+  static async open(
+    location: string,
+    clock: Clock = systemClock,
+    options: Omit<OpenStoreOptions, "clock"> = {},
+  ): Promise<LocalLedger> {
+    const store = await openStore(location, { ...options, clock });
     try {
       return new LocalLedger(store, await store.teams.ensureDefault(), clock, true);
     } catch (e) {

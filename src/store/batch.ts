@@ -1,5 +1,6 @@
 // Group commit: writes that arrive in the same turn of the event loop share one transaction and one commit.
 import type { Database } from "better-sqlite3";
+import { atomic, beginImmediate, commitOrRollback } from "./atomic.js";
 
 type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
@@ -45,7 +46,7 @@ export class WriteBatcher {
       return;
     }
     try {
-      this.sqlite.exec("BEGIN IMMEDIATE");
+      beginImmediate(this.sqlite);
     } catch (e) {
       for (const j of jobs) j.reject(e);
       return;
@@ -53,16 +54,15 @@ export class WriteBatcher {
     const settle: (() => void)[] = [];
     for (const j of jobs) {
       try {
-        const value = this.sqlite.transaction(j.fn)();
+        const value = atomic(this.sqlite, j.fn);
         settle.push(() => j.resolve(value));
       } catch (e) {
         settle.push(() => j.reject(e));
       }
     }
     try {
-      this.sqlite.exec("COMMIT");
+      commitOrRollback(this.sqlite);
     } catch (e) {
-      if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
       for (const j of jobs) j.reject(e);
       return;
     }

@@ -4,7 +4,7 @@ import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../
 import { normaliseKey } from "../gates/values.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 
-type Statements = Record<"demoted" | "stamp" | "live" | "prior", Statement>;
+type Statements = Record<"demoted" | "stamp" | "live" | "prior" | "priorCount", Statement>;
 type RawDemoted = {
   id: string;
   text: string;
@@ -14,7 +14,7 @@ type RawDemoted = {
   demoted_by: string | null;
   watch: string | null;
 };
-/** A PRIOR_RUN_CLAIMS_SQL row, in its column order. */
+/** A PRIOR_RUN_CLAIMS_SQL (or PRIOR_VALUES_SQL) row, in its column order. */
 type RawPrior = [
   run_id: string,
   key: string,
@@ -29,7 +29,8 @@ type RawPrior = [
  * one row per distinct (key, value, claim id) with its latest run: a released run holds one value per key (the
  * contradiction gate blocks two), so the distinct values are all the gate compares, and the cost stays a scan in
  * SQLite instead of one JavaScript object per earlier claim. A key's history starts at the last released run that
- * named a claim in `supersedes` for it (that run replaced the values before it). Exported so a test can pin its plan.
+ * named a claim in `supersedes` for it (that run replaced the values before it). The gate now reads the same rows
+ * from run_key_values (PRIOR_VALUES_SQL); this query is the definition that summary is tested against.
  */
 export const PRIOR_RUN_CLAIMS_SQL = `WITH wanted(key) AS (SELECT DISTINCT value FROM json_each(@keys)),
   replacing AS MATERIALIZED (
@@ -44,6 +45,15 @@ export const PRIOR_RUN_CLAIMS_SQL = `WITH wanted(key) AS (SELECT DISTINCT value 
   WHERE c.released = 1 AND c.id >= coalesce(st.first_id, 0)
   GROUP BY c.key, c.value, c.claim_id
   ORDER BY min(c.id)`;
+
+/**
+ * The stability read: the same rows as PRIOR_RUN_CLAIMS_SQL, from the per-key summary the evaluation's transaction
+ * keeps (run_key_values), so its cost is the number of distinct values, not the length of the task's history.
+ */
+export const PRIOR_VALUES_SQL = `SELECT v.last_run_id, v.key, v.value, v.text, v.last_created_at, nullif(v.claim_id, '')
+  FROM run_key_values v
+  WHERE v.team_id = @team AND v.task = @task AND v.key IN (SELECT DISTINCT value FROM json_each(@keys))
+  ORDER BY v.first_id`;
 
 /** Live ledger claims by key, through claims_team_key_idx; the status is the claim's latest event. */
 export const LIVE_CLAIMS_SQL = `SELECT c.id, c.text, c.key, c.value FROM claims c
@@ -69,7 +79,11 @@ function prepared(sqlite: Database): Statements {
       live: sqlite.prepare(LIVE_CLAIMS_SQL),
       // Rows as arrays: a June evaluation reads every earlier run's claims (50,000 rows for 1,000 runs of 50 keys),
       // and building one object per row was a third of its time.
-      prior: sqlite.prepare(PRIOR_RUN_CLAIMS_SQL).raw(true),
+      prior: sqlite.prepare(PRIOR_VALUES_SQL).raw(true),
+      // Released runs only, as for the prior claims: a blocked run is not a result to stay stable with.
+      priorCount: sqlite.prepare(
+        "SELECT count(*) AS n FROM runs WHERE team_id = ? AND task = ? AND status = 'released'",
+      ),
     };
     statements.set(sqlite, s);
   }
@@ -110,6 +124,9 @@ export function claimHistory(sqlite: Database, teamId: string): ClaimHistory {
         claim_id,
       }));
     },
+    priorRunCount(task: string): number {
+      return (s.priorCount.get(teamId, task) as { n: number }).n;
+    },
   };
 }
 
@@ -147,5 +164,6 @@ export function overlayHistory(base: ClaimHistory, given: readonly LedgerLine[])
       return [...base.liveClaims(keys).filter((c) => !ids.has(c.id)), ...own];
     },
     priorRunClaims: (task, keys) => base.priorRunClaims(task, keys),
+    priorRunCount: (task) => base.priorRunCount(task),
   };
 }

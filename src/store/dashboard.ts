@@ -2,6 +2,7 @@
 // moving them behind the store port is mechanical. Every function is scoped to a team; another team's id is null.
 import type { Database, Statement } from "better-sqlite3";
 import type { Decision } from "../gates/decision.js";
+import type { GateStatus } from "../gates/outcome-kit.js";
 import { auditsFor } from "./audits.js";
 import { ClaimStore, type ClaimEvent, type ClaimRow } from "./claims.js";
 import type { LedgerDb } from "./db.js";
@@ -50,7 +51,7 @@ export type EvaluationRow = {
   status: "released" | "blocked";
   overallScore: number;
   blockedBy: string[];
-  gates: Record<string, "passed" | "blocked" | "not_applicable">;
+  gates: Record<string, GateStatus>;
   createdAt: string;
 };
 

@@ -37,14 +37,17 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations", import.m
 
 const isMemory = (file: string): boolean => file === ":memory:" || file === "";
 
+/** How an open database commits: `normal` (WAL, fsync at checkpoints) or `full` (fsync at every commit). */
+export type OpenOptions = { sync?: "normal" | "full" };
+
 /** Opens (creating when absent) and migrates the database at `file`; ":memory:" gives a private one. */
-export function openDb(file: string = ":memory:"): LedgerDb {
+export function openDb(file: string = ":memory:", options: OpenOptions = {}): LedgerDb {
   if (!isMemory(file)) mkdirSync(dirname(resolve(file)), { recursive: true });
   const sqlite = new Database(file);
   try {
     sqlite.pragma("journal_mode = WAL"); // stays "memory" for :memory:
     sqlite.pragma("busy_timeout = 5000");
-    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma(options.sync === "full" ? "synchronous = FULL" : "synchronous = NORMAL");
     // drizzle runs all pending migrations in one transaction, where PRAGMA foreign_keys is a no-op:
     // with keys on, a table rebuild (DROP TABLE) would cascade-delete child rows. So off, migrate, check, on.
     sqlite.pragma("foreign_keys = OFF");

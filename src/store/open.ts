@@ -8,6 +8,8 @@ import { openSqliteStore } from "./sqlite/store.js";
 export type OpenStoreOptions = {
   /** Stamps every row the store writes (default: the machine's clock). */
   clock?: Clock;
+  /** SQLite only: `full` fsyncs every commit (AGENT_LEDGER_SYNC); PostgreSQL commits durably anyway. */
+  sync?: "normal" | "full";
 };
 
 /** The configured engine is not part of this build; the message says what to configure instead. */

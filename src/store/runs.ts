@@ -62,7 +62,7 @@ function taskIdOf(input: unknown): string | null {
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
-  private readonly s: Record<"insertRun" | "insertClaim" | "get" | "list", Statement>;
+  private readonly s: Record<"insertRun" | "insertClaim" | "get" | "list" | "restartKey" | "summarise", Statement>;
 
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
@@ -73,6 +73,13 @@ export class RunStore {
       insertClaim:
         p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      restartKey: p("DELETE FROM run_key_values WHERE team_id = ? AND task = ? AND key = ?"),
+      summarise:
+        p(`INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)
+                    VALUES (@team, @task, @key, @value, @claim_id, @first_id, @run_id, @text, @at)
+                    ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = min(first_id, excluded.first_id),
+                    last_run_id = max(last_run_id, excluded.last_run_id), text = min(text, excluded.text),
+                    last_created_at = max(last_created_at, excluded.last_created_at)`),
       get: p(
         "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
       ),
@@ -131,6 +138,8 @@ export class RunStore {
     const contract = contractGate(splitEvaluationInput(input));
     if (!contract.ok) return;
     const released = e.status === "released" ? 1 : 0;
+    const stored: { key: string; value: string; claimId: string | null; text: string; rowId: number }[] = [];
+    const restarted = new Set<string>();
     contract.runs.forEach((run: Result, i) => {
       // The same claims claimsToRecord gives, with what each names in supersedes (which retires earlier values).
       for (const c of keyedClaims(run)) {
@@ -140,21 +149,53 @@ export class RunStore {
             : Array.isArray(c.supersedes)
               ? c.supersedes
               : [c.supersedes];
-        this.s.insertClaim.run(
+        const value = JSON.stringify(c.value ?? null);
+        const rowId = this.s.insertClaim.run(
           id,
           teamId,
           task,
           c.key,
-          JSON.stringify(c.value ?? null),
+          value,
           c.text,
           c.id ?? null,
           i + 1,
           released,
           named.length > 0 ? JSON.stringify(named) : null,
           at,
-        );
+        ).lastInsertRowid;
+        stored.push({ key: c.key, value, claimId: c.id ?? null, text: c.text, rowId: Number(rowId) });
+        if (named.length > 0) restarted.add(c.key);
       }
     });
+    if (released) this.summarise(teamId, task, id, at, stored, restarted);
+  }
+
+  /**
+   * Keeps run_key_values equal to what PRIOR_RUN_CLAIMS_SQL derives from run_claims: a key whose claim in this
+   * released run names `supersedes` starts its history afresh at this run; every value is merged into its row.
+   */
+  private summarise(
+    teamId: string,
+    task: string,
+    runId: string,
+    at: string,
+    stored: readonly { key: string; value: string; claimId: string | null; text: string; rowId: number }[],
+    restarted: ReadonlySet<string>,
+  ): void {
+    for (const key of restarted) this.s.restartKey.run(teamId, task, key);
+    for (const c of stored) {
+      this.s.summarise.run({
+        team: teamId,
+        task,
+        key: c.key,
+        value: c.value,
+        claim_id: c.claimId ?? "",
+        first_id: c.rowId,
+        run_id: runId,
+        text: c.text,
+        at,
+      });
+    }
   }
 
   /** One stored evaluation, or 404. */

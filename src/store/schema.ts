@@ -428,3 +428,33 @@ export const benchRuns = sqliteTable(
     index("bench_runs_team_created_idx").on(t.teamId, t.createdAt),
   ],
 );
+
+/**
+ * The stability summary: one row per distinct (key, value, claim id) of a task's released runs since the key's
+ * history last started (a released run whose claim for the key names `supersedes` starts it afresh), kept in the
+ * evaluation's transaction, so the stability read is one row per distinct value however long the task's history.
+ */
+export const runKeyValues = sqliteTable(
+  "run_key_values",
+  {
+    teamId: text("team_id").notNull(),
+    task: text("task").notNull(),
+    /** Normalised with normaliseKey. */
+    key: text("key").notNull(),
+    /** JSON of the value, as run_claims stores it. */
+    value: text("value").notNull(),
+    /** The claim's own id, '' when it has none (so the unique index sees one none). */
+    claimId: text("claim_id").notNull().default(""),
+    /** The run_claims id of the value's first appearance in the key's current history (the read's order). */
+    firstId: integer("first_id").notNull(),
+    /** The latest released run that stated the value. */
+    lastRunId: text("last_run_id").notNull(),
+    /** The smallest claim text of the value (the history query's min(text)). */
+    text: text("text").notNull(),
+    lastCreatedAt: text("last_created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.task, t.key, t.value, t.claimId] }),
+    index("run_key_values_team_task_key_first_idx").on(t.teamId, t.task, t.key, t.firstId),
+  ],
+);

@@ -2,6 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
 import type { History, PriorOutput } from "../guard/history.js";
+import { atomic } from "./atomic.js";
 import { NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 
@@ -383,6 +384,6 @@ export class SessionStore {
 
   /** Runs `fn` in one IMMEDIATE transaction, so a call's writes are all there or none are. */
   transaction<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn).immediate();
+    return atomic(this.sqlite, fn);
   }
 }

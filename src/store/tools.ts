@@ -78,6 +78,11 @@ export class ToolStore {
       .immediate();
   }
 
+  /** The number of a tool's latest version, or undefined for an undeclared tool (one indexed look-up). */
+  latestVersion(teamId: string, name: string): number | undefined {
+    return this.latestVersionStmt.get(teamId, name)?.version;
+  }
+
   /** The latest version of a tool, or null. */
   latest(teamId: string, name: string): ToolRow | null {
     const r = this.latestStmt.get(teamId, name);

@@ -52,6 +52,13 @@ describe("openDb", () => {
     store.close();
   });
 
+  it("sets synchronous FULL when opened with sync full (AGENT_LEDGER_SYNC=full)", () => {
+    const store = openDb(join(tempDir(), "full.db"), { sync: "full" });
+    expect(store.sqlite.pragma("synchronous", { simple: true })).toBe(2);
+    expect(store.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+    store.close();
+  });
+
   it("creates the parent directory of a file database", () => {
     const dir = tempDir();
     const store = openDb(join(dir, "a", "b", "x.db"));

@@ -1,5 +1,6 @@
 // Release gates over HTTP: evaluate a result against the team's ledger and earlier runs, list and read stored reports.
 import { createRoute, z } from "@hono/zod-openapi";
+import { GATE_STATUSES } from "../../gates/outcome-kit.js";
 import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
 import { parseInstant } from "../../store/queries.js";
@@ -27,7 +28,11 @@ const FindingSchema = z
   .openapi("Finding");
 const GateSchema = z
   .object({
-    status: z.enum(["passed", "blocked", "not_applicable"]),
+    status: z.enum(GATE_STATUSES).openapi({
+      description:
+        "not_comparable: stability was measured (several runs, or earlier runs of the task) but the result has no " +
+        "keyed claims to compare; it blocks, as blocked does.",
+    }),
     score: z.number().nullable(),
     findings: z.array(FindingSchema),
   })

@@ -43,6 +43,8 @@ const DEMOTED = `SELECT c.id, c.text, c.key, c.value, e.reason, e.demoted_by, e.
   WHERE e.team_id = $1 AND e.status = 'demoted' AND e.id = (SELECT max(x.id) FROM claim_events x WHERE x.team_id = e.team_id AND x.claim_id = e.claim_id)
   ORDER BY e.id`;
 
+const PRIOR_COUNT = "SELECT count(*) AS n FROM runs WHERE team_id = $1 AND task = $2 AND status = 'released'";
+
 type RawRun = {
   id: string;
   task: string | null;
@@ -99,9 +101,12 @@ async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unkn
           ...r,
           value: parseJson(r.value),
         }));
+  const single = contract.ok && keys.length === 0 && contract.runs.length === 1 && task.trim() !== "";
+  const priorCount = single ? ((await q<{ n: number }>(PRIOR_COUNT, [teamId, task]))[0]?.n ?? 0) : 0;
   return {
     demotedClaims: () => dem,
     liveClaims: (k) => live.filter((c) => k.includes(c.key)),
+    priorRunCount: (t) => (t === task ? priorCount : 0),
     priorRunClaims: (t, k) => (t === task ? prior.filter((c) => k.includes(c.key)) : []),
   };
 }

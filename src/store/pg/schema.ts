@@ -367,6 +367,26 @@ export const runClaims = pgTable(
   ],
 );
 
+/** The stability summary (see ../schema.ts): one row per distinct (key, value, claim id) of a task's history. */
+export const runKeyValues = pgTable(
+  "run_key_values",
+  {
+    teamId: text("team_id").notNull(),
+    task: text("task").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    claimId: text("claim_id").notNull().default(""),
+    firstId: bigint("first_id", { mode: "number" }).notNull(),
+    lastRunId: text("last_run_id").notNull(),
+    text: text("text").notNull(),
+    lastCreatedAt: text("last_created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.task, t.key, t.value, t.claimId] }),
+    index("run_key_values_team_task_key_first_idx").on(t.teamId, t.task, t.key, t.firstId),
+  ],
+);
+
 // --- dashboard ------------------------------------------------------------------------------
 
 /** A dashboard login: the cookie's value is never stored, only its SHA-256; it ends at expiry, logout or token revocation. */

@@ -113,8 +113,11 @@ export function sqliteStore(db: LedgerDb, options: Omit<SqliteStoreOptions, "own
 }
 
 /** Opens (creating and migrating when needed) the SQLite file, or ":memory:"; closing the store closes the file. */
-export function openSqliteStore(file: string, options: Omit<SqliteStoreOptions, "ownsDb"> = {}): SqliteStore {
-  return new SqliteStore(openDb(file), { ...options, ownsDb: true });
+export function openSqliteStore(
+  file: string,
+  options: Omit<SqliteStoreOptions, "ownsDb"> & { sync?: "normal" | "full" } = {},
+): SqliteStore {
+  return new SqliteStore(openDb(file, { sync: options.sync }), { clock: options.clock, ownsDb: true });
 }
 
 /** True for an open LedgerDb handle (as opposed to a LedgerStore). */

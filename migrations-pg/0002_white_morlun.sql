@@ -1,0 +1,14 @@
+CREATE TABLE "run_key_values" (
+	"team_id" text NOT NULL,
+	"task" text NOT NULL,
+	"key" text NOT NULL,
+	"value" text NOT NULL,
+	"claim_id" text DEFAULT '' NOT NULL,
+	"first_id" bigint NOT NULL,
+	"last_run_id" text NOT NULL,
+	"text" text NOT NULL,
+	"last_created_at" text NOT NULL,
+	CONSTRAINT "run_key_values_team_id_task_key_value_claim_id_pk" PRIMARY KEY("team_id","task","key","value","claim_id")
+);
+--> statement-breakpoint
+CREATE INDEX "run_key_values_team_task_key_first_idx" ON "run_key_values" USING btree ("team_id","task","key","first_id");
