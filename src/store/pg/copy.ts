@@ -30,6 +30,8 @@ export function copyOrder(): Table[] {
           .filter((n) => n !== c.name),
       };
     });
+  // By name first, so the order does not hang on how a module loader lists the schema's exports.
+  tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const done = new Set<string>();
   const ordered: Table[] = [];
   while (ordered.length < tables.length) {

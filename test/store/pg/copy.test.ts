@@ -10,6 +10,7 @@ import { fixedClock } from "../../../src/clock.js";
 import { ClaimStore } from "../../../src/store/claims.js";
 import { openDb } from "../../../src/store/db.js";
 import { Ledger } from "../../../src/store/ledger.js";
+import { copyOrder, sqliteCounts } from "../../../src/store/pg/copy.js";
 import { openPgStore } from "../../../src/store/pg/store.js";
 import { RunStore } from "../../../src/store/runs.js";
 import { seedDatabase } from "../../../src/store/seed.js";
@@ -104,9 +105,17 @@ describe("agent-ledger copy", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
+    // Every table with rows, in copy order, with the count SQLite holds (tables other features add join the line).
+    const lite0 = openDb(file);
+    const counts = sqliteCounts(lite0.sqlite);
+    lite0.close();
+    const filled = copyOrder().filter((t) => (counts[t.name] ?? 0) > 0);
+    const total = filled.reduce((n, t) => n + counts[t.name]!, 0);
+    expect(filled.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["teams", "tokens", "datums", "station_offsets", "claim_events", "run_claims"]),
+    );
     expect(lines[0]?.replace(/ from .* to .* \(/, " from FILE to URL (")).toBe(
-      "copied 58 row(s) from FILE to URL (claims 1, claim_events 2, crossings 18, runs 2, run_claims 2, teams 2, datums 1, sessions 4, " +
-        "calls 13, session_labels 4, station_offsets 1, tokens 2, tools 6); every table's count matches",
+      `copied ${total} row(s) from FILE to URL (${filled.map((t) => `${t.name} ${counts[t.name]}`).join(", ")}); every table's count matches`,
     );
     expect(lines[1]).toBe(`replayed ${sessions} session(s) on PostgreSQL: all identical to the SQLite ledger`);
 
