@@ -5,13 +5,22 @@ import type { Clock } from "../../clock.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { TeamsRepo } from "../port.js";
-import { DEFAULT_TEAM, generateToken, hashToken, type Team } from "../teams.js";
+import { DEFAULT_TEAM, generateToken, hashToken, type Principal, type Team } from "../teams.js";
 import type { PgDb } from "./open.js";
 import { teams, tokens } from "./schema.js";
 import { isPgUniqueViolation } from "./tx.js";
 
+/**
+ * How long a verified token is trusted without asking the database again. Every request authenticates, and on
+ * PostgreSQL that is a round trip; a revocation through this process clears the cache at once, one through another
+ * instance takes effect within this time.
+ */
+export const TOKEN_CACHE_MS = 1000;
+
 /** Teams and tokens over drizzle. */
 export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
+  const verified = new Map<string, { principal: Principal; until: number }>();
+  const forget = () => verified.clear();
   const findTeam = async (id: string): Promise<Team | null> =>
     (await db.select().from(teams).where(eq(teams.id, id)))[0] ?? null;
   const byName = async (name: string): Promise<Team | null> =>
@@ -42,16 +51,22 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
       return { id, teamId, name, token, isAdmin };
     },
     revokeToken: async (tokenId) => {
+      forget();
       const [row] = await db.select({ id: tokens.id }).from(tokens).where(eq(tokens.id, tokenId));
       if (!row) throw new NotFoundError(`no token has id "${tokenId}"`);
       await db
         .update(tokens)
         .set({ revokedAt: clock.now().toISOString() })
         .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)));
+      // Again after the write: an authentication racing the revocation may have cached the token meanwhile.
+      forget();
     },
     authenticate: async (token) => {
       if (token.length === 0 || token.length > 512) return null;
       const digest = createHash("sha256").update(token, "utf8").digest();
+      const key = digest.toString("hex");
+      const hit = verified.get(key);
+      if (hit && hit.until > Date.now()) return hit.principal;
       const [row] = await db
         .select({ id: tokens.id, teamId: tokens.teamId, hash: tokens.hash, isAdmin: tokens.isAdmin })
         .from(tokens)
@@ -60,9 +75,13 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
       // The index finds the row; the constant-time compare is the actual check.
       const stored = Buffer.from(row.hash, "hex");
       if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
-      return { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
+      const principal = { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
+      if (verified.size > 10_000) forget();
+      verified.set(key, { principal, until: Date.now() + TOKEN_CACHE_MS });
+      return principal;
     },
     ensureAdminToken: async (envToken) => {
+      forget();
       const teamId = await ensureDefault();
       return db.transaction(async (tx) => {
         // Several instances starting at once must agree on one admin token.
@@ -97,6 +116,7 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
       });
     },
     rotateAdminToken: async () => {
+      forget();
       const teamId = await ensureDefault();
       return db.transaction(async (tx) => {
         await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK})`);
