@@ -1,7 +1,6 @@
 // The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
@@ -9,11 +8,13 @@ import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
 import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
+import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
+import { limitBody } from "./body-limit.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
 import { registerAdminRoutes } from "./routes/admin.js";
@@ -54,6 +55,8 @@ export type CreateAppOptions = (
   logger?: Logger;
   /** The retrieval packs' fetch; default: the network with a timeout and a short cache. */
   packFetch?: Fetch;
+  /** Span export (see loadTelemetry); default: none. */
+  telemetry?: Telemetry;
 };
 
 const consoleLogger: Logger = { error: (message, err) => console.error(message, err) };
@@ -110,25 +113,6 @@ const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/**
- * 413 for a body over `max` bytes. A declared Content-Length is checked from the header alone (Node's parser
- * then delivers exactly that many bytes); only a chunked body goes through Hono's streaming counter, because
- * touching `c.req.raw.body` builds a web stream per request, a quarter of a guarded call's cost.
- */
-function limitBody(max: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>) =>
-    c.json(errorBody("payload_too_large", `the request body is over the limit of ${max} bytes`), 413);
-  const streaming = bodyLimit({ maxSize: max, onError: tooLarge });
-  return async (c, next) => {
-    const length = c.req.header("content-length");
-    if (length !== undefined && /^\d+$/.test(length) && c.req.header("transfer-encoding") === undefined) {
-      if (Number(length) > max) return tooLarge(c);
-      return next();
-    }
-    return streaming(c, next);
-  };
-}
-
 const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
 
 const healthRoute = createRoute({
@@ -150,6 +134,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     logger: options.logger ?? consoleLogger,
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
+    telemetry: options.telemetry ?? noTelemetry,
   };
   const app: LedgerApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

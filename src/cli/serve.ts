@@ -3,16 +3,22 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { Command } from "commander";
 import { createApp } from "../api/app.js";
 import { redactDbLocation, type Config } from "../config.js";
+import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
+import { loadTelemetry, noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
 import { cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** A running server. */
 export type RunningServer = { url: string; close(): Promise<void> };
 
-/** Starts the service on config.host:config.port over an already open store. */
-export function startServer(config: Config, store: LedgerStore): Promise<RunningServer> {
-  const app = createApp({ store, config });
+/** Starts the service on config.host:config.port over an already open store (a LedgerDb is wrapped in a SQLite store). */
+export function startServer(
+  config: Config,
+  store: LedgerStore | LedgerDb,
+  telemetry: Telemetry = noTelemetry,
+): Promise<RunningServer> {
+  const app = createApp({ store, config, telemetry });
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
     const onError = (e: Error) => reject(new Error(`cannot listen on ${config.host}:${config.port}: ${e.message}`));
@@ -40,8 +46,11 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
     if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${where}`);
     await store.seed();
     const { token } = await store.teams.ensureAdminToken(config.adminToken);
-    const server = await startServer(config, store);
+    const telemetry = await loadTelemetry(config.telemetry);
+    const server = await startServer(config, store, telemetry);
     say(`agent-ledger ${VERSION} listening on ${server.url} (database ${where})`);
+    if (config.telemetry)
+      say(`exporting OpenTelemetry spans to ${config.telemetry.tracesUrl} (${config.telemetry.protocol})`);
     if (token) {
       say(`admin token (shown once, keep it; also a token of team "default"): ${token}`);
       say("set AGENT_LEDGER_ADMIN_TOKEN to choose your own, or run `agent-ledger admin rotate-token` to replace it");
@@ -52,6 +61,7 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
       force.unref();
       void server
         .close()
+        .then(() => telemetry.shutdown())
         .then(() => store.close())
         .then(() => process.exit(0));
     };

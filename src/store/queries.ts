@@ -66,40 +66,108 @@ type RawSession = {
   created_at: string;
 };
 
+/** One filter of the session list, in the two forms the planner below chooses between. */
+type SessionProbe = {
+  /** How many rows the filter's index holds for it, counted up to a cap: its selectivity. */
+  size: [string, (string | number)[]];
+  /** The ids of every session it matches, to drive the query when it is selective. */
+  driver: [string, (string | number)[]];
+  /** A correlated check on one session `s`, when the list is scanned newest first instead. */
+  exists: [string, (string | number)[]];
+};
+
+function sessionProbes(teamId: string, f: SessionFilter): SessionProbe[] {
+  const labels = (f.labels ?? []).map(
+    (l): SessionProbe => ({
+      size: [
+        "SELECT count(*) AS n FROM (SELECT 1 FROM session_labels WHERE team_id = ? AND key = ? AND value = ? LIMIT ?)",
+        [teamId, l.key, l.value],
+      ],
+      driver: [
+        "SELECT session_id FROM session_labels WHERE team_id = ? AND key = ? AND value = ?",
+        [teamId, l.key, l.value],
+      ],
+      exists: [
+        "EXISTS (SELECT 1 FROM session_labels l WHERE l.session_id = s.id AND l.key = ? AND l.value = ?)",
+        [l.key, l.value],
+      ],
+    }),
+  );
+  const tool: SessionProbe[] =
+    f.tool === undefined
+      ? []
+      : [
+          {
+            size: [
+              "SELECT count(*) AS n FROM (SELECT 1 FROM calls WHERE team_id = ? AND tool = ? LIMIT ?)",
+              [teamId, f.tool],
+            ],
+            driver: ["SELECT DISTINCT session_id FROM calls WHERE team_id = ? AND tool = ?", [teamId, f.tool]],
+            exists: ["EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id AND c.tool = ?)", [f.tool]],
+          },
+        ];
+  const code: SessionProbe[] =
+    f.code === undefined
+      ? []
+      : [
+          {
+            size: [
+              "SELECT count(*) AS n FROM (SELECT 1 FROM crossings WHERE team_id = ? AND violation = ? LIMIT ?)",
+              [teamId, f.code],
+            ],
+            driver: ["SELECT DISTINCT session_id FROM crossings WHERE team_id = ? AND violation = ?", [teamId, f.code]],
+            exists: ["EXISTS (SELECT 1 FROM crossings x WHERE x.session_id = s.id AND x.violation = ?)", [f.code]],
+          },
+        ];
+  return [...labels, ...tool, ...code];
+}
+
+/** A filter matching at most this many rows drives the query; above it, the list is scanned newest first. */
+const DRIVER_CAP = 5_000;
+
 /**
  * The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows).
- * Each filter is an indexed IN-list: session_labels (team, key, value), calls (team, tool), crossings (team, violation).
+ * The most selective filter (counted on its index up to DRIVER_CAP rows: session_labels (team, key, value), calls
+ * (team, tool), crossings (team, violation)) drives the query and the others are checked per session; when every
+ * filter matches many sessions, sessions are scanned newest first on (team, created_at) and the first matches win.
  */
 export function listSessions(sqlite: Database, teamId: string, f: SessionFilter): SessionRow[] {
-  const where = ["team_id = ?"];
+  const where = ["s.team_id = ?"];
   const args: (string | number)[] = [teamId];
-  for (const l of f.labels ?? []) {
-    where.push("id IN (SELECT session_id FROM session_labels WHERE team_id = ? AND key = ? AND value = ?)");
-    args.push(teamId, l.key, l.value);
-  }
-  if (f.tool !== undefined) {
-    where.push("id IN (SELECT session_id FROM calls WHERE team_id = ? AND tool = ?)");
-    args.push(teamId, f.tool);
-  }
-  if (f.code !== undefined) {
-    where.push("id IN (SELECT session_id FROM crossings WHERE team_id = ? AND violation = ?)");
-    args.push(teamId, f.code);
-  }
   if (f.since !== undefined) {
-    where.push("created_at >= ?");
+    where.push("s.created_at >= ?");
     args.push(f.since);
   }
   if (f.until !== undefined) {
-    where.push("created_at < ?");
+    where.push("s.created_at < ?");
     args.push(f.until);
   }
   if (f.cursor) {
-    where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    where.push("s.created_at <= ? AND (s.created_at < ? OR s.id < ?)");
     args.push(f.cursor[0], f.cursor[0], f.cursor[1]);
   }
-  const sql = `SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions
-               WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`;
-  const rows = sqlite.prepare(sql).all(...args, f.limit + 1) as RawSession[];
+  const probes = sessionProbes(teamId, f).map((p) => ({
+    ...p,
+    n: (sqlite.prepare(p.size[0]).get(...p.size[1], DRIVER_CAP + 1) as { n: number }).n,
+  }));
+  const driver = probes.reduce<(typeof probes)[number] | null>(
+    (best, p) => (best === null || p.n < best.n ? p : best),
+    null,
+  );
+  const drive = driver !== null && driver.n <= DRIVER_CAP;
+  const checks = probes.filter((p) => !(drive && p === driver));
+  for (const p of checks) {
+    where.push(p.exists[0]);
+    args.push(...p.exists[1]);
+  }
+  const columns =
+    "s.id, s.context, s.enforcement, s.labels, s.call_count, s.violation_count, s.blocked_count, s.created_at";
+  // CROSS JOIN keeps the join order: the selective filter's ids first, then each session by its primary key.
+  const from = drive
+    ? `(${driver.driver[0]}) d CROSS JOIN sessions s ON s.id = d.session_id`
+    : "sessions s INDEXED BY sessions_team_created_idx";
+  const sql = `SELECT ${columns} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`;
+  const rows = sqlite.prepare(sql).all(...(drive ? driver.driver[1] : []), ...args, f.limit + 1) as RawSession[];
   return rows.map((r) => ({
     id: r.id,
     context: r.context,

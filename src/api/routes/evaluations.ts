@@ -5,6 +5,7 @@ import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
 import { parseInstant } from "../../store/queries.js";
 import type { Evaluation } from "../../store/runs.js";
+import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
 import {
@@ -166,12 +167,24 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
   const runs = deps.store.evaluations;
 
   app.openapi(evaluateRoute, async (c) => {
+    const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
     try {
       ({ evaluation } = await runs.evaluate(c.get("teamId"), c.req.valid("json")));
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
       throw e;
+    }
+    if (deps.telemetry.enabled) {
+      deps.telemetry.evaluation({
+        evaluationId: evaluation.id,
+        task: evaluation.task,
+        status: evaluation.status,
+        blockedBy: evaluation.blocked_by,
+        startMs,
+        endMs: nowMs(),
+        parent: traceParentOf((name) => c.req.header(name)),
+      });
     }
     return c.json(evaluation, 200);
   });

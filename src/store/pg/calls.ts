@@ -3,7 +3,7 @@
 // serves them, and an output stored through one instance is history for the next call through any other.
 import type { Clock } from "../../clock.js";
 import { MemoryHistory, type PriorOutput } from "../../guard/history.js";
-import { checkCall, checkResult } from "../../guard/verdict.js";
+import { callOutcome, checkCall, checkResult } from "../../guard/verdict.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { CallAnswer, ResultAnswer } from "../ledger.js";
@@ -154,6 +154,7 @@ export async function storeCall(
     guarded: verdict.guarded,
     would_block: verdict.wouldBlock,
     tool_version: decl?.version ?? null,
+    outcome: callOutcome(verdict),
     args: verdict.args,
     violations: verdict.violations,
   };
