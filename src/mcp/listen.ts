@@ -60,7 +60,7 @@ export function listenProxy(
   app.all("/mcp", (c) => {
     if (!originAllowed(c.req.header("origin"), address.host))
       return jsonRpcError(403, -32000, `requests from the web origin ${c.req.header("origin")} are not accepted`);
-    return sessions.handle(c.req.raw, "");
+    return sessions.handle(c.req.raw, "", undefined);
   });
   app.notFound(() => jsonRpcError(404, -32000, "the MCP endpoint of this proxy is /mcp"));
   return new Promise((resolve, reject) => {

@@ -1,9 +1,8 @@
 // History: past sessions by label, tool, code and time; where a magnitude crossed before; manifests, replay and answer audits.
 import { createRoute, z } from "@hono/zod-openapi";
-import { auditAnswer } from "../../provenance/audit.js";
 import { ManifestSchema } from "../../provenance/manifest.js";
 import { replayManifest } from "../../provenance/replay.js";
-import { auditsFor } from "../../store/audits.js";
+import { auditSessionAnswer } from "../../store/audits.js";
 import { ledgerFor } from "../../store/ledger.js";
 import { loadManifest } from "../../store/manifests.js";
 import { findCrossings, listSessions, parseInstant, parseLabel } from "../../store/queries.js";
@@ -235,21 +234,7 @@ export function registerHistoryRoutes(app: LedgerApp, deps: AppDeps): void {
     const teamId = c.get("teamId");
     const id = c.req.valid("param").id;
     const { answer, context } = c.req.valid("json");
-    const result = ledger.store.sqlite
-      .transaction(() => {
-        const session = ledger.sessions.get(teamId, id);
-        // API.md: an audit without context uses the session's context (the question), so numbers repeated from it are quoted.
-        const ctx = context ?? session.context;
-        const audit = auditAnswer(answer, ledger.sessions.history(id).all(), { context: ctx });
-        const stored = auditsFor(sqlite).insert(
-          teamId,
-          id,
-          { answer, context: ctx, ok: audit.ok, numbers: audit.numbers },
-          deps.clock.now(),
-        );
-        return { id: stored.id, ok: audit.ok, context: ctx, numbers: audit.numbers };
-      })
-      .immediate();
+    const result = auditSessionAnswer(ledger, teamId, id, answer, context, deps.clock.now());
     return c.json(
       {
         id: result.id,
