@@ -1,6 +1,8 @@
 // bench:http — guarded calls per second over loopback against the real server on a file database, beside a route that
 // parses a JSON body and inserts one row, measured with autocannon in the same run. Bounded: a few seconds per target.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +58,27 @@ const ours = await start(
   { PORT: "8791", AGENT_LEDGER_DB: join(dir, "ledger.db"), AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
   /listening|8791/,
 );
+// A collector stand-in for the export-on server: it reads each OTLP/HTTP request and answers 200, counting spans' bytes.
+let exportedBytes = 0;
+const collector = createServer((req, res) => {
+  req.on("data", (c: Buffer) => {
+    exportedBytes += c.length;
+  });
+  req.on("end", () => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+});
+await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", () => resolve()));
+const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+const traced = await start(
+  ["src/cli/main.ts", "serve"],
+  {
+    PORT: "8792",
+    AGENT_LEDGER_DB: join(dir, "traced.db"),
+    AGENT_LEDGER_ADMIN_TOKEN: TOKEN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+  },
+  /listening|8792/,
+);
 const base = await start(
   ["bench/http/baseline-server.ts"],
   { PORT: "8790", BASELINE_DB: join(dir, "baseline.db") },
@@ -68,6 +91,12 @@ try {
     returns: { unit: "mm/day" },
   });
   const session = await json("http://127.0.0.1:8791/v1/sessions", "POST", { context: "bench" });
+  await waitHealthy("http://127.0.0.1:8792/healthz");
+  await json("http://127.0.0.1:8792/v1/tools/runoff_depth", "PUT", {
+    params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } },
+    returns: { unit: "mm/day" },
+  });
+  const tracedSession = await json("http://127.0.0.1:8792/v1/sessions", "POST", { context: "bench" });
   const results: [string, autocannon.Result][] = [];
   results.push([
     "baseline: parse JSON + insert one row",
@@ -91,6 +120,22 @@ try {
       body: JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } }),
     }),
   ]);
+  // Export off and on, alternated twice so a neighbour's load lands on both; each run half the usual length.
+  const guarded = (port: number, id: string): autocannon.Options => ({
+    url: `http://127.0.0.1:${port}/v1/sessions/${id}/calls`,
+    method: "POST",
+    connections: CONNECTIONS,
+    duration: Math.max(2, Math.round(DURATION / 2)),
+    headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } }),
+  });
+  const off: autocannon.Result[] = [];
+  const on: autocannon.Result[] = [];
+  for (let round = 0; round < 2; round += 1) {
+    off.push(await run(guarded(8791, session.id)));
+    on.push(await run(guarded(8792, tracedSession.id)));
+  }
+  const mean = (rs: autocannon.Result[]) => rs.reduce((n, r) => n + r.requests.average, 0) / rs.length;
   console.log(`| route | req/s | p50 ms | p99 ms | non-2xx | errors |`);
   console.log(`|---|---|---|---|---|---|`);
   for (const [name, r] of results)
@@ -100,8 +145,21 @@ try {
   console.log(
     `\nguarded / baseline throughput: ${(results[1]![1].requests.average / results[0]![1].requests.average).toFixed(2)} (target >= 0.5)`,
   );
+  for (const [name, rs] of [
+    ["guarded call, OpenTelemetry export off", off],
+    ["guarded call, OpenTelemetry export on (http/protobuf to a local collector)", on],
+  ] as const)
+    console.log(
+      `${name}: ${rs.map((r) => r.requests.average.toFixed(0)).join(" / ")} req/s, p50 ${rs.map((r) => r.latency.p50).join(" / ")} ms`,
+    );
+  console.log(
+    `export on / export off guarded throughput: ${(mean(on) / mean(off)).toFixed(3)} (target >= 0.90); ` +
+      `${exportedBytes} bytes of spans reached the collector`,
+  );
 } finally {
   ours.kill("SIGTERM");
+  traced.kill("SIGTERM");
   base.kill("SIGTERM");
+  collector.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -17,6 +17,8 @@ export type McpHttpSessionsOptions<C> = {
   /** A session unused for this long is closed (default one hour). */
   idleMs?: number;
   log?: (line: string) => void;
+  /** Answer each request with one JSON body instead of an SSE stream (for servers that never stream progress). */
+  jsonResponse?: boolean;
 };
 
 type Entry = {
@@ -81,6 +83,7 @@ export class McpHttpSessions<C = void> {
     let entry: Entry | null = null;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: this.options.jsonResponse ?? false,
       onsessioninitialized: (sid) => {
         if (entry) this.sessions.set(sid, entry);
       },

@@ -246,5 +246,17 @@ describe("team scoping on /mcp", () => {
       }),
     });
     expect(res.status).toBe(404);
+    // The owner ends its session with DELETE; the id is then unknown to everyone.
+    const sid = transport.sessionId!;
+    await transport.terminateSession();
+    const after = await fetch(url, {
+      method: "GET",
+      headers: {
+        authorization: `Bearer ${t.adminToken}`,
+        accept: "text/event-stream",
+        "mcp-session-id": transport.sessionId ?? "x",
+      },
+    });
+    expect(after.status).toBe(404);
   });
 });

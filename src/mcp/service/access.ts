@@ -89,7 +89,8 @@ export async function findSessions(
     labels: (f.labels ?? []).map((l) => parseLabel(l)),
     tool: f.tool,
     code: f.code,
-    limit: f.limit + 1,
+    // As the route: the store answers limit + 1 rows when another page follows.
+    limit: f.limit,
     since: f.since === undefined ? undefined : parseInstant(f.since, "since"),
     until: f.until === undefined ? undefined : parseInstant(f.until, "until"),
   });
@@ -106,7 +107,7 @@ export async function findCrossingsOf(
     unit: f.unit,
     tolerance: f.tolerance,
     tool: f.tool,
-    limit: f.limit + 1,
+    limit: f.limit,
     since: f.since === undefined ? undefined : parseInstant(f.since, "since"),
   });
   return { crossings: rows.slice(0, f.limit).map(crossingJson), more: rows.length > f.limit };
