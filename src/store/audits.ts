@@ -1,8 +1,6 @@
 // Answer audits and their numbers: one audit row and one item per numeric literal, written in one transaction.
 import type { Database, Statement } from "better-sqlite3";
-import { auditAnswer, type AuditItem } from "../provenance/audit.js";
 import type { StoredAudit } from "../provenance/manifest.js";
-import type { Ledger } from "./ledger.js";
 import { newId } from "./ids.js";
 
 /** One audited number as the store takes it (the audit core's number fits). */
@@ -120,32 +118,4 @@ export function auditsFor(sqlite: Database): AuditStore {
     stores.set(sqlite, s);
   }
   return s;
-}
-
-/**
- * Audits an answer against a session's tool outputs and stores the audit, in one transaction. Without `context` the
- * session's own context (its question) is used, so numbers repeated from it are quoted (API.md).
- */
-export function auditSessionAnswer(
-  ledger: Ledger,
-  teamId: string,
-  sessionId: string,
-  answer: string,
-  context: string | undefined,
-  now: Date,
-): { id: string; ok: boolean; context: string; numbers: AuditItem[] } {
-  return ledger.store.sqlite
-    .transaction(() => {
-      const session = ledger.sessions.get(teamId, sessionId);
-      const ctx = context ?? session.context;
-      const audit = auditAnswer(answer, ledger.sessions.history(sessionId).all(), { context: ctx });
-      const stored = auditsFor(ledger.store.sqlite).insert(
-        teamId,
-        sessionId,
-        { answer, context: ctx, ok: audit.ok, numbers: audit.numbers },
-        now,
-      );
-      return { id: stored.id, ok: audit.ok, context: ctx, numbers: audit.numbers };
-    })
-    .immediate();
 }

@@ -1,16 +1,12 @@
-// The ledger's MCP tools' one door to the data: async functions, each calling the same store and core functions as
-// its /v1 route, scoped to one team. (It moves onto the LedgerStore port once that lands.)
+// The ledger's MCP tools' one door to the data: async functions over the LedgerStore port, each calling what its /v1
+// route calls, scoped to one team.
 import type { AppDeps } from "../../api/env.js";
 import { readQuantity } from "../../api/routes/quantities.js";
 import { crossingJson, sessionJson } from "../../api/routes/sessions.js";
 import { compileWatch, watchMatches } from "../../gates/watch.js";
 import type { QuantityJSON } from "../../quantity/quantity.js";
-import { auditSessionAnswer } from "../../store/audits.js";
-import { claimHistory } from "../../store/claim-history.js";
-import { ClaimStore, type ClaimRow } from "../../store/claims.js";
-import { ledgerFor } from "../../store/ledger.js";
-import { findCrossings, listSessions, parseInstant, parseLabel } from "../../store/queries.js";
-import { RunStore, type Evaluation } from "../../store/runs.js";
+import { parseInstant, parseLabel } from "../../store/queries.js";
+import type { ClaimRow, ClaimStatus, Evaluation } from "../../store/port.js";
 
 /** One team's view of the ledger. */
 export type TeamAccess = { deps: AppDeps; teamId: string };
@@ -22,7 +18,7 @@ export async function convert(
   a: TeamAccess,
   input: { quantity: QuantityInput; to_unit?: string; to_datum?: string },
 ): Promise<QuantityJSON> {
-  const datums = ledgerFor(a.deps.store, a.deps.clock).datums(a.teamId);
+  const datums = await a.deps.store.datums.registry(a.teamId);
   let q = readQuantity(input.quantity, datums);
   if (input.to_unit) q = q.to(input.to_unit);
   if (input.to_datum) q = q.toDatum(input.to_datum, datums);
@@ -37,7 +33,7 @@ export async function compute(
   a: TeamAccess,
   input: { op: (typeof COMPUTE_OPS)[number]; a: QuantityInput | number; b: QuantityInput | number },
 ): Promise<{ quantity: QuantityJSON } | { result: boolean }> {
-  const datums = ledgerFor(a.deps.store, a.deps.clock).datums(a.teamId);
+  const datums = await a.deps.store.datums.registry(a.teamId);
   const qa = readQuantity(input.a, datums);
   const qb = readQuantity(input.b, datums);
   const ops = {
@@ -54,8 +50,10 @@ export async function compute(
 
 /** POST /v1/sessions/{id}/audit: the numbers of an answer traced to the session's tool outputs, stored. */
 export async function auditAnswer(a: TeamAccess, input: { session_id: string; answer: string; context?: string }) {
-  const ledger = ledgerFor(a.deps.store, a.deps.clock);
-  const r = auditSessionAnswer(ledger, a.teamId, input.session_id, input.answer, input.context, a.deps.clock.now());
+  const r = await a.deps.store.audits.audit(a.teamId, input.session_id, {
+    answer: input.answer,
+    context: input.context,
+  });
   return {
     id: r.id,
     ok: r.ok,
@@ -73,11 +71,7 @@ export async function auditAnswer(a: TeamAccess, input: { session_id: string; an
 
 /** POST /v1/evaluations: the release decision, recorded. */
 export async function evaluate(a: TeamAccess, input: Record<string, unknown>): Promise<Evaluation> {
-  const ledger = ledgerFor(a.deps.store, a.deps.clock);
-  return new RunStore(a.deps.store.sqlite).evaluate(a.teamId, input, {
-    clock: a.deps.clock,
-    datums: ledger.datums(a.teamId).names(),
-  }).evaluation;
+  return (await a.deps.store.evaluations.evaluate(a.teamId, input)).evaluation;
 }
 
 /** GET /v1/sessions: past sessions by label, tool, violation code and time, newest first. */
@@ -85,11 +79,11 @@ export async function findSessions(
   a: TeamAccess,
   f: { labels?: string[]; tool?: string; code?: string; since?: string; until?: string; limit: number },
 ) {
-  const rows = listSessions(a.deps.store.sqlite, a.teamId, {
+  // As the route: the store answers limit + 1 rows when more follow.
+  const rows = await a.deps.store.sessions.list(a.teamId, {
     labels: (f.labels ?? []).map((l) => parseLabel(l)),
     tool: f.tool,
     code: f.code,
-    // As the route: the store answers limit + 1 rows when another page follows.
     limit: f.limit,
     since: f.since === undefined ? undefined : parseInstant(f.since, "since"),
     until: f.until === undefined ? undefined : parseInstant(f.until, "until"),
@@ -102,7 +96,7 @@ export async function findCrossingsOf(
   a: TeamAccess,
   f: { value: number; unit: string; tolerance?: number; tool?: string; since?: string; limit: number },
 ) {
-  const rows = findCrossings(a.deps.store.sqlite, a.teamId, {
+  const rows = await a.deps.store.crossings.search(a.teamId, {
     value: f.value,
     unit: f.unit,
     tolerance: f.tolerance,
@@ -118,35 +112,39 @@ export type ClaimMatch = { claim: ClaimRow; matched_by: "id" | "watch" | "text" 
 
 const PAGE = 500;
 
+async function everyClaim(a: TeamAccess, status?: ClaimStatus): Promise<ClaimRow[]> {
+  const out: ClaimRow[] = [];
+  let after: readonly [string, string] | null = null;
+  do {
+    const page = await a.deps.store.claims.list(a.teamId, { status, limit: PAGE, after });
+    out.push(...page.items);
+    after = page.next_cursor;
+  } while (after !== null);
+  return out;
+}
+
 /**
  * The team's ledger claims a question is about: the claim of that id, every demoted claim whose watch pattern (the
  * contradiction gate's own test) matches the text, and every claim whose text contains it or is contained in it.
  */
 export async function claimsAbout(a: TeamAccess, q: { claim_id?: string; text?: string }): Promise<ClaimMatch[]> {
-  const claims = new ClaimStore(a.deps.store.sqlite);
   const out = new Map<string, ClaimMatch>();
   if (q.claim_id) {
-    const c = claims.find(a.teamId, q.claim_id);
+    const c = await a.deps.store.claims.find(a.teamId, q.claim_id);
     if (c) out.set(c.id, { claim: c, matched_by: "id" });
   }
   const text = q.text?.trim();
-  if (text) {
-    for (const d of claimHistory(a.deps.store.sqlite, a.teamId).demotedClaims()) {
-      if (out.has(d.id) || !d.watch) continue;
-      const w = compileWatch(d.watch);
-      if (w.ok && watchMatches(w, text)) out.set(d.id, { claim: claims.get(a.teamId, d.id), matched_by: "watch" });
-    }
-    const needle = text.toLowerCase();
-    let after: readonly [string, string] | null = null;
-    do {
-      const page = claims.list(a.teamId, { limit: PAGE, after });
-      for (const c of page.items) {
-        const hay = c.text.toLowerCase();
-        if (!out.has(c.id) && (hay.includes(needle) || needle.includes(hay)))
-          out.set(c.id, { claim: c, matched_by: "text" });
-      }
-      after = page.next_cursor;
-    } while (after !== null);
+  if (!text) return [...out.values()];
+  for (const c of await everyClaim(a, "demoted")) {
+    if (out.has(c.id) || !c.watch) continue;
+    const w = compileWatch(c.watch);
+    if (w.ok && watchMatches(w, text)) out.set(c.id, { claim: c, matched_by: "watch" });
+  }
+  const needle = text.toLowerCase();
+  for (const c of await everyClaim(a)) {
+    const hay = c.text.toLowerCase();
+    if (!out.has(c.id) && (hay.includes(needle) || needle.includes(hay)))
+      out.set(c.id, { claim: c, matched_by: "text" });
   }
   return [...out.values()];
 }
