@@ -1,6 +1,6 @@
 // The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
@@ -175,10 +175,11 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     }) as DocInput);
   app.get("/openapi.json", (c) => c.json(document()));
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
-  // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
-  app.get("/", (c) => c.redirect("/ui", 302));
-  // TRANSITIONAL: the dashboard reads SQLite until its queries move behind LedgerStore.
-  if (deps.store.engine === "sqlite")
-    app.route("/ui", createDashboard({ store: sqliteHandleOf(deps.store, "the dashboard"), clock: deps.clock }));
+  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. A store without
+  // a dashboard repository (PostgreSQL, for now) serves no /ui.
+  if (deps.store.dashboard !== undefined) {
+    app.get("/", (c) => c.redirect("/ui", 302));
+    app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock }));
+  }
   return app;
 }

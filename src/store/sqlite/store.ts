@@ -3,6 +3,7 @@
 import { systemClock, type Clock } from "../../clock.js";
 import { openDb, type LedgerDb } from "../db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
+import type { DashboardRepo } from "../dashboard-repo.js";
 import type { SqliteRepos } from "./repos.js";
 
 /** How a SQLite store is built. */
@@ -36,6 +37,20 @@ function lazyRepo<K extends keyof SqliteRepos>(
   });
 }
 
+/** The dashboard repository, loaded (with the page queries it holds) on its first call, like the other repositories. */
+function lazyDashboard(db: LedgerDb): DashboardRepo {
+  let loaded: Promise<DashboardRepo> | undefined;
+  return new Proxy({} as DashboardRepo, {
+    get(_target, method) {
+      if (typeof method !== "string" || method === "then") return undefined;
+      return (...args: unknown[]) => {
+        loaded ??= import("../dashboard-repo.js").then((m) => m.sqliteDashboard(db));
+        return loaded.then((r) => (r as unknown as Record<string, AnyMethod>)[method]!(...args));
+      };
+    },
+  });
+}
+
 /** The SQLite LedgerStore. `db` is the open handle, for the SQLite-only commands (backup, restore) and for tests. */
 export class SqliteStore implements LedgerStore {
   readonly engine = "sqlite" as const;
@@ -52,6 +67,7 @@ export class SqliteStore implements LedgerStore {
   readonly packs;
   readonly claims;
   readonly evaluations;
+  readonly dashboard: DashboardRepo;
   private readonly ownsDb: boolean;
   private loaded: SqliteRepos | undefined;
   private loading: Promise<SqliteRepos> | undefined;
@@ -84,6 +100,7 @@ export class SqliteStore implements LedgerStore {
     this.packs = lazyRepo(repos, "packs");
     this.claims = lazyRepo(repos, "claims");
     this.evaluations = lazyRepo(repos, "evaluations");
+    this.dashboard = lazyDashboard(db);
     this.seedRepo = repos;
   }
 
