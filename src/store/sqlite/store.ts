@@ -3,6 +3,7 @@
 import { systemClock, type Clock } from "../../clock.js";
 import { openDb, type LedgerDb } from "../db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
+import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
 import type { RevisionsRepo } from "../port.js";
 import { RevisionStore } from "../revisions.js";
@@ -82,6 +83,7 @@ export class SqliteStore implements LedgerStore {
   readonly evaluations;
   readonly dashboard: DashboardRepo;
   readonly revisions: RevisionsRepo;
+  readonly benchRuns: BenchRunsRepo;
   private readonly ownsDb: boolean;
   private loaded: SqliteRepos | undefined;
   private loading: Promise<SqliteRepos> | undefined;
@@ -116,6 +118,7 @@ export class SqliteStore implements LedgerStore {
     this.evaluations = lazyRepo(repos, "evaluations");
     this.dashboard = lazyDashboard(db);
     this.revisions = sqliteRevisions(db, clock);
+    this.benchRuns = sqliteBenchRuns(db.sqlite);
     this.seedRepo = repos;
   }
 
