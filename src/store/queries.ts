@@ -66,40 +66,100 @@ type RawSession = {
   created_at: string;
 };
 
+const SESSION_COLUMNS =
+  "s.id, s.context, s.enforcement, s.labels, s.call_count, s.violation_count, s.blocked_count, s.created_at";
+
+/** A set filter: the ordered walk that drives the list, and the check of one session when another filter drives. */
+type SetFilter = { walk: string; check: string; args: string[] };
+
+/** The label, code and tool filters as set filters, most selective kind first (a label, a violation code, a tool). */
+function setFilters(teamId: string, f: SessionFilter): SetFilter[] {
+  const out: SetFilter[] = [];
+  for (const l of f.labels ?? [])
+    out.push({
+      walk: "SELECT session_id AS sid FROM session_labels WHERE team_id = ? AND key = ? AND value = ?",
+      check: "EXISTS (SELECT 1 FROM session_labels l WHERE l.session_id = s.id AND l.key = ? AND l.value = ?)",
+      args: [teamId, l.key, l.value],
+    });
+  if (f.code !== undefined)
+    out.push({
+      walk: "SELECT session_id AS sid FROM crossings WHERE team_id = ? AND violation = ?",
+      check: "EXISTS (SELECT 1 FROM crossings x WHERE x.session_id = s.id AND x.violation = ?)",
+      args: [teamId, f.code],
+    });
+  if (f.tool !== undefined)
+    out.push({
+      walk: "SELECT session_id AS sid FROM calls WHERE team_id = ? AND tool = ?",
+      check: "EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id AND c.tool = ?)",
+      args: [teamId, f.tool],
+    });
+  return out;
+}
+
 /**
- * The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows).
- * Each filter is an indexed IN-list: session_labels (team, key, value), calls (team, tool), crossings (team, violation).
+ * The SQL of a session list and its arguments. With a label, code or tool filter the list is driven by that filter's
+ * index walked backwards by session id (…_team_kv_session_idx, …_violation_session_idx, calls_team_tool_session_idx):
+ * session ids are ULIDs made from their creation time, so id order is newest-first order, and the walk stops once the
+ * page is full however many sessions match. The other filters check each session through its own indexes. The walk
+ * can repeat a session (a tool called twice), so `listSessions` reads it as a stream and skips repeats. Exported so a
+ * test can pin every plan.
  */
-export function listSessions(sqlite: Database, teamId: string, f: SessionFilter): SessionRow[] {
-  const where = ["team_id = ?"];
+export function sessionListSql(
+  teamId: string,
+  f: SessionFilter,
+): { sql: string; args: (string | number)[]; driven: boolean } {
+  const sets = setFilters(teamId, f);
+  const where = ["s.team_id = ?"];
   const args: (string | number)[] = [teamId];
-  for (const l of f.labels ?? []) {
-    where.push("id IN (SELECT session_id FROM session_labels WHERE team_id = ? AND key = ? AND value = ?)");
-    args.push(teamId, l.key, l.value);
-  }
-  if (f.tool !== undefined) {
-    where.push("id IN (SELECT session_id FROM calls WHERE team_id = ? AND tool = ?)");
-    args.push(teamId, f.tool);
-  }
-  if (f.code !== undefined) {
-    where.push("id IN (SELECT session_id FROM crossings WHERE team_id = ? AND violation = ?)");
-    args.push(teamId, f.code);
+  const [driver, ...checks] = sets;
+  for (const c of checks) {
+    where.push(c.check);
+    args.push(...c.args.slice(1));
   }
   if (f.since !== undefined) {
-    where.push("created_at >= ?");
+    where.push("s.created_at >= ?");
     args.push(f.since);
   }
   if (f.until !== undefined) {
-    where.push("created_at < ?");
+    where.push("s.created_at < ?");
     args.push(f.until);
   }
-  if (f.cursor) {
-    where.push("(created_at < ? OR (created_at = ? AND id < ?))");
-    args.push(f.cursor[0], f.cursor[0], f.cursor[1]);
+  if (!driver) {
+    if (f.cursor) {
+      where.push("(s.created_at < ? OR (s.created_at = ? AND s.id < ?))");
+      args.push(f.cursor[0], f.cursor[0], f.cursor[1]);
+    }
+    const sql = `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE ${where.join(" AND ")} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`;
+    return { sql, args: [...args, f.limit + 1], driven: false };
   }
-  const sql = `SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions
-               WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`;
-  const rows = sqlite.prepare(sql).all(...args, f.limit + 1) as RawSession[];
+  const walkArgs: (string | number)[] = [...driver.args];
+  let walk = driver.walk;
+  if (f.cursor) {
+    walk += " AND session_id < ?";
+    walkArgs.push(f.cursor[1]);
+  }
+  const sql = `SELECT ${SESSION_COLUMNS} FROM (${walk} ORDER BY session_id DESC) d CROSS JOIN sessions s ON s.id = d.sid
+               WHERE ${where.join(" AND ")} ORDER BY d.sid DESC`;
+  return { sql, args: [...walkArgs, ...args], driven: true };
+}
+
+/**
+ * The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows).
+ */
+export function listSessions(sqlite: Database, teamId: string, f: SessionFilter): SessionRow[] {
+  const { sql, args, driven } = sessionListSql(teamId, f);
+  let rows: RawSession[];
+  if (!driven) rows = sqlite.prepare(sql).all(...args) as RawSession[];
+  else {
+    rows = [];
+    let last = "";
+    for (const r of sqlite.prepare(sql).iterate(...args) as IterableIterator<RawSession>) {
+      if (r.id === last) continue;
+      last = r.id;
+      rows.push(r);
+      if (rows.length > f.limit) break; // leaving the loop ends the statement: the walk reads no further
+    }
+  }
   return rows.map((r) => ({
     id: r.id,
     context: r.context,
