@@ -15,7 +15,35 @@ const wholeNumber = (min: number, max: number, what: string) =>
     .max(max, `must be ${what}`);
 
 /** Variables whose value must never be echoed back in an error. */
-const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN"]);
+const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]);
+
+const otlpUrl = z.url({
+  protocol: /^https?$/,
+  error: "must be an http(s) URL such as http://127.0.0.1:4318 (the collector's OTLP/HTTP port)",
+});
+const otlpProtocol = z.enum(["http/protobuf", "http/json"], {
+  error: "must be http/protobuf or http/json (grpc is not supported: point it at the collector's OTLP/HTTP port, 4318)",
+});
+// W3C Baggage-style list: key=value pairs separated by commas, values percent-encoded.
+const otlpHeaders = z.string().transform((text, ctx) => {
+  const out: Record<string, string> = {};
+  for (const part of text.split(",")) {
+    if (part.trim() === "") continue;
+    const eq = part.indexOf("=");
+    const key = eq > 0 ? part.slice(0, eq).trim() : "";
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) {
+      ctx.addIssue({ code: "custom", message: "must be a list of name=value pairs separated by commas" });
+      return z.NEVER;
+    }
+    try {
+      out[key] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      ctx.addIssue({ code: "custom", message: `has a value for ${key} that is not percent-encoded correctly` });
+      return z.NEVER;
+    }
+  }
+  return out;
+});
 
 const EnvSchema = z.object({
   PORT: z.preprocess(unsetIfEmpty, wholeNumber(0, 65535, "a whole number from 0 to 65535").default(8787)),
@@ -39,7 +67,29 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60),
   ),
+  // OpenTelemetry's own variables (https://opentelemetry.io/docs/specs/otel/protocol/exporter/).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(unsetIfEmpty, otlpUrl.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(unsetIfEmpty, otlpUrl.optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.preprocess(unsetIfEmpty, otlpProtocol.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.preprocess(unsetIfEmpty, otlpProtocol.optional()),
+  OTEL_EXPORTER_OTLP_HEADERS: z.preprocess(unsetIfEmpty, otlpHeaders.optional()),
+  OTEL_EXPORTER_OTLP_TIMEOUT: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(1, 600_000, "a whole number of milliseconds from 1 to 600000").default(10_000),
+  ),
+  OTEL_SERVICE_NAME: z.preprocess(unsetIfEmpty, z.string().max(256).default("agent-ledger")),
 });
+
+/** Where and how spans are exported; null when OpenTelemetry is not configured (nothing is loaded). */
+export type TelemetryConfig = {
+  /** The full traces URL (`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`, or the traces endpoint as given). */
+  tracesUrl: string;
+  protocol: "http/protobuf" | "http/json";
+  headers: Record<string, string>;
+  /** How long one export (with its retries) may take, in milliseconds. */
+  timeoutMs: number;
+  serviceName: string;
+};
 
 /** The parsed settings the app, the CLI and the packs use. */
 export type Config = {
@@ -55,6 +105,8 @@ export type Config = {
   bodyLimit: number;
   /** How long a retrieval pack may reuse an upstream answer, in seconds. */
   packCacheSeconds: number;
+  /** OpenTelemetry export, or null when neither OTLP endpoint variable is set. */
+  telemetry: TelemetryConfig | null;
   /**
    * SQLite durability: `normal` survives a killed process (a commit is in the WAL before it is answered); `full`
    * also survives a power cut or OS crash (the WAL is fsynced at every commit), at the cost bench:guard measures.
@@ -104,7 +156,22 @@ export function loadConfig(
     eaUrl: e.AGENT_LEDGER_EA_URL,
     bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,
     packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,
+    telemetry: telemetryConfig(e),
     sync: e.AGENT_LEDGER_SYNC,
+  };
+}
+
+// The OTLP exporter specification: a signal-specific endpoint is used as it is; the general one gains /v1/traces.
+function telemetryConfig(e: z.output<typeof EnvSchema>): TelemetryConfig | null {
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, "")}/v1/traces` : null);
+  if (tracesUrl === null) return null;
+  return {
+    tracesUrl,
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+    headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
+    timeoutMs: e.OTEL_EXPORTER_OTLP_TIMEOUT,
+    serviceName: e.OTEL_SERVICE_NAME,
   };
 }
 

@@ -12,6 +12,7 @@ describe("loadConfig", () => {
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",
       bodyLimit: 1048576,
       packCacheSeconds: 60,
+      telemetry: null,
       sync: "normal",
     });
   });

@@ -8,6 +8,7 @@ import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import { authenticate } from "../store/teams.js";
+import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
@@ -48,6 +49,8 @@ export type CreateAppOptions = {
   logger?: Logger;
   /** The retrieval packs' fetch; default: the network with a timeout and a short cache. */
   packFetch?: Fetch;
+  /** Span export (see loadTelemetry); default: none. */
+  telemetry?: Telemetry;
 };
 
 const consoleLogger: Logger = { error: (message, err) => console.error(message, err) };
@@ -143,6 +146,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     logger: options.logger ?? consoleLogger,
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
+    telemetry: options.telemetry ?? noTelemetry,
   };
   const app: LedgerApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {

@@ -4,6 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 /** Set by the bearer-auth middleware on every /v1 request. */
 export type AppVariables = {
@@ -31,6 +32,8 @@ export type AppDeps = {
   logger: Logger;
   /** How the retrieval packs reach USGS and the Environment Agency (injected in tests). */
   packFetch: Fetch;
+  /** Where guarded-call and evaluation spans go (nothing, unless OpenTelemetry is configured). */
+  telemetry: Telemetry;
 };
 
 /** The signature of every route module's `register<Name>Routes`. */

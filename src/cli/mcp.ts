@@ -8,6 +8,7 @@ import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-clien
 import { listenProxy, parseListen, type ListenAddress } from "../mcp/listen.js";
 import { GuardedProxy } from "../mcp/proxy.js";
 import type { UpstreamTarget } from "../mcp/upstream-link.js";
+import { loadTelemetry, noTelemetry } from "../telemetry/telemetry.js";
 import { cliConfig, CliError } from "./shared.js";
 
 type Flags = {
@@ -115,7 +116,10 @@ async function run(command: string[], flags: Flags): Promise<void> {
     );
   }
   const ledger = openLedger(flags);
+  // Recording into a service, the service exports the span (the agent's traceparent is passed on to it).
+  const telemetry = ledger instanceof LocalLedger ? await loadTelemetry(cliConfig().telemetry, log) : noTelemetry;
   const proxy = new GuardedProxy({
+    telemetry,
     upstream,
     annotations,
     ledger,
@@ -132,7 +136,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
   log(
     `guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`,
   );
-  let close: () => Promise<void> = () => proxy.close();
+  let close: () => Promise<void> = () => proxy.close().finally(() => telemetry.shutdown());
   if (listen) {
     const front = await listenProxy(proxy, listen, { log }).catch(async (e: Error) => {
       await proxy.close().catch(() => undefined);
@@ -141,6 +145,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
     close = async () => {
       await front.close();
       await proxy.close();
+      await telemetry.shutdown();
     };
     log(`serving the guarded tools over Streamable HTTP at ${front.url}`);
   }

@@ -6,6 +6,7 @@ import type { Config } from "../config.js";
 import type { LedgerDb } from "../store/db.js";
 import { seedDatabase } from "../store/seed.js";
 import { ensureAdminToken } from "../store/teams.js";
+import { loadTelemetry, noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
 import { cliConfig, openConfiguredDb, say } from "./shared.js";
 
@@ -13,8 +14,12 @@ import { cliConfig, openConfiguredDb, say } from "./shared.js";
 export type RunningServer = { url: string; close(): Promise<void> };
 
 /** Starts the service on config.host:config.port over an already open database. */
-export function startServer(config: Config, store: LedgerDb): Promise<RunningServer> {
-  const app = createApp({ db: store, config });
+export function startServer(
+  config: Config,
+  store: LedgerDb,
+  telemetry: Telemetry = noTelemetry,
+): Promise<RunningServer> {
+  const app = createApp({ db: store, config, telemetry });
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
     const onError = (e: Error) => reject(new Error(`cannot listen on ${config.host}:${config.port}: ${e.message}`));
@@ -41,8 +46,11 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
     if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${config.dbFile}`);
     seedDatabase(store);
     const { token } = ensureAdminToken(store.db, config.adminToken);
-    const server = await startServer(config, store);
+    const telemetry = await loadTelemetry(config.telemetry);
+    const server = await startServer(config, store, telemetry);
     say(`agent-ledger ${VERSION} listening on ${server.url} (database ${config.dbFile})`);
+    if (config.telemetry)
+      say(`exporting OpenTelemetry spans to ${config.telemetry.tracesUrl} (${config.telemetry.protocol})`);
     if (token) {
       say(`admin token (shown once, keep it; also a token of team "default"): ${token}`);
       say("set AGENT_LEDGER_ADMIN_TOKEN to choose your own, or run `agent-ledger admin rotate-token` to replace it");
@@ -51,10 +59,13 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
       say(`${signal}: closing`);
       const force = setTimeout(() => process.exit(1), 5000);
       force.unref();
-      void server.close().then(() => {
-        store.close();
-        process.exit(0);
-      });
+      void server
+        .close()
+        .then(() => telemetry.shutdown())
+        .then(() => {
+          store.close();
+          process.exit(0);
+        });
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));

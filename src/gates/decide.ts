@@ -7,7 +7,16 @@ import { contradictionGate, keyedClaims } from "./contradiction.js";
 import type { Blocker, Decision } from "./decision.js";
 import { evidenceGate } from "./evidence.js";
 import { explainabilityGate } from "./explainability.js";
-import { combineRuns, finding, GATE_NAMES, round1, skipped, type GateName, type GateOutcome } from "./outcome-kit.js";
+import {
+  BLOCKING_STATUSES,
+  combineRuns,
+  finding,
+  GATE_NAMES,
+  round1,
+  skipped,
+  type GateName,
+  type GateOutcome,
+} from "./outcome-kit.js";
 import { outcomeGate } from "./outcome.js";
 import { snapshotEvidence, type SourceLink } from "./ledger-evidence.js";
 import {
@@ -91,10 +100,13 @@ export function claimsToRecord(
 /** Reads what the gates need from history, once per decision. */
 export function snapshotHistory(history: ClaimHistory, task: Task, runs: readonly Result[]): HistorySnapshot {
   const keys = runKeys(runs);
+  const named = task.id.trim() !== "";
   return {
     demoted: history.demotedClaims(),
     live: keys.length > 0 ? history.liveClaims(keys) : [],
-    prior: keys.length > 0 && task.id.trim() !== "" ? history.priorRunClaims(task.id, keys) : [],
+    prior: keys.length > 0 && named ? history.priorRunClaims(task.id, keys) : [],
+    // Only a single run with nothing keyed needs to know whether stability is measured against earlier runs.
+    priorRuns: keys.length === 0 && runs.length === 1 && named ? history.priorRunCount(task.id) : 0,
   };
 }
 
@@ -108,11 +120,14 @@ export function overallScore(gates: Record<GateName, GateOutcome>, settings: Set
     num += settings.weights[g] * s;
     den += settings.weights[g];
   }
-  if (den === 0) return GATE_NAMES.some((g) => gates[g].status === "blocked") ? 0 : 100;
+  if (den === 0) return GATE_NAMES.some((g) => BLOCKING_STATUSES.has(gates[g].status)) ? 0 : 100;
   return round1(num / den);
 }
 
-/** Applies the conjunctive switch to gate outcomes and returns the decision. */
+/**
+ * Applies the conjunctive switch and returns the decision. A blocked (or not comparable) gate blocks in both modes;
+ * with conjunctive = false a score under global.min_score blocks as well ("to let the overall score block as well").
+ */
 export function conclude(
   gates: Record<GateName, GateOutcome>,
   settings: Settings,
@@ -120,31 +135,17 @@ export function conclude(
   sources: SourceLink[] = [],
 ): Decision {
   const overall = overallScore(gates, settings);
-  const blockedGates = GATE_NAMES.filter((g) => gates[g].status === "blocked");
+  const blockedBy: Blocker[] = GATE_NAMES.filter((g) => BLOCKING_STATUSES.has(gates[g].status));
   const findings = [...extra];
-  let blockedBy: Blocker[];
-  if (settings.global.conjunctive) {
-    blockedBy = blockedGates;
-  } else if (overall < settings.global.min_score) {
-    blockedBy = ["overall_score"];
+  if (!settings.global.conjunctive && overall < settings.global.min_score) {
+    blockedBy.push("overall_score");
     findings.push(
       finding(
         "OVERALL_BELOW_MIN",
-        `The overall score ${overall} is below global.min_score ${settings.global.min_score}, and conjunctive = false lets the score decide.`,
+        `The overall score ${overall} is below global.min_score ${settings.global.min_score}; with conjunctive = false ` +
+          "the score blocks as well as the gates. Raise the gates' scores, or lower global.min_score.",
       ),
     );
-  } else {
-    blockedBy = [];
-    if (blockedGates.length > 0) {
-      findings.push(
-        finding(
-          "GATES_COMPENSATED",
-          `Released although ${blockedGates.join(", ")} blocked: conjunctive = false and the overall score ` +
-            `${overall} reaches global.min_score ${settings.global.min_score}.`,
-          { severity: "warning" },
-        ),
-      );
-    }
   }
   return {
     status: blockedBy.length > 0 ? "blocked" : "released",

@@ -1,11 +1,11 @@
 // The release decision as data: its zod schema (the API.md answer of POST /v1/evaluations, without the stored id).
 import { z } from "zod";
 import { FindingSchema } from "./contracts.js";
-import { GATE_NAMES, type GateName } from "./outcome-kit.js";
+import { GATE_NAMES, GATE_STATUSES, type GateName } from "./outcome-kit.js";
 
 /** One gate's verdict in a decision. */
 export const GateOutcomeSchema = z.object({
-  status: z.enum(["passed", "blocked", "not_applicable"]),
+  status: z.enum(GATE_STATUSES),
   score: z.number().nullable(),
   findings: z.array(FindingSchema),
 });

@@ -19,8 +19,20 @@ export const GATE_NAMES = [
 /** One gate's name. */
 export type GateName = (typeof GATE_NAMES)[number];
 
-/** A gate's verdict as API.md states it. */
-export type GateStatus = "passed" | "blocked" | "not_applicable";
+/**
+ * A gate's verdicts. `not_comparable` is the stability gate's: stability was measured (several runs, or earlier runs
+ * of the task) but there was nothing keyed to compare, and a run that cannot be measured has not passed.
+ */
+export const GATE_STATUSES = ["passed", "blocked", "not_applicable", "not_comparable"] as const;
+
+/** One gate's verdict. */
+export type GateStatus = (typeof GATE_STATUSES)[number];
+
+/** The statuses that block a release (both modes of `conjunctive`). */
+export const BLOCKING_STATUSES: ReadonlySet<GateStatus> = new Set<GateStatus>(["blocked", "not_comparable"]);
+
+/** How bad a status is when runs are combined: the worst one wins. */
+const STATUS_RANK: Record<GateStatus, number> = { not_applicable: 0, passed: 1, not_comparable: 2, blocked: 3 };
 
 /** What one gate answers. `score` is 0–100 with one decimal, or null when nothing was checked. */
 export interface GateOutcome {
@@ -87,11 +99,10 @@ export function combineRuns(outcomes: GateOutcome[]): GateOutcome {
   if (outcomes.length === 1 && outcomes[0]) return outcomes[0];
   const tagged = outcomes.flatMap((o, i) => o.findings.map((f) => ({ ...f, run: i + 1 })));
   const scores = outcomes.map((o) => o.score).filter((s): s is number => s !== null);
-  const status: GateStatus = outcomes.some((o) => o.status === "blocked")
-    ? "blocked"
-    : outcomes.some((o) => o.status === "passed")
-      ? "passed"
-      : "not_applicable";
+  const status = outcomes.reduce<GateStatus>(
+    (worst, o) => (STATUS_RANK[o.status] > STATUS_RANK[worst] ? o.status : worst),
+    "not_applicable",
+  );
   return { status, score: scores.length > 0 ? Math.min(...scores) : null, findings: tagged };
 }
 

@@ -42,7 +42,8 @@ export interface PriorRunClaim {
  * - `demotedClaims`: latest claim_events row per claim with status `demoted` (claim_events_team_status_idx);
  * - `liveClaims`: claims with `key IN (...)` and latest status `live` (claims_team_key_idx);
  * - `priorRunClaims`: run_claims with `(team, task, key IN (...))` (run_claims_team_task_key_idx), excluding the
- *   evaluation being decided, which the store records only after the decision.
+ *   evaluation being decided, which the store records only after the decision;
+ * - `priorRunCount`: released runs with `(team, task)` (runs_team_task_created_idx), likewise excluding it.
  * Keys are passed normalised (`normaliseKey`); the store must store them normalised too.
  */
 export interface ClaimHistory {
@@ -52,6 +53,8 @@ export interface ClaimHistory {
   liveClaims(keys: readonly string[]): LedgerClaim[];
   /** Keyed claims of earlier runs of `task` whose key is one of `keys`, oldest first. */
   priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[];
+  /** How many earlier released runs of `task` are stored, keyed claims or not (runs_team_task_created_idx). */
+  priorRunCount(task: string): number;
 }
 
 /** A history with nothing in it: for in-process use without a store, and for a task that has no id. */
@@ -59,6 +62,7 @@ export const EMPTY_HISTORY: ClaimHistory = {
   demotedClaims: () => [],
   liveClaims: () => [],
   priorRunClaims: () => [],
+  priorRunCount: () => 0,
 };
 
 /** Everything the gates read from history for one evaluation, fetched once up front. */
@@ -66,6 +70,8 @@ export interface HistorySnapshot {
   demoted: DemotedClaim[];
   live: LedgerClaim[];
   prior: PriorRunClaim[];
+  /** Earlier stored runs of the task; counted only for a single run with no keyed claims (0 otherwise). */
+  priorRuns: number;
 }
 
 // --- the EvidenceResolver port ------------------------------------------------------------------

@@ -41,8 +41,8 @@ export function renderMarkdown(decision: Decision, options: MarkdownOptions = {}
   lines.push(
     conjunctive
       ? `Overall score: ${decision.overall_score.toFixed(1)} of 100. This figure is for trend tracking; gates are conjunctive and the score does not block.`
-      : `Overall score: ${decision.overall_score.toFixed(1)} of 100. Gates are not conjunctive: the release ` +
-          `blocks when the score is below ${options.minScore ?? "the minimum"}.`,
+      : `Overall score: ${decision.overall_score.toFixed(1)} of 100. Gates are not conjunctive: a blocked gate ` +
+          `blocks the release, and so does a score below ${options.minScore ?? "the minimum"}.`,
   );
   lines.push("", "| Gate | Status | Score | Errors | Warnings |", "|---|---|---:|---:|---:|");
   for (const g of GATE_NAMES) {

@@ -10,6 +10,8 @@ import { valueText, type ValueMatcher } from "./values.js";
 export interface StabilityHistory {
   prior: readonly PriorRunClaim[];
   demoted: readonly DemotedClaim[];
+  /** Earlier released runs of the task (asked only for a single run with nothing keyed; 0 means none or not asked). */
+  priorRuns?: number;
 }
 
 function sameSet(a: readonly unknown[], b: readonly unknown[], same: ValueMatcher): boolean {
@@ -18,9 +20,25 @@ function sameSet(a: readonly unknown[], b: readonly unknown[], same: ValueMatche
 
 const show = (vs: readonly unknown[]): string => vs.map((v) => JSON.stringify(valueText(v))).join(" and ");
 
-function notComparable(message: string, blocks: boolean): GateOutcome {
-  const f = finding("NOT_COMPARABLE", message, { severity: blocks ? "error" : "info" });
-  return { status: blocks ? "blocked" : "not_applicable", score: blocks ? 0 : null, findings: [f] };
+/**
+ * Nothing to compare. Where stability is measured (several runs, earlier runs of the task, or require_repeats) the gate
+ * is `not_comparable` and blocks: a run that cannot be measured has not passed. Elsewhere it is `not_applicable`.
+ */
+function notComparable(message: string, measured: boolean): GateOutcome {
+  const f = finding("NOT_COMPARABLE", message, { severity: measured ? "error" : "info" });
+  return { status: measured ? "not_comparable" : "not_applicable", score: measured ? 0 : null, findings: [f] };
+}
+
+/** Why a result with no keyed claims at all is, or is not yet, measured for stability. */
+function nothingKeyed(runs: number, priorRuns: number, requireRepeats: boolean): GateOutcome {
+  const none = "Not comparable: the result has no keyed claims (key and value), so its content cannot be compared";
+  const fix = "a run that cannot be measured has not passed. Give the claims that carry its figures a key and a value.";
+  if (runs > 1) return notComparable(`${none} across its ${runs} runs; ${fix}`, true);
+  if (priorRuns > 0) {
+    return notComparable(`${none} with the ${priorRuns} earlier released run(s) of this task; ${fix}`, true);
+  }
+  if (requireRepeats) return notComparable(`${none}, and stability.require_repeats = true; ${fix}`, true);
+  return notComparable(`${none} across runs. It is not stable either: stability is not measured for it.`, false);
 }
 
 /** Earlier runs' values per key and run, without values the ledger demoted or the result superseded. */
@@ -86,12 +104,7 @@ export function stabilityGate(
   const superseded = new Set(runs.flatMap((r) => [...supersededSet(r)]));
   const perRun = runs.map((r) => keyedClaims(r));
   const keyedRuns = perRun.filter((c) => c.length > 0).length;
-  if (keyedRuns === 0) {
-    return notComparable(
-      "Not comparable: the result has no keyed claims (key and value), so its content cannot be compared across runs.",
-      requireRepeats,
-    );
-  }
+  if (keyedRuns === 0) return nothingKeyed(runs.length, history.priorRuns ?? 0, requireRepeats);
   if (keyedRuns < runs.length) {
     const empty = perRun.flatMap((c, i) => (c.length === 0 ? [i + 1] : []));
     return notComparable(

@@ -46,6 +46,16 @@ export type CallVerdict = {
   crossings: CrossingDraft[];
 };
 
+/** A call's outcome in one word: refused or warned when a value was, converted when one was converted, else ok. */
+export type CallOutcome = "ok" | "converted" | "refused" | "warned";
+
+/** The one-word outcome of a call verdict (what a trace span reports). */
+export function callOutcome(v: Pick<CallVerdict, "ok" | "violations" | "crossings">): CallOutcome {
+  if (!v.ok) return "refused";
+  if (v.violations.length > 0) return "warned";
+  return v.crossings.some((c) => c.outcome === "converted") ? "converted" : "ok";
+}
+
 /** The answer to one result. */
 export type ResultVerdict = {
   ok: boolean;

@@ -104,6 +104,18 @@ function graded(
   };
 }
 
+const offered = new WeakMap<DatumRegistry, Map<string, ReturnType<typeof definitionsOf>>>();
+
+/** The tools a cell's model is offered, compiled once per task and condition. */
+function definitions(cell: Cell, registry: DatumRegistry): ReturnType<typeof definitionsOf> {
+  let m = offered.get(registry);
+  if (!m) offered.set(registry, (m = new Map()));
+  const key = `${cell.task.name}\u0000${cell.condition}`;
+  let d = m.get(key);
+  if (!d) m.set(key, (d = definitionsOf(cell.task, cell.condition, registry)));
+  return d;
+}
+
 /** Runs one cell as a session of its own, and stores its grading. */
 async function runCell(
   o: BatchOptions,
@@ -129,7 +141,7 @@ async function runCell(
     provider: o.provider,
     ledger: o.ledger,
     sessionId,
-    tools: definitionsOf(cell.task, cell.condition, registry),
+    tools: definitions(cell, registry),
     maxTurns: o.maxTurns,
     maxTokens: o.maxTokens,
     run: {

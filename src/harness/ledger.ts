@@ -58,6 +58,8 @@ export class LocalHarnessLedger implements HarnessLedger {
   readonly where: string;
   private readonly ledger: Ledger;
   private readonly runs: BenchRunStore;
+  /** The declaration this ledger last put for each tool name, as JSON: an unchanged one is not put again. */
+  private readonly declared = new Map<string, string>();
 
   constructor(
     private readonly store: LedgerDb,
@@ -99,15 +101,22 @@ export class LocalHarnessLedger implements HarnessLedger {
     decl: ToolDeclarationInput,
     args: Record<string, unknown>,
   ): Promise<CallVerdict> {
-    // Declared and checked in one synchronous step, so concurrent runs of tasks that declare the same tool name
-    // differently each check against their own declaration (an unchanged declaration is not a new version).
-    this.ledger.tools.put(this.teamId, tool, decl, this.ledger.datums(this.teamId));
-    const a = this.ledger.call(this.teamId, sessionId, tool, args);
+    // Declared and checked in one job of the ledger's group commit (the HTTP routes' batcher), so concurrent runs of
+    // tasks that declare the same tool name differently each check against their own declaration, and the writes of
+    // runs in flight together share one commit. An unchanged declaration is not put again.
+    const json = JSON.stringify(decl);
+    const a = await this.ledger.batcher.run(() => {
+      if (this.declared.get(tool) !== json) {
+        this.ledger.tools.put(this.teamId, tool, decl, this.ledger.datums(this.teamId));
+        this.declared.set(tool, json);
+      }
+      return this.ledger.call(this.teamId, sessionId, tool, args);
+    });
     return { callId: a.call_id, ok: a.ok, args: a.args, violations: a.violations };
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<ResultVerdict> {
-    const r = this.ledger.result(this.teamId, sessionId, callId, result);
+    const r = await this.ledger.resultBatched(this.teamId, sessionId, callId, result);
     return { ok: r.ok, result: r.result, violations: r.violations };
   }
 

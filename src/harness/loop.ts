@@ -1,6 +1,7 @@
 // The agent loop of corpus README section 2: the system prompt and the question, the condition's tools, at most
 // `maxTurns` model turns, each tool call run behind the guard, stopping at the first message without tool calls.
 import type { ToolDeclarationInput } from "../guard/declaration.js";
+import { QuantityError } from "../quantity/errors.js";
 import type { HarnessLedger } from "./ledger.js";
 import type {
   AssistantTurn,
@@ -178,6 +179,8 @@ async function runCall(
     );
   } catch (e) {
     if (e instanceof BodyFailure) return failed(call.name, args, e.message);
+    // The body's own unit arithmetic refused (face values in units that do not combine): a tool failure, as in the reference.
+    if (e instanceof QuantityError) return failed(call.name, args, `${e.name}: ${e.message}`);
     throw e;
   }
   const labelled: Record<string, unknown> = { value: produced.value, unit: produced.unit };

@@ -1,4 +1,4 @@
-// The harness's suites as data: the shipped tasks.json (corpus task data, MIT; TASKS-LICENCE.md), read through zod,
+// The harness's suites as data: the shipped suites/tasks.json (corpus task data, MIT; suites/TASKS-LICENCE.md), read through zod,
 // and the five conditions as a table.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
@@ -136,10 +136,12 @@ export function advertisedUnit(unit: string, condition: Condition): string {
 
 let cached: TaskData | null = null;
 
-/** The task data shipped in src/harness/tasks.json, parsed once. */
+/** The task data shipped in suites/tasks.json (outside src/: its copied prompts run past 160 characters), parsed once. */
 export function taskData(): TaskData {
   if (cached) return cached;
-  const raw = TasksFileSchema.parse(JSON.parse(readFileSync(new URL("./tasks.json", import.meta.url), "utf8")));
+  const raw = TasksFileSchema.parse(
+    JSON.parse(readFileSync(new URL("../../suites/tasks.json", import.meta.url), "utf8")),
+  );
   cached = {
     systemPrompt: raw.system_prompt,
     offsets: raw.registered_datum_offsets,

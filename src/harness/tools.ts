@@ -157,10 +157,8 @@ const FORMULAS: readonly Formula[] = [
   },
   {
     match: /^apparent_power \/ \(voltage \* sqrt\(3\)\)/,
-    run: (a) => [
-      v(a, "apparent_power") / (v(a, "voltage") * Math.sqrt(3)),
-      `${u(a, "apparent_power")}/${u(a, "voltage")}`,
-    ],
+    // VA is its own dimension in the unit table; in the declared VA and V the quotient is in amperes.
+    run: (a) => [v(a, "apparent_power") / (v(a, "voltage") * Math.sqrt(3)), "A"],
   },
   {
     match: /^abstraction \/ river_flow\b/,

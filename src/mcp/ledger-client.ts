@@ -5,6 +5,7 @@ import type { ToolDeclarationInput } from "../guard/declaration.js";
 import { openDb, type LedgerDb, type OpenOptions } from "../store/db.js";
 import { ledgerFor, type Ledger } from "../store/ledger.js";
 import { ensureDefaultTeam } from "../store/teams.js";
+import type { TraceParent } from "../telemetry/telemetry.js";
 
 const ViolationSchema = z.object({
   code: z.string(),
@@ -16,6 +17,8 @@ const CallAnswerSchema = z.object({
   call_id: z.string(),
   ok: z.boolean(),
   guarded: z.boolean(),
+  // Older services do not answer it; the proxy then reads the outcome from ok and the violations.
+  outcome: z.enum(["ok", "converted", "refused", "warned"]).optional(),
   args: z.record(z.string(), z.unknown()),
   violations: z.array(ViolationSchema),
 });
@@ -41,8 +44,8 @@ export interface ProxyLedger {
   declare(name: string, decl: ToolDeclarationInput): Promise<{ version: number }>;
   /** Opens a session in enforce mode and answers its id. */
   openSession(labels: Record<string, string>): Promise<string>;
-  /** Checks and stores one call. */
-  call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer>;
+  /** Checks and stores one call; `parent` is the agent's trace context, passed on to a remote service. */
+  call(sessionId: string, tool: string, args: Record<string, unknown>, parent?: TraceParent): Promise<LedgerCallAnswer>;
   /** Labels and stores the result of a call. */
   result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer>;
   /** Releases the database or connection. */
@@ -136,9 +139,14 @@ export class RemoteLedger implements ProxyLedger {
     return SessionSchema.parse(await this.send("POST", "/v1/sessions", { labels, enforcement: "enforce" })).id;
   }
 
-  async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
+  async call(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    parent?: TraceParent,
+  ): Promise<LedgerCallAnswer> {
     return CallAnswerSchema.parse(
-      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }),
+      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }, parent),
     );
   }
 
@@ -149,7 +157,7 @@ export class RemoteLedger implements ProxyLedger {
 
   async close(): Promise<void> {}
 
-  private async send(method: string, path: string, body: unknown): Promise<unknown> {
+  private async send(method: string, path: string, body: unknown, extra: TraceParent = {}): Promise<unknown> {
     const what = `${method} ${this.base}${path}`;
     let res: Response;
     try {
@@ -159,6 +167,7 @@ export class RemoteLedger implements ProxyLedger {
           authorization: `Bearer ${this.token}`,
           "content-type": "application/json",
           accept: "application/json",
+          ...extra,
         },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),

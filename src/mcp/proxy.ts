@@ -8,6 +8,7 @@ import {
   McpError,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { noTelemetry, nowMs, traceParentOf, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
 import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger-client.js";
@@ -28,6 +29,8 @@ export type ProxyOptions = {
   timeoutMs?: number;
   /** Declares and records the upstream's tools as `<namespace>.<tool>` in the ledger, apart from the team's own tools. */
   namespace?: string;
+  /** Where each guarded call's execute_tool span goes (none by default). */
+  telemetry?: Telemetry;
 };
 
 // API.md: label values are at most 256 characters.
@@ -42,6 +45,7 @@ export class GuardedProxy {
   private readonly ledger: ProxyLedger;
   private readonly log: (line: string) => void;
   private readonly servers = new Set<Server>();
+  private readonly telemetry: Telemetry;
   /** The name a tool is declared and recorded under in the ledger (the agent and the upstream keep the plain name). */
   private readonly ledgerName: (tool: string) => string;
 
@@ -51,6 +55,7 @@ export class GuardedProxy {
     this.annotations = options.annotations;
     this.ledger = options.ledger;
     this.log = options.log ?? (() => undefined);
+    this.telemetry = options.telemetry ?? noTelemetry;
     this.upstream = new Upstream(options.upstream, {
       onTools: (tools) => this.declare(tools),
       log: this.log,
@@ -95,8 +100,8 @@ export class GuardedProxy {
     };
     server.onclose = () => this.servers.delete(server);
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (req) =>
-      this.callTool(req.params.name, req.params.arguments ?? {}, sessionId),
+    server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+      this.callTool(req.params.name, req.params.arguments ?? {}, sessionId, traceParentOfRequest(req.params, extra)),
     );
     await server.connect(transport);
     this.servers.add(server);
@@ -134,9 +139,41 @@ export class GuardedProxy {
     name: string,
     args: Record<string, unknown>,
     sessionId: () => Promise<string>,
+    parent: TraceParent | undefined,
   ): Promise<CallToolResult> {
     const annotation = this.annotations.get(name);
     if (!annotation) return this.forward(name, args);
+    const startMs = nowMs();
+    let traced: { session: string; verdict: LedgerCallAnswer } | null = null;
+    try {
+      return await this.guardedCall(annotation, args, sessionId, parent, (session, verdict) => {
+        traced = { session, verdict };
+      });
+    } finally {
+      if (traced !== null && this.telemetry.enabled) {
+        const { session, verdict } = traced as { session: string; verdict: LedgerCallAnswer };
+        this.telemetry.toolCall({
+          tool: name,
+          callId: verdict.call_id,
+          sessionId: session,
+          outcome: verdict.outcome ?? (verdict.ok ? (verdict.violations.length > 0 ? "warned" : "ok") : "refused"),
+          violationCodes: verdict.violations.map((v) => v.code),
+          startMs,
+          endMs: nowMs(),
+          parent,
+        });
+      }
+    }
+  }
+
+  private async guardedCall(
+    annotation: ToolAnnotation,
+    args: Record<string, unknown>,
+    sessionId: () => Promise<string>,
+    parent: TraceParent | undefined,
+    checked: (session: string, verdict: LedgerCallAnswer) => void,
+  ): Promise<CallToolResult> {
+    const name = annotation.name;
     try {
       // The first call after a respawn waits for the fresh declarations.
       await this.upstream.start();
@@ -147,12 +184,13 @@ export class GuardedProxy {
     let verdict: LedgerCallAnswer;
     try {
       session = await sessionId();
-      verdict = await this.ledger.call(session, this.ledgerName(name), args);
+      verdict = await this.ledger.call(session, this.ledgerName(name), args, parent);
     } catch (e) {
       return toolError(
         `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
       );
     }
+    checked(session, verdict);
     if (!verdict.ok) return toolError(verdict.violations.map((v) => v.repair).join("\n"));
     if (!verdict.guarded)
       return toolError(
@@ -217,4 +255,23 @@ export class GuardedProxy {
       throw e;
     }
   }
+}
+
+/**
+ * The agent's trace context: the HTTP request's traceparent header (Streamable HTTP), else `_meta.traceparent` in the
+ * request, where stdio clients put it.
+ */
+function traceParentOfRequest(
+  params: { _meta?: Record<string, unknown> },
+  extra: { requestInfo?: { headers: Record<string, string | string[] | undefined> } },
+): TraceParent | undefined {
+  const header = (name: string) => {
+    const v = extra.requestInfo?.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const meta = (name: string) => {
+    const v = params._meta?.[name];
+    return typeof v === "string" ? v : undefined;
+  };
+  return traceParentOf(header) ?? traceParentOf(meta);
 }

@@ -4,7 +4,7 @@ import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../
 import { normaliseKey } from "../gates/values.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 
-type Statements = Record<"demoted" | "stamp" | "live" | "prior", Statement>;
+type Statements = Record<"demoted" | "stamp" | "live" | "prior" | "priorCount", Statement>;
 type RawDemoted = {
   id: string;
   text: string;
@@ -80,6 +80,10 @@ function prepared(sqlite: Database): Statements {
       // Rows as arrays: a June evaluation reads every earlier run's claims (50,000 rows for 1,000 runs of 50 keys),
       // and building one object per row was a third of its time.
       prior: sqlite.prepare(PRIOR_VALUES_SQL).raw(true),
+      // Released runs only, as for the prior claims: a blocked run is not a result to stay stable with.
+      priorCount: sqlite.prepare(
+        "SELECT count(*) AS n FROM runs WHERE team_id = ? AND task = ? AND status = 'released'",
+      ),
     };
     statements.set(sqlite, s);
   }
@@ -120,6 +124,9 @@ export function claimHistory(sqlite: Database, teamId: string): ClaimHistory {
         claim_id,
       }));
     },
+    priorRunCount(task: string): number {
+      return (s.priorCount.get(teamId, task) as { n: number }).n;
+    },
   };
 }
 
@@ -157,5 +164,6 @@ export function overlayHistory(base: ClaimHistory, given: readonly LedgerLine[])
       return [...base.liveClaims(keys).filter((c) => !ids.has(c.id)), ...own];
     },
     priorRunClaims: (task, keys) => base.priorRunClaims(task, keys),
+    priorRunCount: (task) => base.priorRunCount(task),
   };
 }

@@ -1,9 +1,11 @@
-// The dashboard overview's figures: every one an aggregate query on an index over (team, time), so the page never
-// loads rows into JavaScript to count them.
+// The dashboard overview's figures, per UTC day, each from an aggregate query on an index over (team, time), so the
+// page never loads rows into JavaScript to count them. A day that ended more than CLOSED_AFTER_MS ago no longer
+// changes (rows are written at the time they happen), so its figures are kept in memory: a window costs one query
+// range for today and for the days not seen before.
 import type { Database, Statement } from "better-sqlite3";
 import type { LedgerDb } from "./db.js";
 
-/** A time window [since, until) as ISO UTC strings. */
+/** A time window [since, until) as ISO UTC strings on whole days. */
 export type Window = { since: string; until: string };
 
 /** One day of calls: refused (not ok), converted (ok with a value converted) and passed (every other call). */
@@ -29,67 +31,140 @@ export type Overview = {
   evaluationsPerDay: EvaluationsDay[];
 };
 
-type Statements = Record<
-  "sessions" | "callsByDay" | "convertedByDay" | "codesByDay" | "audited" | "evaluationsByDay",
-  Statement
->;
+/** The figures of one day. */
+type DayFigures = {
+  sessions: number;
+  calls: number;
+  refused: number;
+  converted: number;
+  audited: number;
+  unsourced: number;
+  released: number;
+  blocked: number;
+  codes: Map<string, number>;
+};
 
+/** How long after its end a day is taken as final (clock skew between processes, a call in flight at midnight). */
+export const CLOSED_AFTER_MS = 10 * 60_000;
+const DAY_MS = 86_400_000;
 const DAY = "substr(created_at, 1, 10)";
+
+type Statements = Record<"sessions" | "calls" | "converted" | "codes" | "audited" | "evaluations", Statement>;
 
 function prepare(sqlite: Database): Statements {
   const p = (sql: string) => sqlite.prepare(sql);
+  const range = "team_id = ? AND created_at >= ? AND created_at < ?";
   return {
-    sessions: p("SELECT count(*) AS n FROM sessions WHERE team_id = ? AND created_at >= ? AND created_at < ?"),
+    sessions: p(`SELECT ${DAY} AS day, count(*) AS n FROM sessions WHERE ${range} GROUP BY day`),
     // calls_team_created_idx (team, created_at, ok) covers it.
-    callsByDay: p(`SELECT ${DAY} AS day, count(*) AS calls, sum(ok = 0) AS refused FROM calls
-                   WHERE team_id = ? AND created_at >= ? AND created_at < ? GROUP BY day ORDER BY day`),
+    calls: p(`SELECT ${DAY} AS day, count(*) AS n, sum(ok = 0) AS refused FROM calls WHERE ${range} GROUP BY day`),
     // crossings_team_converted_idx holds only converted parameter values; the call's own row says whether it was ok.
-    convertedByDay: p(`SELECT substr(x.created_at, 1, 10) AS day, count(DISTINCT x.call_id) AS n FROM crossings x
-                       JOIN calls c ON c.id = x.call_id AND c.ok = 1
-                       WHERE x.team_id = ? AND x.created_at >= ? AND x.created_at < ? AND x.outcome = 'converted' AND x.direction = 'param'
-                       GROUP BY day ORDER BY day`),
-    codesByDay: p(`SELECT ${DAY} AS day, violation AS code, count(*) AS n FROM crossings
-                   WHERE team_id = ? AND created_at >= ? AND created_at < ? AND violation IS NOT NULL AND outcome = 'refused'
-                   GROUP BY day, code ORDER BY day, code`),
-    audited: p(`SELECT count(*) AS n, coalesce(sum(i.status = 'unsourced'), 0) AS unsourced FROM audits a
-                JOIN audit_items i ON i.audit_id = a.id WHERE a.team_id = ? AND a.created_at >= ? AND a.created_at < ?`),
-    evaluationsByDay:
+    converted: p(`SELECT substr(x.created_at, 1, 10) AS day, count(DISTINCT x.call_id) AS n FROM crossings x
+                  JOIN calls c ON c.id = x.call_id AND c.ok = 1
+                  WHERE x.team_id = ? AND x.created_at >= ? AND x.created_at < ? AND x.outcome = 'converted' AND x.direction = 'param'
+                  GROUP BY day`),
+    // crossings_team_created_violation_idx (team, created_at, violation, outcome), partial on violations, covers it.
+    codes: p(`SELECT ${DAY} AS day, violation AS code, count(*) AS n FROM crossings
+              WHERE ${range} AND violation IS NOT NULL AND outcome = 'refused' GROUP BY day, code`),
+    audited:
+      p(`SELECT substr(a.created_at, 1, 10) AS day, count(*) AS n, sum(i.status = 'unsourced') AS unsourced FROM audits a
+                JOIN audit_items i ON i.audit_id = a.id WHERE a.team_id = ? AND a.created_at >= ? AND a.created_at < ? GROUP BY day`),
+    evaluations:
       p(`SELECT ${DAY} AS day, sum(status = 'released') AS released, sum(status = 'blocked') AS blocked FROM runs
-                         WHERE team_id = ? AND created_at >= ? AND created_at < ? GROUP BY day ORDER BY day`),
+                    WHERE ${range} GROUP BY day`),
   };
 }
 
-const statements = new WeakMap<Database, Statements>();
+const empty = (): DayFigures => ({
+  sessions: 0,
+  calls: 0,
+  refused: 0,
+  converted: 0,
+  audited: 0,
+  unsourced: 0,
+  released: 0,
+  blocked: 0,
+  codes: new Map(),
+});
 
-/** The overview of a team's ledger over a window. */
-export async function dashboardOverview(store: LedgerDb, teamId: string, w: Window): Promise<Overview> {
-  let s = statements.get(store.sqlite);
-  if (!s) statements.set(store.sqlite, (s = prepare(store.sqlite)));
-  const args = [teamId, w.since, w.until];
-  const calls = s.callsByDay.all(...args) as { day: string; calls: number; refused: number }[];
-  const converted = new Map(
-    (s.convertedByDay.all(...args) as { day: string; n: number }[]).map((r) => [r.day, r.n] as const),
-  );
-  const callsPerDay = calls.map((r) => {
-    const conv = converted.get(r.day) ?? 0;
-    return { day: r.day, converted: conv, passed: r.calls - r.refused - conv, refused: r.refused };
-  });
-  const audited = s.audited.get(...args) as { n: number; unsourced: number };
-  const evaluationsPerDay = s.evaluationsByDay.all(...args) as EvaluationsDay[];
+/** Every day of [since, until) with its figures, from one query per figure over the whole range. */
+function query(s: Statements, teamId: string, since: string, until: string): Map<string, DayFigures> {
+  const days = new Map<string, DayFigures>();
+  for (let t = Date.parse(since); t < Date.parse(until); t += DAY_MS)
+    days.set(new Date(t).toISOString().slice(0, 10), empty());
+  const at = (day: string) => days.get(day) ?? days.set(day, empty()).get(day)!;
+  const args = [teamId, since, until];
+  type Row = { day: string; n: number };
+  for (const r of s.sessions.all(...args) as Row[]) at(r.day).sessions = r.n;
+  for (const r of s.calls.all(...args) as (Row & { refused: number })[])
+    Object.assign(at(r.day), { calls: r.n, refused: r.refused });
+  for (const r of s.converted.all(...args) as Row[]) at(r.day).converted = r.n;
+  for (const r of s.codes.all(...args) as (Row & { code: string })[]) at(r.day).codes.set(r.code, r.n);
+  for (const r of s.audited.all(...args) as (Row & { unsourced: number })[])
+    Object.assign(at(r.day), { audited: r.n, unsourced: r.unsourced });
+  for (const r of s.evaluations.all(...args) as { day: string; released: number; blocked: number }[])
+    Object.assign(at(r.day), { released: r.released, blocked: r.blocked });
+  return days;
+}
+
+type Cache = { statements: Statements; closed: Map<string, DayFigures> };
+const caches = new WeakMap<Database, Cache>();
+
+/** The figures of each day of the window: closed days from memory (or one query for those not seen), the rest live. */
+function figures(store: LedgerDb, teamId: string, w: Window, now: Date): Map<string, DayFigures> {
+  let cache = caches.get(store.sqlite);
+  if (!cache) caches.set(store.sqlite, (cache = { statements: prepare(store.sqlite), closed: new Map() }));
+  const openFrom = Math.floor((now.getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS;
+  const out = new Map<string, DayFigures>();
+  let missing: number | null = null;
+  const end = Math.min(Date.parse(w.until), openFrom);
+  for (let t = Date.parse(w.since); t < end; t += DAY_MS) {
+    const hit = cache.closed.get(`${teamId}/${new Date(t).toISOString().slice(0, 10)}`);
+    if (hit === undefined) missing ??= t;
+  }
+  if (missing !== null) {
+    for (const [day, f] of query(
+      cache.statements,
+      teamId,
+      new Date(missing).toISOString(),
+      new Date(end).toISOString(),
+    ))
+      cache.closed.set(`${teamId}/${day}`, f);
+  }
+  for (let t = Date.parse(w.since); t < end; t += DAY_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    out.set(day, cache.closed.get(`${teamId}/${day}`) ?? empty());
+  }
+  const liveFrom = new Date(Math.max(Date.parse(w.since), openFrom)).toISOString();
+  if (liveFrom < w.until) for (const [day, f] of query(cache.statements, teamId, liveFrom, w.until)) out.set(day, f);
+  return out;
+}
+
+/** The overview of a team's ledger over a window of whole UTC days ending at or after `now`. */
+export async function dashboardOverview(store: LedgerDb, teamId: string, w: Window, now: Date): Promise<Overview> {
+  const days = [...figures(store, teamId, w, now).entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const sum = (read: (f: DayFigures) => number) => days.reduce((a, [, f]) => a + read(f), 0);
   return {
-    sessions: (s.sessions.get(...args) as { n: number }).n,
-    calls: calls.reduce((a, r) => a + r.calls, 0),
-    refusedCalls: calls.reduce((a, r) => a + r.refused, 0),
-    auditedNumbers: audited.n,
-    unsourcedNumbers: audited.unsourced,
-    evaluations: evaluationsPerDay.reduce((a, r) => a + r.released + r.blocked, 0),
-    blockedEvaluations: evaluationsPerDay.reduce((a, r) => a + r.blocked, 0),
-    callsPerDay,
-    refusalsByCode: (s.codesByDay.all(...args) as { day: string; code: string; n: number }[]).map((r) => ({
-      day: r.day,
-      code: r.code,
-      count: r.n,
-    })),
-    evaluationsPerDay,
+    sessions: sum((f) => f.sessions),
+    calls: sum((f) => f.calls),
+    refusedCalls: sum((f) => f.refused),
+    auditedNumbers: sum((f) => f.audited),
+    unsourcedNumbers: sum((f) => f.unsourced),
+    evaluations: sum((f) => f.released + f.blocked),
+    blockedEvaluations: sum((f) => f.blocked),
+    callsPerDay: days
+      .filter(([, f]) => f.calls > 0)
+      .map(([day, f]) => ({
+        day,
+        converted: f.converted,
+        passed: f.calls - f.refused - f.converted,
+        refused: f.refused,
+      })),
+    refusalsByCode: days.flatMap(([day, f]) =>
+      [...f.codes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([code, count]) => ({ day, code, count })),
+    ),
+    evaluationsPerDay: days
+      .filter(([, f]) => f.released + f.blocked > 0)
+      .map(([day, f]) => ({ day, released: f.released, blocked: f.blocked })),
   };
 }

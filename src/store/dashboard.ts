@@ -2,6 +2,7 @@
 // moving them behind the store port is mechanical. Every function is scoped to a team; another team's id is null.
 import type { Database, Statement } from "better-sqlite3";
 import type { Decision } from "../gates/decision.js";
+import type { GateStatus } from "../gates/outcome-kit.js";
 import { auditsFor } from "./audits.js";
 import { ClaimStore, type ClaimEvent, type ClaimRow } from "./claims.js";
 import type { LedgerDb } from "./db.js";
@@ -50,7 +51,7 @@ export type EvaluationRow = {
   status: "released" | "blocked";
   overallScore: number;
   blockedBy: string[];
-  gates: Record<string, "passed" | "blocked" | "not_applicable">;
+  gates: Record<string, GateStatus>;
   createdAt: string;
 };
 
@@ -87,15 +88,19 @@ function prepare(sqlite: Database): Statements {
     runs: p(`SELECT id, task, status, overall_score, report, created_at FROM runs WHERE team_id = @team
              AND (@task IS NULL OR task = @task) AND (@status IS NULL OR status = @status)
              AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    // The most recent released values only: a strip plot of more dots than this is a blot, not a picture.
     keyValues:
       p(`SELECT run_id, task, value, text, created_at FROM run_claims WHERE team_id = ? AND key = ? AND released = 1
-                  ORDER BY task, created_at, id LIMIT 2000`),
+                  ORDER BY created_at DESC, id DESC LIMIT ${KEY_VALUES}`),
     // Codes of a page of sessions: crossings_session_seq_idx reads only those sessions' rows.
     sessionCodes: p(`SELECT session_id, violation AS code, count(*) AS n FROM crossings
                      WHERE session_id IN (SELECT value FROM json_each(?)) AND team_id = ? AND violation IS NOT NULL
                      GROUP BY session_id, violation ORDER BY session_id, n DESC, violation`),
   };
 }
+
+/** How many of a key's most recent released values the claim page plots. */
+export const KEY_VALUES = 300;
 
 const statements = new WeakMap<Database, Statements>();
 const prepared = (store: LedgerDb): Statements => {
@@ -282,13 +287,15 @@ export async function dashboardClaim(store: LedgerDb, teamId: string, id: string
             text: string;
             created_at: string;
           }[]
-        ).map((r) => ({
-          runId: r.run_id,
-          task: r.task,
-          value: r.value === null ? null : (JSON.parse(r.value) as unknown),
-          text: r.text,
-          createdAt: r.created_at,
-        }));
+        )
+          .reverse()
+          .map((r) => ({
+            runId: r.run_id,
+            task: r.task,
+            value: r.value === null ? null : (JSON.parse(r.value) as unknown),
+            text: r.text,
+            createdAt: r.created_at,
+          }));
   return {
     claim,
     events: claims.events(teamId, id),

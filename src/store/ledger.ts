@@ -2,7 +2,7 @@
 import type { Clock } from "../clock.js";
 import type { ToolDeclaration } from "../guard/declaration.js";
 import { enforcementReport, type EnforcementReport } from "../guard/report.js";
-import { checkCall, checkResult, type Violation } from "../guard/verdict.js";
+import { callOutcome, checkCall, checkResult, type CallOutcome, type Violation } from "../guard/verdict.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { LedgerDb } from "./db.js";
 import { WriteBatcher } from "./batch.js";
@@ -19,6 +19,8 @@ export type CallAnswer = {
   guarded: boolean;
   would_block: boolean;
   tool_version: number | null;
+  /** ok, converted, refused or warned (what the call's trace span reports). */
+  outcome: CallOutcome;
   args: Record<string, unknown>;
   violations: Violation[];
 };
@@ -88,6 +90,7 @@ export class Ledger {
         guarded: verdict.guarded,
         would_block: verdict.wouldBlock,
         tool_version: decl?.version ?? null,
+        outcome: callOutcome(verdict),
         args: verdict.args,
         violations: verdict.violations,
       };

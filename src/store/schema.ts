@@ -209,6 +209,8 @@ export const crossings = sqliteTable(
       .on(t.teamId, t.createdAt, t.callId)
       .where(sql`outcome = 'converted' AND direction = 'param'`),
     index("crossings_team_tool_idx").on(t.teamId, t.tool),
+    // The session list's code filter, checked per session when another filter drives the query.
+    index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
   ],
 );
 

@@ -93,6 +93,21 @@ describe("the March demotion and the June report over HTTP", () => {
 });
 
 describe("stability across stored evaluations over HTTP", () => {
+  it("answers not_comparable for repeats with no keyed claims, stores it, and lists it", async () => {
+    const { t, evaluation } = setup();
+    const keyless = stageResult("17.1 ft");
+    keyless.claims = (keyless.claims as Record<string, unknown>[]).map(({ key, value, ...c }) => c);
+    const e = await evaluation({ task: { id: "keyless" }, runs: [keyless, keyless] });
+    expect([e.status, e.blocked_by, e.gates.stability?.status, e.gates.stability?.score]).toEqual([
+      "blocked",
+      ["stability"],
+      "not_comparable",
+      0,
+    ]);
+    const stored = await t.call("GET", `/v1/evaluations/${e.id}`);
+    expect((stored.body as Evaluation).gates.stability?.status).toBe("not_comparable");
+  });
+
   it("passes the same value in other words and blocks a different one (three evaluations of one task)", async () => {
     const { evaluation } = setup();
     const first = await evaluation(crest("17.1 ft"));

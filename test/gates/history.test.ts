@@ -112,9 +112,11 @@ describe("March demotion, June report", () => {
         return h.liveClaims(k);
       },
       priorRunClaims: (t: string, k: readonly string[]) => h.priorRunClaims(t, k),
+      priorRunCount: (t: string) => h.priorRunCount(t),
     };
     decide({ task: { id: "t" }, result: report("x", "1", { key: "Thompson  GAIN" }) }, { history: spy });
-    expect(h.calls).toEqual({ demoted: 1, live: 1, prior: 1 });
+    // A keyed result never needs the count of earlier runs.
+    expect(h.calls).toEqual({ demoted: 1, live: 1, prior: 1, count: 0 });
     expect(keysAsked).toEqual([["thompson gain"]]);
   });
 });

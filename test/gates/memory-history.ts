@@ -19,7 +19,7 @@ export class MemoryHistory implements ClaimHistory {
   readonly ledger: LedgerLine[] = [];
   readonly runs: PriorRunClaim[] = [];
   readonly runTasks = new Map<string, string>();
-  calls = { demoted: 0, live: 0, prior: 0 };
+  calls = { demoted: 0, live: 0, prior: 0, count: 0 };
 
   constructor(ledger: LedgerLine[] = []) {
     this.ledger.push(...ledger);
@@ -67,6 +67,11 @@ export class MemoryHistory implements ClaimHistory {
         ? [{ id: l.id, text: l.text, key: normaliseKey(l.key), value: l.value }]
         : [],
     );
+  }
+
+  priorRunCount(task: string): number {
+    this.calls.count += 1;
+    return [...this.runTasks.values()].filter((t) => t === task).length;
   }
 
   priorRunClaims(task: string, keys: readonly string[]): PriorRunClaim[] {

@@ -14,6 +14,8 @@ const EXPECTED: Record<string, { gate: GateName; code: string }> = {
   "no_baseline.json": { gate: "baseline", code: "COMPARATIVE_WITHOUT_COMPARISON" },
   "single_test.json": { gate: "statistics", code: "SINGLE_TEST" },
   "demoted_repeated.json": { gate: "contradiction", code: "LEDGER_DEMOTED_REAPPEARS" },
+  "unkeyed_repeats.json": { gate: "stability", code: "NOT_COMPARABLE" },
+  "compensated_gate.json": { gate: "simplicity", code: "TOO_MANY_CONTROLS" },
 };
 
 const files = readdirSync(DIR)
@@ -43,6 +45,18 @@ describe("regression fixtures", () => {
     const d = decide(JSON.parse(readFileSync(new URL("circular_source.json", DIR), "utf8")) as unknown);
     expect(d.blocked_by).toEqual(expect.arrayContaining(["evidence", "provenance"]));
     expect(d.gates.evidence.findings.map((f) => f.code)).toEqual(["SOURCE_CIRCULAR"]);
+  });
+
+  it("unkeyed_repeats.json is not_comparable on stability, never stable: its two runs disagree and nothing keyed shows it", () => {
+    const d = decide(JSON.parse(readFileSync(new URL("unkeyed_repeats.json", DIR), "utf8")) as unknown);
+    expect([d.gates.stability.status, d.gates.stability.score]).toEqual(["not_comparable", 0]);
+    expect(d.blocked_by).toEqual(["stability"]);
+  });
+
+  it("compensated_gate.json stays blocked by simplicity with conjunctive = false although its score reaches min_score", () => {
+    const d = decide(JSON.parse(readFileSync(new URL("compensated_gate.json", DIR), "utf8")) as unknown);
+    expect(d.overall_score).toBeGreaterThanOrEqual(80);
+    expect(d.blocked_by).toEqual(["simplicity"]);
   });
 
   it("demoted_repeated.json passes contradiction once the demoted claim is absent from the ledger", () => {

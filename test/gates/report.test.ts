@@ -55,9 +55,9 @@ describe("reports", () => {
     );
   });
 
-  it("says the score decides when gates are not conjunctive", () => {
+  it("says the score blocks as well as the gates when gates are not conjunctive", () => {
     expect(renderMarkdown(decide(goodInput()), { conjunctive: false, minScore: 80 })).toContain(
-      "Gates are not conjunctive: the release blocks when the score is below 80.",
+      "Gates are not conjunctive: a blocked gate blocks the release, and so does a score below 80.",
     );
   });
 });

@@ -46,10 +46,10 @@ describe("stability across the repeats of one evaluation", () => {
     ]);
   });
 
-  it("blocks repeats where one run has no keyed claims as not comparable, score 0", () => {
+  it("is not_comparable (blocking, score 0) for repeats where one run has no keyed claims", () => {
     const o = stabilityGate([run([["latency", "420 ms"]]), run([])], settings(), none, same);
     expect(o).toEqual({
-      status: "blocked",
+      status: "not_comparable",
       score: 0,
       findings: [
         {
@@ -61,11 +61,51 @@ describe("stability across the repeats of one evaluation", () => {
     });
   });
 
-  it("reports a result with no keyed claims as not comparable rather than stable", () => {
+  it("is not_comparable, not stable, for repeats with no keyed claims at all: a run that cannot be measured has not passed", () => {
     const o = stabilityGate([run([]), run([])], settings(), none, same);
-    expect(o.status).toBe("not_applicable");
-    expect(o.score).toBeNull();
-    expect(o.findings.map((f) => [f.code, f.severity])).toEqual([["NOT_COMPARABLE", "info"]]);
+    expect(o).toEqual({
+      status: "not_comparable",
+      score: 0,
+      findings: [
+        {
+          code: "NOT_COMPARABLE",
+          severity: "error",
+          message:
+            "Not comparable: the result has no keyed claims (key and value), so its content cannot be compared across " +
+            "its 2 runs; a run that cannot be measured has not passed. Give the claims that carry its figures a key and a value.",
+        },
+      ],
+    });
+  });
+
+  it("is not_comparable for one run with no keyed claims when the task has earlier released runs", () => {
+    const o = stabilityGate([run([])], settings(), { ...none, priorRuns: 3 }, same);
+    expect(o.status).toBe("not_comparable");
+    expect(o.score).toBe(0);
+    expect(o.findings.map((f) => f.message)).toEqual([
+      "Not comparable: the result has no keyed claims (key and value), so its content cannot be compared with the 3 " +
+        "earlier released run(s) of this task; a run that cannot be measured has not passed. Give the claims that carry " +
+        "its figures a key and a value.",
+    ]);
+  });
+
+  it("is not_applicable, never passed, for one run with no keyed claims and nothing to measure it against", () => {
+    const o = stabilityGate([run([])], settings(), none, same);
+    expect(o).toEqual({
+      status: "not_applicable",
+      score: null,
+      findings: [
+        {
+          code: "NOT_COMPARABLE",
+          severity: "info",
+          message:
+            "Not comparable: the result has no keyed claims (key and value), so its content cannot be compared across " +
+            "runs. It is not stable either: stability is not measured for it.",
+        },
+      ],
+    });
+    const required = stabilityGate([run([])], settings({ stability: { require_repeats: true } }), none, same);
+    expect([required.status, required.score]).toEqual(["not_comparable", 0]);
   });
 
   it("warns when a key is missing from one repeat", () => {
@@ -86,11 +126,11 @@ describe("stability across the repeats of one evaluation", () => {
     expect(o.findings.map((f) => f.message)).toEqual(['The key "b" is missing from run(s) 2 of 2.']);
   });
 
-  it("has nothing to compare for one run without history, and blocks then when repeats are required", () => {
+  it("has nothing to compare for one run without history, and is not_comparable when repeats are required", () => {
     expect(stabilityGate([run([["a", 1]])], settings(), none, same).status).toBe("not_applicable");
     expect(
       stabilityGate([run([["a", 1]])], settings({ stability: { require_repeats: true } }), none, same).status,
-    ).toBe("blocked");
+    ).toBe("not_comparable");
   });
 });
 

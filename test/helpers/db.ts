@@ -7,6 +7,7 @@ import { defaultConfig, type Config } from "../../src/config.js";
 import { openDb, type LedgerDb } from "../../src/store/db.js";
 import { seedDatabase } from "../../src/store/seed.js";
 import { createTeam, createToken, ensureAdminToken, findTeamByName } from "../../src/store/teams.js";
+import type { Telemetry } from "../../src/telemetry/telemetry.js";
 
 /** A fresh ":memory:" database, migrated from zero. */
 export function createTestDb(): LedgerDb {
@@ -32,7 +33,11 @@ export type TestApp = {
   /** Authorization and JSON content-type headers for `token` (the admin token by default). */
   authHeaders(token?: string): Record<string, string>;
   /** Sends a request (body as JSON when given) and parses the JSON answer (or text, or null). */
-  call(method: string, path: string, options?: { body?: unknown; token?: string | null }): Promise<CallResult>;
+  call(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string | null; headers?: Record<string, string> },
+  ): Promise<CallResult>;
 };
 
 /** Silences 500 logging in tests that provoke one on purpose; collects what would have been logged. */
@@ -43,7 +48,7 @@ export function captureLogger(): Logger & { lines: string[] } {
 
 /** An app over a seeded in-memory database with a known admin token. */
 export function createTestApp(
-  options: { config?: Partial<Config>; clock?: Clock; logger?: Logger; packFetch?: Fetch } = {},
+  options: { config?: Partial<Config>; clock?: Clock; logger?: Logger; packFetch?: Fetch; telemetry?: Telemetry } = {},
 ): TestApp {
   const store = createTestDb();
   const { teamId: defaultTeamId } = seedDatabase(store);
@@ -55,6 +60,7 @@ export function createTestApp(
     clock: options.clock,
     logger: options.logger,
     packFetch: options.packFetch,
+    telemetry: options.telemetry,
   });
   const teamId = (name: string): string => {
     const team = findTeamByName(store.db, name);
@@ -72,10 +78,12 @@ export function createTestApp(
   const call = async (
     method: string,
     path: string,
-    opts: { body?: unknown; token?: string | null } = {},
+    opts: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {},
   ): Promise<CallResult> => {
-    const headers: Record<string, string> =
-      opts.token === null ? { "content-type": "application/json" } : authHeaders(opts.token ?? adminToken);
+    const headers: Record<string, string> = {
+      ...(opts.token === null ? { "content-type": "application/json" } : authHeaders(opts.token ?? adminToken)),
+      ...opts.headers,
+    };
     const res = await app.request(path, {
       method,
       headers,

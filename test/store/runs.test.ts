@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
-import { PRIOR_RUN_CLAIMS_SQL } from "../../src/store/claim-history.js";
+import { claimHistory, PRIOR_RUN_CLAIMS_SQL } from "../../src/store/claim-history.js";
 import { ClaimStore } from "../../src/store/claims.js";
 import { parseLedgerText } from "../../src/store/claims-jsonl.js";
 import { RunStore } from "../../src/store/runs.js";
@@ -143,6 +143,29 @@ describe("stability across stored runs", () => {
     const later = evaluate(stage("18.6 ft"));
     expect([later.status, later.gates.stability.status]).toEqual(["released", "passed"]);
     expect(evaluate(stage("17.1 ft")).blocked_by).toEqual(["stability"]);
+  });
+
+  it("answers not_comparable for a result with no keyed claims once the task has an earlier released run", () => {
+    const { evaluate, runs, team, store, clock } = setup();
+    const keyless = () => {
+      const r = stageResult("17.1 ft");
+      r.claims = (r.claims as Record<string, unknown>[]).map(({ key, value, ...c }) => c);
+      return { task: { id: "crest-report" }, result: r };
+    };
+    const first = evaluate(keyless());
+    expect([first.status, first.gates.stability.status]).toEqual(["released", "not_applicable"]);
+    expect(claimHistory(store.sqlite, team).priorRunCount("crest-report")).toBe(1);
+    const second = evaluate(keyless());
+    expect([second.status, second.blocked_by, second.gates.stability.status]).toEqual([
+      "blocked",
+      ["stability"],
+      "not_comparable",
+    ]);
+    expect(second.gates.stability.findings.map((f) => [f.code, f.severity])).toEqual([["NOT_COMPARABLE", "error"]]);
+    // A blocked run is not counted; another task has no earlier run.
+    expect(claimHistory(store.sqlite, team).priorRunCount("crest-report")).toBe(1);
+    const other = runs.evaluate(team, { ...keyless(), task: { id: "other-task" } }, { clock }).evaluation;
+    expect(other.gates.stability.status).toBe("not_applicable");
   });
 
   it("keeps teams apart: another team's runs of the same task id are not history", () => {

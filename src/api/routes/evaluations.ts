@@ -1,10 +1,12 @@
 // Release gates over HTTP: evaluate a result against the team's ledger and earlier runs, list and read stored reports.
 import { createRoute, z } from "@hono/zod-openapi";
+import { GATE_STATUSES } from "../../gates/outcome-kit.js";
 import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
 import { ledgerFor } from "../../store/ledger.js";
 import { parseInstant } from "../../store/queries.js";
 import { RunStore, type Evaluation } from "../../store/runs.js";
+import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
 import {
@@ -28,7 +30,11 @@ const FindingSchema = z
   .openapi("Finding");
 const GateSchema = z
   .object({
-    status: z.enum(["passed", "blocked", "not_applicable"]),
+    status: z.enum(GATE_STATUSES).openapi({
+      description:
+        "not_comparable: stability was measured (several runs, or earlier runs of the task) but the result has no " +
+        "keyed claims to compare; it blocks, as blocked does.",
+    }),
     score: z.number().nullable(),
     findings: z.array(FindingSchema),
   })
@@ -164,6 +170,7 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(evaluateRoute, (c) => {
     const teamId = c.get("teamId");
+    const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
     try {
       ({ evaluation } = runs.evaluate(teamId, c.req.valid("json"), {
@@ -173,6 +180,17 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
       throw e;
+    }
+    if (deps.telemetry.enabled) {
+      deps.telemetry.evaluation({
+        evaluationId: evaluation.id,
+        task: evaluation.task,
+        status: evaluation.status,
+        blockedBy: evaluation.blocked_by,
+        startMs,
+        endMs: nowMs(),
+        parent: traceParentOf((name) => c.req.header(name)),
+      });
     }
     return c.json(evaluation, 200);
   });

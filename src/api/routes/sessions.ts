@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ledgerFor } from "../../store/ledger.js";
 import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
+import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
 import { ViolationSchema } from "../schemas.js";
@@ -39,6 +40,7 @@ const CallAnswerSchema = z
     guarded: z.boolean(),
     would_block: z.boolean(),
     tool_version: z.number().int().nullable(),
+    outcome: z.enum(["ok", "converted", "refused", "warned"]),
     args: z.record(z.string(), z.unknown()),
     violations: z.array(ViolationSchema),
   })
@@ -202,7 +204,22 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(callRoute, async (c) => {
     const { tool, args } = c.req.valid("json");
-    return c.json(await ledger.callBatched(c.get("teamId"), c.req.valid("param").id, tool, args), 200);
+    const sessionId = c.req.valid("param").id;
+    const startMs = deps.telemetry.enabled ? nowMs() : 0;
+    const answer = await ledger.callBatched(c.get("teamId"), sessionId, tool, args);
+    if (deps.telemetry.enabled) {
+      deps.telemetry.toolCall({
+        tool,
+        callId: answer.call_id,
+        sessionId,
+        outcome: answer.outcome,
+        violationCodes: answer.violations.map((v) => v.code),
+        startMs,
+        endMs: nowMs(),
+        parent: traceParentOf((name) => c.req.header(name)),
+      });
+    }
+    return c.json(answer, 200);
   });
 
   app.openapi(resultRoute, async (c) => {

@@ -20,6 +20,8 @@ const RecordSchema = z.object({
     stated: z.string().nullable().optional(),
     detail: z.string().nullable().optional(),
   }),
+  /** The corpus's re-grading of the percentage artefacts (README section 5.2), for comparing outcomes. */
+  derived: z.object({ regraded_outcome: z.string().nullish() }).optional(),
 });
 
 /** One recorded run, as the replay needs it. */

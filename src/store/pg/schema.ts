@@ -231,6 +231,7 @@ export const crossings = pgTable(
       .on(t.teamId, t.createdAt, t.callId)
       .where(sql`outcome = 'converted' AND direction = 'param'`),
     index("crossings_team_tool_idx").on(t.teamId, t.tool),
+    index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
   ],
 );
 

@@ -2,7 +2,7 @@
 // each gate's findings and the ledger sources its facts resolved to.
 import type { Child } from "hono/jsx";
 import type { Decision } from "../../gates/decision.js";
-import { GATE_NAMES } from "../../gates/outcome-kit.js";
+import { GATE_NAMES, type GateStatus } from "../../gates/outcome-kit.js";
 import { dashboardEvaluation, dashboardEvaluations, type EvaluationRow } from "../../store/dashboard.js";
 import { QueryError } from "../../store/queries.js";
 import { Badge, Empty, Pager } from "../components.js";
@@ -14,7 +14,13 @@ import { problemPage } from "../problem.js";
 
 const NAMES = ["task", "status", "cursor"] as const;
 const PAGE = 100;
-const STATUS_TEXT = { passed: "pass", blocked: "BLOCK", not_applicable: "n/a" } as const;
+/** The heat map's cell text per gate status; not_comparable blocks like blocked. */
+const STATUS_TEXT: Record<GateStatus, string> = {
+  passed: "pass",
+  blocked: "BLOCK",
+  not_applicable: "n/a",
+  not_comparable: "N/C",
+};
 
 /** Rows grouped by task, tasks in order of their newest run (rows arrive newest first). Pure. */
 export function byTask(rows: readonly EvaluationRow[]): [string, EvaluationRow[]][] {
@@ -59,7 +65,7 @@ function HeatMap(props: { rows: EvaluationRow[]; params: Params }): Child {
               {GATE_NAMES.map((g) => {
                 const s = r.gates[g] ?? "not_applicable";
                 return (
-                  <td class={`cell g-${s}`} title={`${g}: ${s.replace("_", " ")}`}>
+                  <td class={`cell g-${s}`} title={`${g}: ${s.replaceAll("_", " ")}`}>
                     {STATUS_TEXT[s]}
                   </td>
                 );

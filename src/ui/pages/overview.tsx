@@ -85,7 +85,7 @@ export function registerOverviewPage(ui: UiApp, deps: UiDeps): void {
     // Whole UTC days: the window ends at the end of today and starts `days` days earlier.
     const until = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
     const since = new Date(Date.parse(until) - days * 86_400_000).toISOString();
-    const o = await dashboardOverview(deps.store, c.get("teamId"), { since, until });
+    const o = await dashboardOverview(deps.store, c.get("teamId"), { since, until }, now);
     const axis = daysBetween(since, until);
     const codes = [...new Set(o.refusalsByCode.map((r) => r.code))];
     return c.html(

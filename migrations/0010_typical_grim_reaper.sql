@@ -1,0 +1,1 @@
+CREATE INDEX `crossings_session_violation_idx` ON `crossings` (`session_id`,`violation`) WHERE violation IS NOT NULL;

@@ -1,0 +1,14 @@
+// The module hooks behind record-loads.mjs (they run on the loader thread).
+import { appendFileSync } from "node:fs";
+
+let file;
+
+export function initialize(data) {
+  file = data?.file;
+}
+
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  if (file && resolved.url.includes("/@opentelemetry/")) appendFileSync(file, `${resolved.url}\n`);
+  return resolved;
+}
