@@ -150,6 +150,7 @@ export function buildLedger(store: LedgerDb, crossings: number, log: (line: stri
   const claims = new ClaimStore(store.sqlite);
   const nDemoted = Math.max(1, Math.round(crossings / 1000));
   for (let i = 0; i < nDemoted; i += 1) {
+    clock.advance(1000);
     const id = `CLM-${i + 1}`;
     claims.create(teamId, { id, text: `Gauge ${i} gains ${i}.5x over the baseline`, status: "live" }, clock.now());
     claims.demote(
@@ -164,9 +165,10 @@ export function buildLedger(store: LedgerDb, crossings: number, log: (line: stri
   const nTasks = Math.max(1, Math.round(nEvaluations / 100));
   const bigTaskRuns = Math.max(1, Math.round(crossings / 10_000));
   let evaluations = 0;
-  for (let i = 0; i < bigTaskRuns; i += 1, evaluations += 1)
+  for (let i = 0; i < bigTaskRuns; i += 1, evaluations += 1, clock.advance(1000))
     runs.evaluate(teamId, { task: { id: "big-task" }, result: keyedResult(50, `big ${i}`) }, { clock });
   for (; evaluations < nEvaluations; evaluations += 1) {
+    clock.advance(1000);
     const task = `task-${evaluations % nTasks}`;
     runs.evaluate(teamId, { task: { id: task }, result: keyedResult(5, task) }, { clock });
     if (evaluations % 10_000 === 0) log(`  ${evaluations.toLocaleString("en")} evaluations`);
