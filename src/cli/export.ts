@@ -4,10 +4,10 @@ import { systemClock } from "../clock.js";
 import { Ledger } from "../store/ledger.js";
 import { loadManifest } from "../store/manifests.js";
 import { sessionTeam } from "../store/queries.js";
-import { CliError, cliConfig, openConfiguredDb } from "./shared.js";
+import { CliError, cliConfig, openArchiveDb, openConfiguredDb } from "./shared.js";
 
-function run(id: string, flags: { db?: string }): void {
-  const store = openConfiguredDb(cliConfig(flags));
+function run(id: string, flags: { db?: string; archive?: string }): void {
+  const store = flags.archive ? openArchiveDb(flags.archive) : openConfiguredDb(cliConfig(flags));
   try {
     const teamId = sessionTeam(store.sqlite, id);
     if (teamId === null) throw new CliError(`no session '${id}' in this database`);
@@ -22,5 +22,6 @@ export function configure(cmd: Command): void {
   cmd
     .argument("<session-id>", "the session to export")
     .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
-    .action((id: string, flags: { db?: string }) => run(id, flags));
+    .option("--archive <file>", "read the session from an archive written by `agent-ledger archive`")
+    .action((id: string, flags: { db?: string; archive?: string }) => run(id, flags));
 }

@@ -6,12 +6,12 @@ import { Ledger } from "../store/ledger.js";
 import { loadManifest } from "../store/manifests.js";
 import { listSessions, parseInstant, parseLabel, sessionTeam } from "../store/queries.js";
 import { asCliError, teamIdOf } from "./sessions.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { CliError, cliConfig, openArchiveDb, openConfiguredDb, say } from "./shared.js";
 
 /** Exit code when at least one replayed verdict differs from the stored one. */
 export const EXIT_DIFFERS = 2;
 
-type Flags = { db?: string; team: string; label: string[]; since?: string };
+type Flags = { db?: string; archive?: string; team: string; label: string[]; since?: string };
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
@@ -65,7 +65,7 @@ function selectSessions(ledger: Ledger, id: string | undefined, flags: Flags): {
 }
 
 function run(id: string | undefined, flags: Flags): void {
-  const store = openConfiguredDb(cliConfig(flags));
+  const store = flags.archive ? openArchiveDb(flags.archive) : openConfiguredDb(cliConfig(flags));
   try {
     const ledger = new Ledger(store, systemClock);
     const sessions = selectSessions(ledger, id, flags);
@@ -102,6 +102,7 @@ export function configure(cmd: Command): void {
   cmd
     .argument("[session-id]", "one session to replay")
     .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--archive <file>", "replay sessions from an archive written by `agent-ledger archive`")
     .option("--label <k:v>", "replay the team's sessions with this label (repeat to require several)", collect, [])
     .option("--since <date>", "replay the team's sessions created at or after this date")
     .option("--team <name>", "the team whose sessions --label and --since select", "default")

@@ -3,11 +3,12 @@ import type { Command } from "commander";
 import type { LedgerDb } from "../store/db.js";
 import { listSessions, parseInstant, parseLabel, QueryError } from "../store/queries.js";
 import { findTeamByName } from "../store/teams.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { CliError, cliConfig, openArchiveDb, openConfiguredDb, say } from "./shared.js";
 
 /** Flags of `sessions`. */
 type Flags = {
   db?: string;
+  archive?: string;
   team: string;
   label: string[];
   tool?: string;
@@ -40,7 +41,7 @@ function run(flags: Flags): void {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new CliError(`--limit must be a whole number from 1 to 10000, received '${flags.limit}'`);
-  const store = openConfiguredDb(cliConfig(flags));
+  const store = flags.archive ? openArchiveDb(flags.archive) : openConfiguredDb(cliConfig(flags));
   try {
     const teamId = teamIdOf(store, flags.team);
     const rows = asCliError(() =>
@@ -72,6 +73,7 @@ function run(flags: Flags): void {
 export function configure(cmd: Command): void {
   cmd
     .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--archive <file>", "list the sessions of an archive written by `agent-ledger archive`")
     .option("--team <name>", "the team whose sessions to list", "default")
     .option("--label <k:v>", "sessions with this label (repeat to require several)", collect, [])
     .option("--tool <name>", "sessions that called this tool")

@@ -1,4 +1,5 @@
 // Helpers the CLI commands share: settings from the environment plus flags, and opening the database.
+import { existsSync } from "node:fs";
 import { loadConfig, type Config } from "../config.js";
 import { openDb, type LedgerDb } from "../store/db.js";
 
@@ -13,6 +14,12 @@ export function cliConfig(flags: DbFlags & { port?: string; host?: string } = {}
 /** Opens and migrates the configured database. */
 export function openConfiguredDb(config: Config): LedgerDb {
   return openDb(config.dbFile, { sync: config.sync });
+}
+
+/** Opens an archive written by `agent-ledger archive` for reading its sessions, or a CliError naming the file. */
+export function openArchiveDb(file: string): LedgerDb {
+  if (!existsSync(file)) throw new CliError(`no archive at ${file}: pass the file \`agent-ledger archive --to\` wrote`);
+  return openDb(file);
 }
 
 /** One line on stdout. */

@@ -62,7 +62,10 @@ function taskIdOf(input: unknown): string | null {
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
-  private readonly s: Record<"insertRun" | "insertClaim" | "get" | "list" | "listByTask" | "restartKey" | "summarise", Statement>;
+  private readonly s: Record<
+    "insertRun" | "insertClaim" | "get" | "list" | "listByTask" | "restartKey" | "summarise",
+    Statement
+  >;
 
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
