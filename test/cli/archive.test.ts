@@ -118,7 +118,7 @@ describe("agent-ledger archive", () => {
     const again = run(["archive", "--before", "2026-03-01", "--to", archive, "--db", db]);
     expect(again.stdout).toBe(`moved 0 session(s) created before 2026-03-01T00:00:00.000Z from ${db} to ${archive}\n`);
     expect(count(archive, "SELECT count(*) FROM sessions")).toBe(2);
-  });
+  }, 180_000);
 
   it("deletes nothing when the archive is missing a row it was to hold", () => {
     const file = join(dir, "broken.db");
@@ -145,5 +145,5 @@ describe("agent-ledger archive", () => {
     const r = run(["archive", "--before", "last year", "--to", join(dir, "x.db"), "--db", db]);
     expect(r.stderr).toContain("--before must be a date such as 2026-11-30");
     expect(r.status).toBe(1);
-  });
+  }, 60_000);
 });
