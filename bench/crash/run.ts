@@ -4,7 +4,38 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { seeded, send, serve } from "../../test/reliability/harness.js";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { seeded, send } from "../../test/reliability/harness.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** `agent-ledger serve` on `db` at a free port; waits up to 5 minutes for it (the shared machine can be slow). */
+function serve(
+  db: string,
+  env: Record<string, string>,
+): Promise<{ url: string; stop(signal: NodeJS.Signals): Promise<void> }> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", AGENT_LEDGER_DB: db, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let exited = false;
+  const exit = new Promise<void>((done) => proc.once("exit", () => ((exited = true), done())));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start within 300 s:\n${out}`)), 300_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({ url: m[1]!, stop: (signal) => (exited ? exit : (proc.kill(signal), exit)) });
+    };
+    proc.stdout!.on("data", onData);
+    proc.stderr!.on("data", onData);
+  });
+}
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 100);
 const WRITERS = 16;
