@@ -1,19 +1,20 @@
 // The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
-import { authenticate } from "../store/teams.js";
+import type { LedgerStore } from "../store/port.js";
+import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { renderDocsPage, type DocInput } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
+import { limitBody } from "./body-limit.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
 import { registerAdminRoutes } from "./routes/admin.js";
@@ -41,9 +42,14 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerBenchRoutes,
 ];
 
-/** What createApp needs; only the database is required. */
-export type CreateAppOptions = {
-  db: LedgerDb;
+/**
+ * What createApp needs; only the store is required. `store` is the LedgerStore port; a LedgerDb (as `store` or, as
+ * before, `db`) is wrapped in a SQLite store stamped by `clock`.
+ */
+export type CreateAppOptions = (
+  | { store: LedgerStore | LedgerDb; db?: undefined }
+  | { db: LedgerDb; store?: undefined }
+) & {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
@@ -88,7 +94,7 @@ function bearerAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
           : "malformed Authorization header: send Authorization: Bearer <token>";
       return c.json(errorBody("unauthenticated", message), 401);
     }
-    const principal = authenticate(deps.store.db, match[1]!);
+    const principal = await deps.store.teams.authenticate(match[1]!);
     if (!principal) {
       c.header("WWW-Authenticate", 'Bearer realm="agent-ledger", error="invalid_token"');
       return c.json(errorBody("unauthenticated", "the bearer token is unknown or revoked"), 401);
@@ -107,25 +113,6 @@ const adminOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/**
- * 413 for a body over `max` bytes. A declared Content-Length is checked from the header alone (Node's parser
- * then delivers exactly that many bytes); only a chunked body goes through Hono's streaming counter, because
- * touching `c.req.raw.body` builds a web stream per request, a quarter of a guarded call's cost.
- */
-function limitBody(max: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>) =>
-    c.json(errorBody("payload_too_large", `the request body is over the limit of ${max} bytes`), 413);
-  const streaming = bodyLimit({ maxSize: max, onError: tooLarge });
-  return async (c, next) => {
-    const length = c.req.header("content-length");
-    if (length !== undefined && /^\d+$/.test(length) && c.req.header("transfer-encoding") === undefined) {
-      if (Number(length) > max) return tooLarge(c);
-      return next();
-    }
-    return streaming(c, next);
-  };
-}
-
 const HealthSchema = z.object({ status: z.literal("ok"), version: z.string() }).openapi("Health");
 
 const healthRoute = createRoute({
@@ -137,12 +124,13 @@ const healthRoute = createRoute({
   responses: { 200: jsonResponse(HealthSchema, "the service is up") },
 });
 
-/** Builds the HTTP app around an open, migrated database. */
+/** Builds the HTTP app around an open, migrated store. */
 export function createApp(options: CreateAppOptions): LedgerApp {
+  const clock = options.clock ?? systemClock;
   const deps: AppDeps = {
-    store: options.db,
+    store: asStore((options.store ?? options.db)!, { clock }),
     config: options.config ?? defaultConfig(),
-    clock: options.clock ?? systemClock,
+    clock,
     logger: options.logger ?? consoleLogger,
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
@@ -184,8 +172,11 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     }) as DocInput);
   app.get("/openapi.json", (c) => c.json(document()));
   app.get("/docs", (c) => c.html(renderDocsPage(document())));
-  // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
-  app.get("/", (c) => c.redirect("/ui", 302));
-  app.route("/ui", createDashboard({ store: deps.store, clock: deps.clock }));
+  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. A store without
+  // a dashboard repository (PostgreSQL, for now) serves no /ui.
+  if (deps.store.dashboard !== undefined) {
+    app.get("/", (c) => c.redirect("/ui", 302));
+    app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock }));
+  }
   return app;
 }

@@ -2,6 +2,7 @@
 // `export` and `replay --archive FILE` still read; nothing leaves the live file before the archive holds it.
 import type { Command } from "commander";
 import { ArchiveError, archiveSessions } from "../store/archive.js";
+import { isPostgresUrl } from "../store/pg/open.js";
 import { parseInstant, QueryError } from "../store/queries.js";
 import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
 
@@ -16,6 +17,10 @@ function run(flags: Flags): void {
     throw e;
   }
   const config = cliConfig(flags);
+  if (isPostgresUrl(config.dbFile))
+    throw new CliError(
+      "archive moves sessions out of a SQLite database; on PostgreSQL, partition or export them with the database's own tools",
+    );
   const store = openConfiguredDb(config);
   try {
     const r = archiveSessions(store, before, flags.to);

@@ -45,14 +45,15 @@ describe("the crossings page", () => {
     const r = await page(w.t, "/ui/crossings", cookie);
     expect(r.status).toBe(200);
     expect(r.html).toContain(
-      '<a class="chip code" href="/ui/crossings?code=unconverted_carry_over">unconverted_carry_over<span class="n">1</span></a>',
+      '<a class="chip code" href="/ui/crossings?code=unconverted_carry_over" hx-get="/ui/crossings?code=unconverted_carry_over" hx-target="#crossings-list" hx-select="#crossings-list" hx-push-url="true">' +
+        'unconverted_carry_over<span class="n">1</span></a>',
     );
   });
 
   it("filters the list by code and by tool", async () => {
     const byCode = await page(w.t, "/ui/crossings?code=unconverted_carry_over", cookie);
     expect(byCode.html.match(/<tr class="hot">/g)).toHaveLength(1);
-    expect(byCode.html).toContain('<a class="chip code on" href="/ui/crossings?code=unconverted_carry_over">');
+    expect(byCode.html).toContain('<a class="chip code on" href="/ui/crossings?code=unconverted_carry_over" hx-get=');
     const byTool = await page(w.t, "/ui/crossings?tool=read_discharge", cookie);
     // Two sessions read a discharge: each call's station and its return.
     expect(byTool.html.match(/>read_discharge<\/a><\/td>/g)).toHaveLength(4);
@@ -119,6 +120,17 @@ describe("the claims pages", () => {
     expect(r.status).toBe(200);
     expect(r.html).toContain("<td>demoted</td>");
     expect(r.html).toMatch(/<circle class="dot" cx="[\d.]+" cy="23" r="4.5"><title>crest · 2026-11-21 10:00:00 · /);
+  });
+
+  it("shows the supersedes chain both ways", async () => {
+    const one = await page(w.t, "/ui/claims/CLM-1", cookie);
+    expect(one.html).toMatch(
+      /<span class="arrow">→<\/span><span><a class="mono" href="\/ui\/claims\/CLM-2">CLM-2<\/a>/,
+    );
+    const two = await page(w.t, "/ui/claims/CLM-2", cookie);
+    expect(two.html).toContain('<p class="chain"><span><a class="mono" href="/ui/claims/CLM-1">CLM-1</a>');
+    const list = await page(w.t, "/ui/claims", cookie);
+    expect(list.html).toContain('<td><a class="mono" href="/ui/claims/CLM-1">CLM-1</a></td><td></td>');
   });
 
   it("answers 404 for a claim the team does not have", async () => {
