@@ -15,7 +15,7 @@ async function run(id: string, flags: { db?: string; archive?: string }): Promis
 export function configure(cmd: Command): void {
   cmd
     .argument("<session-id>", "the session to export")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--archive <file>", "read the session from an archive written by `agent-ledger archive`")
     .action((id: string, flags: { db?: string; archive?: string }) => run(id, flags));
 }
