@@ -137,7 +137,7 @@ describe("agent-ledger backup and restore", () => {
     expect(count(backup, "calls")).toBe(count(live, "calls"));
   }, 30_000);
 
-  it("restore refuses a corrupt backup, naming the integrity_check problem, and changes nothing", async () => {
+  it("restore refuses a corrupt backup in one line with the count of integrity_check problems, lists them with --verbose, and changes nothing", async () => {
     const corrupt = join(dir, "corrupt.db");
     copyFileSync(backup, corrupt);
     const root = new Database(corrupt, { readonly: true });
@@ -151,11 +151,25 @@ describe("agent-ledger backup and restore", () => {
     const target = join(dir, "from-corrupt.db");
     const out = await cli(["restore", corrupt, "--db", target]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(
-      new RegExp(
-        `^agent-ledger: ${corrupt} fails PRAGMA integrity_check \\(.+\\): refusing to restore a damaged backup; nothing was changed\\n$`,
-      ),
+    // One line however many problems SQLite lists: the count and the first.
+    expect(out.stderr.split("\n")).toEqual([expect.any(String), ""]);
+    const summary = new RegExp(
+      `^agent-ledger: ${corrupt} fails PRAGMA integrity_check \\((\\d+) problems?, the first: [^\\n]+\\): ` +
+        "refusing to restore a damaged backup; nothing was changed \\(--verbose lists every problem\\)\\n$",
     );
+    expect(out.stderr).toMatch(summary);
+    const count = Number(summary.exec(out.stderr)?.[1]);
+    expect(count).toBeGreaterThan(0);
+    expect(existsSync(target)).toBe(false);
+
+    // --verbose lists each problem on its own line before the refusal: as many lines as the summary counted.
+    const verbose = await cli(["restore", corrupt, "--db", target, "--verbose"]);
+    expect(verbose.code).toBe(1);
+    const lines = verbose.stderr.split("\n");
+    expect(lines[0]).toBe(`PRAGMA integrity_check on ${corrupt}:`);
+    expect(lines.slice(1, 1 + count).every((l) => l.startsWith("  ") && l.trim() !== "")).toBe(true);
+    const refusal = out.stderr.replace(" (--verbose lists every problem)\n", "");
+    expect(lines.slice(1 + count)).toEqual([refusal, ""]);
     expect(existsSync(target)).toBe(false);
 
     const text = join(dir, "notes.db");
@@ -166,7 +180,7 @@ describe("agent-ledger backup and restore", () => {
       `agent-ledger: ${text} is not a SQLite database (file is not a database): nothing was changed\n`,
     ]);
     expect(existsSync(target)).toBe(false);
-  }, 30_000);
+  }, 120_000);
 
   it("restore refuses to replace an existing database without --force; with --force replaces it and keeps the old one beside it", async () => {
     // Make the live database differ from the backup, so a replacement shows.
