@@ -121,6 +121,17 @@ describe("the claims pages", () => {
     expect(r.html).toMatch(/<circle class="dot" cx="[\d.]+" cy="23" r="4.5"><title>crest · 2026-11-21 10:00:00 · /);
   });
 
+  it("shows the supersedes chain both ways", async () => {
+    const one = await page(w.t, "/ui/claims/CLM-1", cookie);
+    expect(one.html).toMatch(
+      /<span class="arrow">→<\/span><span><a class="mono" href="\/ui\/claims\/CLM-2">CLM-2<\/a>/,
+    );
+    const two = await page(w.t, "/ui/claims/CLM-2", cookie);
+    expect(two.html).toContain('<p class="chain"><span><a class="mono" href="/ui/claims/CLM-1">CLM-1</a>');
+    const list = await page(w.t, "/ui/claims", cookie);
+    expect(list.html).toContain('<td><a class="mono" href="/ui/claims/CLM-1">CLM-1</a></td><td></td>');
+  });
+
   it("answers 404 for a claim the team does not have", async () => {
     const other = await login(w.t, w.other);
     expect((await page(w.t, "/ui/claims/CLM-1", other)).status).toBe(404);

@@ -86,6 +86,13 @@ export async function seedWorld(): Promise<World> {
     demoted_by: "review",
     watch: "17\\.1 ft",
   });
+  await post(t, acme, "/v1/claims", {
+    id: "CLM-2",
+    text: "Crest stage is 17.3 ft after the re-survey",
+    key: "Crest Stage",
+    status: "live",
+    supersedes: ["CLM-1"],
+  });
   const released = (await post(t, acme, "/v1/evaluations", { task: { id: "crest" }, result: stageResult("17.2 ft") }))
     .id as string;
   const blocked = (

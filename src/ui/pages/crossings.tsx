@@ -87,7 +87,7 @@ export function registerCrossingsPage(ui: UiApp, deps: UiDeps): void {
         <div class="head">
           <h1>Crossings</h1>
           <p class="meta">
-            {`${count(total)} values refused or flagged, by code. Click a code to list only its crossings.`}
+            {`${count(total)} ${total === 1 ? "value" : "values"} refused or flagged, by code. Click a code to list only its crossings.`}
           </p>
         </div>
         <p class="chipbar">
