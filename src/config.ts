@@ -14,6 +14,22 @@ const wholeNumber = (min: number, max: number, what: string) =>
     .min(min, `must be ${what}`)
     .max(max, `must be ${what}`);
 
+/** The engines AGENT_LEDGER_DB can name. */
+export type StoreEngineName = "sqlite" | "postgres";
+
+const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
+const ANY_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+/** The engine a database location names: a postgres:// or postgresql:// URL is PostgreSQL, anything else a SQLite file. */
+export function storeEngineOf(location: string): StoreEngineName {
+  return POSTGRES_URL.test(location) ? "postgres" : "sqlite";
+}
+
+/** A database URL with its password replaced by `***`, fit for logs and error messages; a file path is unchanged. */
+export function redactDbLocation(location: string): string {
+  return location.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+}
+
 /** Variables whose value must never be echoed back in an error. */
 const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]);
 
@@ -48,7 +64,17 @@ const otlpHeaders = z.string().transform((text, ctx) => {
 const EnvSchema = z.object({
   PORT: z.preprocess(unsetIfEmpty, wholeNumber(0, 65535, "a whole number from 0 to 65535").default(8787)),
   HOST: z.preprocess(unsetIfEmpty, z.string().min(1, "must not be empty").default("127.0.0.1")),
-  AGENT_LEDGER_DB: z.preprocess(unsetIfEmpty, z.string().min(1, "must not be empty").default("./data/ledger.db")),
+  AGENT_LEDGER_DB: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .min(1, "must not be empty")
+      .refine(
+        (v) => POSTGRES_URL.test(v) || !ANY_URL.test(v),
+        "must be a SQLite file path (or :memory:) or a postgres:// URL; no other database is supported",
+      )
+      .default("./data/ledger.db"),
+  ),
   AGENT_LEDGER_ADMIN_TOKEN: z.preprocess(
     unsetIfEmpty,
     z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces").optional(),
@@ -95,8 +121,10 @@ export type TelemetryConfig = {
 export type Config = {
   port: number;
   host: string;
-  /** SQLite file, or ":memory:". */
+  /** Where the ledger lives: a SQLite file, ":memory:", or a postgres:// (postgresql://) URL. */
   dbFile: string;
+  /** The engine `dbFile` names. */
+  dbEngine: StoreEngineName;
   /** Bootstrap admin token; when absent one is generated on first start and printed once. */
   adminToken: string | undefined;
   usgsUrl: string;
@@ -143,7 +171,10 @@ export function loadConfig(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = String(issue?.path[0] ?? "environment");
-    const received = SECRET_FIELDS.has(field) ? "a value that is not shown" : JSON.stringify(merged[field]);
+    const value = merged[field];
+    const received = SECRET_FIELDS.has(field)
+      ? "a value that is not shown"
+      : JSON.stringify(field === "AGENT_LEDGER_DB" && value !== undefined ? redactDbLocation(value) : value);
     throw new ConfigError(field, `${field} ${issue?.message ?? "is invalid"} (received ${received})`);
   }
   const e = parsed.data;
@@ -151,6 +182,7 @@ export function loadConfig(
     port: e.PORT,
     host: e.HOST,
     dbFile: e.AGENT_LEDGER_DB,
+    dbEngine: storeEngineOf(e.AGENT_LEDGER_DB),
     adminToken: e.AGENT_LEDGER_ADMIN_TOKEN,
     usgsUrl: e.AGENT_LEDGER_USGS_URL,
     eaUrl: e.AGENT_LEDGER_EA_URL,

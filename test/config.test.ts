@@ -7,6 +7,7 @@ describe("loadConfig", () => {
       port: 8787,
       host: "127.0.0.1",
       dbFile: "./data/ledger.db",
+      dbEngine: "sqlite",
       adminToken: undefined,
       usgsUrl: "https://waterservices.usgs.gov",
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",

@@ -1,12 +1,13 @@
 // The app factory: envelope, body limit, bearer auth, public docs, and the explicit list of route modules.
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
-import { authenticate } from "../store/teams.js";
+import type { LedgerStore } from "../store/port.js";
+import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
@@ -42,9 +43,14 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerBenchRoutes,
 ];
 
-/** What createApp needs; only the database is required. */
-export type CreateAppOptions = {
-  db: LedgerDb;
+/**
+ * What createApp needs; only the store is required. `store` is the LedgerStore port; a LedgerDb (as `store` or, as
+ * before, `db`) is wrapped in a SQLite store stamped by `clock`.
+ */
+export type CreateAppOptions = (
+  | { store: LedgerStore | LedgerDb; db?: undefined }
+  | { db: LedgerDb; store?: undefined }
+) & {
   config?: Config;
   clock?: Clock;
   logger?: Logger;
@@ -89,7 +95,7 @@ function bearerAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
           : "malformed Authorization header: send Authorization: Bearer <token>";
       return c.json(errorBody("unauthenticated", message), 401);
     }
-    const principal = authenticate(deps.store.db, match[1]!);
+    const principal = await deps.store.teams.authenticate(match[1]!);
     if (!principal) {
       c.header("WWW-Authenticate", 'Bearer realm="agent-ledger", error="invalid_token"');
       return c.json(errorBody("unauthenticated", "the bearer token is unknown or revoked"), 401);
@@ -119,12 +125,13 @@ const healthRoute = createRoute({
   responses: { 200: jsonResponse(HealthSchema, "the service is up") },
 });
 
-/** Builds the HTTP app around an open, migrated database. */
+/** Builds the HTTP app around an open, migrated store. */
 export function createApp(options: CreateAppOptions): LedgerApp {
+  const clock = options.clock ?? systemClock;
   const deps: AppDeps = {
-    store: options.db,
+    store: asStore((options.store ?? options.db)!, { clock }),
     config: options.config ?? defaultConfig(),
-    clock: options.clock ?? systemClock,
+    clock,
     logger: options.logger ?? consoleLogger,
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
@@ -182,8 +189,13 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     c.header("Cache-Control", "public, max-age=3600");
     return typeof asset.body === "string" ? c.body(asset.body) : c.body(asset.body);
   });
-  // The dashboard reads the store directly (never this API) and authenticates with its own cookie session.
-  app.get("/", (c) => c.redirect("/ui", 302));
-  app.route("/ui", createDashboard({ store: deps.store, clock: deps.clock }));
+  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. A store without
+  // a dashboard repository (PostgreSQL, for now) serves no /ui, and / leads to the API page instead.
+  if (deps.store.dashboard !== undefined) {
+    app.get("/", (c) => c.redirect("/ui", 302));
+    app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock }));
+  } else {
+    app.get("/", (c) => c.redirect("/docs", 302));
+  }
   return app;
 }

@@ -3,7 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Fetch } from "../packs/fetch.js";
-import type { LedgerDb } from "../store/db.js";
+import type { LedgerStore } from "../store/port.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 
 /** Set by the bearer-auth middleware on every /v1 request. */
@@ -24,9 +24,10 @@ export type LedgerApp = OpenAPIHono<AppEnv>;
 /** Something that records server faults (the stack stays in the log, never in a response). */
 export type Logger = { error(message: string, err?: unknown): void };
 
-/** What route modules receive: the database, the settings, the clock and the log. */
+/** What route modules receive: the store port, the settings, the clock and the log. */
 export type AppDeps = {
-  store: LedgerDb;
+  /** Every route reads and writes through this port (SQLite or PostgreSQL); never through a database handle. */
+  store: LedgerStore;
   config: Config;
   clock: Clock;
   logger: Logger;

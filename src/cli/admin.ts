@@ -1,7 +1,6 @@
 // `agent-ledger admin ...`: administration that needs the database, not the API.
 import type { Command } from "commander";
-import { rotateAdminToken } from "../store/teams.js";
-import { cliConfig, openConfiguredDb, say } from "./shared.js";
+import { cliConfig, say, withStore } from "./shared.js";
 
 /** Adds `admin rotate-token`. */
 export function configure(cmd: Command): void {
@@ -10,19 +9,14 @@ export function configure(cmd: Command): void {
     .description("revoke every admin token and print a new one (shown once)")
     .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .exitOverride()
-    .action((flags: { db?: string }) => {
+    .action(async (flags: { db?: string }) => {
       const config = cliConfig(flags);
-      const store = openConfiguredDb(config);
-      try {
-        const issued = rotateAdminToken(store.db);
-        say(`new admin token (shown once, keep it): ${issued.token}`);
-        if (config.adminToken) {
-          process.stderr.write(
-            "note: AGENT_LEDGER_ADMIN_TOKEN is set, so the next `serve` makes it the admin token again and revokes this one\n",
-          );
-        }
-      } finally {
-        store.close();
+      const issued = await withStore(config, (store) => store.teams.rotateAdminToken());
+      say(`new admin token (shown once, keep it): ${issued.token}`);
+      if (config.adminToken) {
+        process.stderr.write(
+          "note: AGENT_LEDGER_ADMIN_TOKEN is set, so the next `serve` makes it the admin token again and revokes this one\n",
+        );
       }
     });
 }

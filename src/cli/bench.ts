@@ -16,8 +16,7 @@ import { buildTables, renderTables } from "../harness/tables.js";
 import type { BenchRun } from "../store/bench-runs.js";
 import { newId } from "../store/ids.js";
 import { parseLabel, QueryError } from "../store/queries.js";
-import { DEFAULT_TEAM, ensureDefaultTeam } from "../store/teams.js";
-import { teamIdOf } from "./sessions.js";
+import { DEFAULT_TEAM, ensureDefaultTeam, findTeamByName } from "../store/teams.js";
 import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
 
 /** Where runs are recorded: flags shared by run and report. */
@@ -68,7 +67,9 @@ function openTarget(flags: TargetFlags): HarnessLedger {
   }
   const store = openConfiguredDb(cliConfig(flags));
   try {
-    const teamId = flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : teamIdOf(store, flags.team);
+    const teamId = flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : findTeamByName(store.db, flags.team)?.id;
+    if (teamId === undefined)
+      throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
     return new LocalHarnessLedger(store, teamId, systemClock, flags.team, () => store.close());
   } catch (e) {
     store.close();

@@ -1,24 +1,21 @@
 // `agent-ledger claims import FILE | export`: the team ledger in the original JSON Lines format.
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { systemClock } from "../clock.js";
-import { ClaimStore } from "../store/claims.js";
-import { DEFAULT_TEAM, ensureDefaultTeam, findTeamByName } from "../store/teams.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import type { ClaimsRepo } from "../store/port.js";
+import { DEFAULT_TEAM } from "../store/teams.js";
+import { CliError, cliConfig, say, withStore } from "./shared.js";
 
 type Flags = { db?: string; team: string };
 
-function withLedger<T>(flags: Flags, fn: (claims: ClaimStore, teamId: string) => T): T {
-  const store = openConfiguredDb(cliConfig(flags));
-  try {
+function withLedger<T>(flags: Flags, fn: (claims: ClaimsRepo, teamId: string) => Promise<T>): Promise<T> {
+  return withStore(cliConfig(flags), async (store) => {
     const team =
-      findTeamByName(store.db, flags.team)?.id ?? (flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : null);
+      (await store.teams.byName(flags.team))?.id ??
+      (flags.team === DEFAULT_TEAM ? await store.teams.ensureDefault() : null);
     if (team === null)
       throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
-    return fn(new ClaimStore(store.sqlite), team);
-  } finally {
-    store.close();
-  }
+    return fn(store.claims, team);
+  });
 }
 
 /** Adds `claims import` and `claims export`. */
@@ -29,14 +26,14 @@ export function configure(cmd: Command): void {
     .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <name>", "the team whose ledger to import into", "default")
     .exitOverride()
-    .action((file: string, flags: Flags) => {
+    .action(async (file: string, flags: Flags) => {
       let text: string;
       try {
         text = readFileSync(file, "utf8");
       } catch (e) {
         throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
       }
-      const r = withLedger(flags, (claims, team) => claims.importText(team, text, systemClock.now()));
+      const r = await withLedger(flags, (claims, team) => claims.importText(team, text));
       for (const s of r.skipped) process.stderr.write(`line ${s.line} skipped: ${s.reason}\n`);
       for (const w of r.warnings) process.stderr.write(`line ${w.line} (${w.id}) ${w.field}: ${w.reason}\n`);
       say(
@@ -50,8 +47,8 @@ export function configure(cmd: Command): void {
     .option("--team <name>", "the team whose ledger to export", "default")
     .option("--out <file>", "write to FILE instead of stdout")
     .exitOverride()
-    .action((flags: Flags & { out?: string }) => {
-      const text = withLedger(flags, (claims, team) => claims.exportText(team));
+    .action(async (flags: Flags & { out?: string }) => {
+      const text = await withLedger(flags, (claims, team) => claims.exportText(team));
       if (flags.out === undefined) process.stdout.write(text);
       else writeFileSync(flags.out, text);
     });

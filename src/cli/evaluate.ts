@@ -14,14 +14,14 @@ type Format = keyof typeof FORMATS;
 
 const note = (line: string): void => void process.stderr.write(`${line}\n`);
 
-function run(files: string[], flags: Flags): void {
+async function run(files: string[], flags: Flags): Promise<void> {
   if (!(flags.format in FORMATS)) throw new CliError(`--format must be json or markdown, received '${flags.format}'`);
   const format = flags.format as Format;
   const { settings } = resolveSettings(flags.settings);
   const inputs = files.map(readInputFile);
-  const target = openGateTarget(flags, flags.record);
+  const target = await openGateTarget(flags, flags.record);
   try {
-    const results = gateFiles(inputs, target, settings, note);
+    const results = await gateFiles(inputs, target, settings, note);
     const reports = results.map(({ file, evaluation, settings: used }) => {
       const id = target.record ? evaluation.id : null;
       if (format === "json") return { file, json: { source: file.path, ...evaluation, id } };
@@ -57,7 +57,7 @@ function run(files: string[], flags: Flags): void {
     }
     finish(results);
   } finally {
-    target.close();
+    await target.close();
   }
 }
 

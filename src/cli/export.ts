@@ -1,20 +1,14 @@
 // `agent-ledger export <id>`: prints a session's manifest (format agent-ledger.manifest/1) as JSON on stdout.
 import type { Command } from "commander";
-import { systemClock } from "../clock.js";
-import { Ledger } from "../store/ledger.js";
-import { loadManifest } from "../store/manifests.js";
-import { sessionTeam } from "../store/queries.js";
-import { CliError, cliConfig, openConfiguredDb } from "./shared.js";
+import { CliError, cliConfig, withStore } from "./shared.js";
 
-function run(id: string, flags: { db?: string }): void {
-  const store = openConfiguredDb(cliConfig(flags));
-  try {
-    const teamId = sessionTeam(store.sqlite, id);
+async function run(id: string, flags: { db?: string }): Promise<void> {
+  const manifest = await withStore(cliConfig(flags), async (store) => {
+    const teamId = await store.sessions.teamOf(id);
     if (teamId === null) throw new CliError(`no session '${id}' in this database`);
-    process.stdout.write(`${JSON.stringify(loadManifest(new Ledger(store, systemClock), teamId, id), null, 2)}\n`);
-  } finally {
-    store.close();
-  }
+    return store.manifests.load(teamId, id);
+  });
+  process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Adds `export <session-id>`. */

@@ -1,8 +1,7 @@
 // What `evaluate` and `validate` share: settings resolution, input files, file ledgers and the database to gate against.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { systemClock } from "../clock.js";
-import { ConfigError } from "../config.js";
+import { ConfigError, redactDbLocation, type Config } from "../config.js";
 import { splitEvaluationInput } from "../gates/contracts.js";
 import {
   DEFAULT_SETTINGS,
@@ -12,10 +11,11 @@ import {
   type Settings,
 } from "../gates/settings.js";
 import { parseLedgerText, type LedgerLine } from "../store/claims-jsonl.js";
-import { openDb, type LedgerDb } from "../store/db.js";
-import { ledgerFor } from "../store/ledger.js";
-import { RunStore, type Evaluation } from "../store/runs.js";
-import { DEFAULT_TEAM, ensureDefaultTeam, findTeamByName } from "../store/teams.js";
+import { openStore } from "../store/open.js";
+import type { LedgerStore } from "../store/port.js";
+import type { Evaluation } from "../store/runs.js";
+import { openSqliteStore } from "../store/sqlite/store.js";
+import { DEFAULT_TEAM } from "../store/teams.js";
 import { CliError, cliConfig, type DbFlags } from "./shared.js";
 
 /** Flags of `evaluate` and `validate`. */
@@ -105,61 +105,60 @@ export function readInputFile(path: string): InputFile {
   return { path, input: rest, ledger: parsed.claims.map((c) => c.claim), jsonError: null };
 }
 
-/** The database to gate against, the team, and whether evaluations are written. */
-export type GateTarget = { store: LedgerDb; teamId: string; record: boolean; where: string; close(): void };
+/** The store to gate against, the team, and whether evaluations are written. */
+export type GateTarget = { store: LedgerStore; teamId: string; record: boolean; where: string; close(): Promise<void> };
 
 /**
  * Opens the configured database (AGENT_LEDGER_DB or --db). With `record`, it is created when absent and the team
  * `default` made on first use. Without, nothing is written: a missing file or team is an empty history in memory.
  */
-export function openGateTarget(flags: GateFlags, record: boolean): GateTarget {
-  let file: string;
-  let sync: "normal" | "full";
+export async function openGateTarget(flags: GateFlags, record: boolean): Promise<GateTarget> {
+  let config: Config;
   try {
-    ({ dbFile: file, sync } = cliConfig(flags));
+    config = cliConfig(flags);
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
   }
-  const memory = (): GateTarget => {
-    const store = openDb(":memory:");
+  const file = config.dbFile;
+  const where = redactDbLocation(file);
+  const memory = async (): Promise<GateTarget> => {
+    const store = openSqliteStore(":memory:");
     return {
       store,
-      teamId: ensureDefaultTeam(store.db),
+      teamId: await store.teams.ensureDefault(),
       record: false,
       where: "an empty history (no database written)",
       close: () => store.close(),
     };
   };
-  if (!record && !existsSync(file)) return memory();
-  const store = openDb(file, { sync });
-  const team = findTeamByName(store.db, flags.team);
+  if (!record && config.dbEngine === "sqlite" && !existsSync(file)) return memory();
+  const store = await openStore(file, { sync: config.sync });
+  const team = await store.teams.byName(flags.team);
   if (team)
-    return { store, teamId: team.id, record, where: `${file} (team ${flags.team})`, close: () => store.close() };
+    return { store, teamId: team.id, record, where: `${where} (team ${flags.team})`, close: () => store.close() };
   if (record && flags.team === DEFAULT_TEAM)
     return {
       store,
-      teamId: ensureDefaultTeam(store.db),
+      teamId: await store.teams.ensureDefault(),
       record,
-      where: `${file} (team default)`,
+      where: `${where} (team default)`,
       close: () => store.close(),
     };
-  store.close();
+  await store.close();
   if (!record && flags.team === DEFAULT_TEAM) return memory();
-  throw new CliError(`no team named '${flags.team}' in ${file}; pass --team with an existing team's name`);
+  throw new CliError(`no team named '${flags.team}' in ${where}; pass --team with an existing team's name`);
 }
 
 /** Gates each file against the target, recording when the target says so; a bad setting in any file stops before the first. */
-export function gateFiles(
+export async function gateFiles(
   files: readonly InputFile[],
   target: GateTarget,
   base: Settings,
   note: (line: string) => void,
-): { file: InputFile; evaluation: Evaluation; settings: Settings }[] {
-  const runs = new RunStore(target.store.sqlite);
+): Promise<{ file: InputFile; evaluation: Evaluation; settings: Settings }[]> {
   const fileLedger = findLedgerFile(base);
   const shared = fileLedger === null ? [] : readLedgerFile(fileLedger, note);
-  const datums = ledgerFor(target.store, systemClock).datums(target.teamId).names();
   // Every file's own settings are checked before anything is evaluated, so a bad one leaves no partial record.
   for (const file of files) {
     try {
@@ -169,20 +168,20 @@ export function gateFiles(
       throw e;
     }
   }
-  return files.map((file) => {
+  const out: { file: InputFile; evaluation: Evaluation; settings: Settings }[] = [];
+  for (const file of files) {
     if (file.jsonError !== null)
       note(`${file.path} is not valid JSON (${file.jsonError}); the contract gate blocks it`);
-    const { evaluation, settings } = runs.evaluate(target.teamId, file.input, {
-      clock: systemClock,
+    const { evaluation, settings } = await target.store.evaluations.evaluate(target.teamId, file.input, {
       settings: base,
       record: target.record,
       extraLedger: [...shared, ...file.ledger],
-      datums,
       // evidence.check_paths: file sources are relative to the input file's directory.
       pathExists: (p: string) => existsSync(resolve(dirname(file.path), p)),
     });
-    return { file, evaluation, settings };
-  });
+    out.push({ file, evaluation, settings });
+  }
+  return out;
 }
 
 /** The exit code and message for gated files: 0 when every one is released, 2 (a CliError) when any is blocked. */

@@ -35,7 +35,7 @@ const HTTP_URL = /^https?:\/\/\S+$/;
 // RFC 9110 field-name token characters; a value may not hold CR or LF (header injection).
 const HEADER = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*$/;
 
-function openLedger(flags: Flags): ProxyLedger {
+async function openLedger(flags: Flags): Promise<ProxyLedger> {
   if (flags.ledgerUrl) {
     if (flags.db)
       throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
@@ -115,7 +115,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
       2,
     );
   }
-  const ledger = openLedger(flags);
+  const ledger = await openLedger(flags);
   // Recording into a service, the service exports the span (the agent's traceparent is passed on to it).
   const telemetry = ledger instanceof LocalLedger ? await loadTelemetry(cliConfig().telemetry, log) : noTelemetry;
   const proxy = new GuardedProxy({

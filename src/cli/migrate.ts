@@ -1,7 +1,7 @@
 // `agent-ledger migrate`: bring the database schema up to date and exit.
 import type { Command } from "commander";
 import { isPostgresUrl, openPg } from "../store/pg/open.js";
-import { cliConfig, openConfiguredDb, say } from "./shared.js";
+import { cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** Adds `migrate` and its flags. */
 export function configure(cmd: Command): void {
@@ -18,8 +18,8 @@ export function configure(cmd: Command): void {
         applied = store.applied;
         where = store.url;
       } else {
-        const store = openConfiguredDb(config);
-        store.close();
+        const store = await openConfiguredStore(config);
+        await store.close();
         applied = store.applied;
       }
       say(

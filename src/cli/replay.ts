@@ -1,12 +1,10 @@
 // `agent-ledger replay`: re-run every check of stored sessions from their rows; exit 2 when any verdict differs.
 import type { Command } from "commander";
-import { systemClock } from "../clock.js";
 import { replayManifest, type ReplayDifference } from "../provenance/replay.js";
-import { Ledger } from "../store/ledger.js";
-import { loadManifest } from "../store/manifests.js";
-import { listSessions, parseInstant, parseLabel, sessionTeam } from "../store/queries.js";
+import type { LedgerStore } from "../store/port.js";
+import { parseInstant, parseLabel } from "../store/queries.js";
 import { asCliError, teamIdOf } from "./sessions.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { CliError, cliConfig, say, withStore } from "./shared.js";
 
 /** Exit code when at least one replayed verdict differs from the stored one. */
 export const EXIT_DIFFERS = 2;
@@ -39,23 +37,27 @@ function where(d: ReplayDifference): string {
 }
 
 /** The sessions to replay: one id (of any team: the command holds the file), or a team's sessions by label and date. */
-function selectSessions(ledger: Ledger, id: string | undefined, flags: Flags): { teamId: string; id: string }[] {
+async function selectSessions(
+  store: LedgerStore,
+  id: string | undefined,
+  flags: Flags,
+): Promise<{ teamId: string; id: string }[]> {
   if (id !== undefined) {
     if (flags.label.length || flags.since !== undefined)
       throw new CliError("name either a session id or --label/--since, not both");
-    const teamId = sessionTeam(ledger.store.sqlite, id);
+    const teamId = await store.sessions.teamOf(id);
     if (teamId === null) throw new CliError(`no session '${id}' in this database`);
     return [{ teamId, id }];
   }
   if (!flags.label.length && flags.since === undefined)
     throw new CliError("name what to replay: a session id, --label k:v, or --since DATE");
-  const teamId = teamIdOf(ledger.store, flags.team);
+  const teamId = await teamIdOf(store, flags.team);
   const labels = asCliError(() => flags.label.map((l) => parseLabel(l)));
   const since = flags.since === undefined ? undefined : asCliError(() => parseInstant(flags.since!, "since"));
   const out: { teamId: string; id: string }[] = [];
   let cursor: [string, string] | null = null;
   for (;;) {
-    const page = listSessions(ledger.store.sqlite, teamId, { labels, since, limit: 500, cursor });
+    const page = await store.sessions.list(teamId, { labels, since, limit: 500, cursor });
     out.push(...page.slice(0, 500).map((s) => ({ teamId, id: s.id })));
     if (page.length <= 500) break;
     const last = page[499]!;
@@ -64,19 +66,17 @@ function selectSessions(ledger: Ledger, id: string | undefined, flags: Flags): {
   return out.reverse();
 }
 
-function run(id: string | undefined, flags: Flags): void {
-  const store = openConfiguredDb(cliConfig(flags));
-  try {
-    const ledger = new Ledger(store, systemClock);
-    const sessions = selectSessions(ledger, id, flags);
+async function run(id: string | undefined, flags: Flags): Promise<void> {
+  await withStore(cliConfig(flags), async (store) => {
+    const sessions = await selectSessions(store, id, flags);
     if (sessions.length === 0) {
       say("no sessions match; nothing to replay");
       return;
     }
     const bar = progress(sessions.length);
     let differ = 0;
-    sessions.forEach((s, i) => {
-      const report = replayManifest(loadManifest(ledger, s.teamId, s.id));
+    for (const [i, s] of sessions.entries()) {
+      const report = replayManifest(await store.manifests.load(s.teamId, s.id));
       if (report.identical) say(`identical  ${s.id}  ${report.calls} calls, ${report.audits} audits`);
       else {
         differ += 1;
@@ -87,14 +87,12 @@ function run(id: string | undefined, flags: Flags): void {
         );
       }
       bar.tick(i + 1);
-    });
+    }
     process.stderr.write(
       `replayed ${sessions.length} session(s): ${sessions.length - differ} identical, ${differ} differ\n`,
     );
     if (differ > 0) throw new CliError(`${differ} session(s) replayed with different verdicts`, EXIT_DIFFERS);
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Adds `replay [session-id]` with --label, --since, --team and --db. */

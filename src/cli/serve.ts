@@ -2,24 +2,23 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { Command } from "commander";
 import { createApp } from "../api/app.js";
-import type { Config } from "../config.js";
+import { redactDbLocation, type Config } from "../config.js";
 import type { LedgerDb } from "../store/db.js";
-import { seedDatabase } from "../store/seed.js";
-import { ensureAdminToken } from "../store/teams.js";
+import type { LedgerStore } from "../store/port.js";
 import { loadTelemetry, noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
-import { cliConfig, openConfiguredDb, say } from "./shared.js";
+import { cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** A running server. */
 export type RunningServer = { url: string; close(): Promise<void> };
 
-/** Starts the service on config.host:config.port over an already open database. */
+/** Starts the service on config.host:config.port over an already open store (a LedgerDb is wrapped in a SQLite store). */
 export function startServer(
   config: Config,
-  store: LedgerDb,
+  store: LedgerStore | LedgerDb,
   telemetry: Telemetry = noTelemetry,
 ): Promise<RunningServer> {
-  const app = createApp({ db: store, config, telemetry });
+  const app = createApp({ store, config, telemetry });
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
     const onError = (e: Error) => reject(new Error(`cannot listen on ${config.host}:${config.port}: ${e.message}`));
@@ -41,14 +40,15 @@ export function startServer(
 
 async function run(flags: { db?: string; port?: string; host?: string }): Promise<void> {
   const config = cliConfig(flags);
-  const store = openConfiguredDb(config);
+  const store = await openConfiguredStore(config);
+  const where = redactDbLocation(config.dbFile);
   try {
-    if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${config.dbFile}`);
-    seedDatabase(store);
-    const { token } = ensureAdminToken(store.db, config.adminToken);
+    if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${where}`);
+    await store.seed();
+    const { token } = await store.teams.ensureAdminToken(config.adminToken);
     const telemetry = await loadTelemetry(config.telemetry);
     const server = await startServer(config, store, telemetry);
-    say(`agent-ledger ${VERSION} listening on ${server.url} (database ${config.dbFile})`);
+    say(`agent-ledger ${VERSION} listening on ${server.url} (database ${where})`);
     if (config.telemetry)
       say(`exporting OpenTelemetry spans to ${config.telemetry.tracesUrl} (${config.telemetry.protocol})`);
     if (token) {
@@ -62,15 +62,13 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
       void server
         .close()
         .then(() => telemetry.shutdown())
-        .then(() => {
-          store.close();
-          process.exit(0);
-        });
+        .then(() => store.close())
+        .then(() => process.exit(0));
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
 }

@@ -1,9 +1,8 @@
 // `agent-ledger sessions`: past sessions of a team by label, tool, violation code and time, newest first.
 import type { Command } from "commander";
-import type { LedgerDb } from "../store/db.js";
-import { listSessions, parseInstant, parseLabel, QueryError } from "../store/queries.js";
-import { findTeamByName } from "../store/teams.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import type { LedgerStore } from "../store/port.js";
+import { parseInstant, parseLabel, QueryError } from "../store/queries.js";
+import { CliError, cliConfig, say, withStore } from "./shared.js";
 
 /** Flags of `sessions`. */
 type Flags = {
@@ -20,8 +19,8 @@ type Flags = {
 const collect = (v: string, acc: string[]) => [...acc, v];
 
 /** The id of the team named `name`, or a CliError naming it. */
-export function teamIdOf(store: LedgerDb, name: string): string {
-  const team = findTeamByName(store.db, name);
+export async function teamIdOf(store: LedgerStore, name: string): Promise<string> {
+  const team = await store.teams.byName(name);
   if (!team) throw new CliError(`no team named '${name}' in this database; pass --team with an existing team's name`);
   return team.id;
 }
@@ -36,23 +35,21 @@ export function asCliError<T>(fn: () => T): T {
   }
 }
 
-function run(flags: Flags): void {
+async function run(flags: Flags): Promise<void> {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new CliError(`--limit must be a whole number from 1 to 10000, received '${flags.limit}'`);
-  const store = openConfiguredDb(cliConfig(flags));
-  try {
-    const teamId = teamIdOf(store, flags.team);
-    const rows = asCliError(() =>
-      listSessions(store.sqlite, teamId, {
-        labels: flags.label.map((l) => parseLabel(l)),
-        tool: flags.tool,
-        code: flags.code,
-        limit,
-        since: flags.since === undefined ? undefined : parseInstant(flags.since, "since"),
-        until: flags.until === undefined ? undefined : parseInstant(flags.until, "until"),
-      }),
-    ).slice(0, limit);
+  const filter = asCliError(() => ({
+    labels: flags.label.map((l) => parseLabel(l)),
+    tool: flags.tool,
+    code: flags.code,
+    limit,
+    since: flags.since === undefined ? undefined : parseInstant(flags.since, "since"),
+    until: flags.until === undefined ? undefined : parseInstant(flags.until, "until"),
+  }));
+  await withStore(cliConfig(flags), async (store) => {
+    const teamId = await teamIdOf(store, flags.team);
+    const rows = (await store.sessions.list(teamId, filter)).slice(0, limit);
     if (rows.length === 0) say("no sessions match");
     for (const s of rows) {
       const labels = Object.entries(s.labels)
@@ -63,9 +60,7 @@ function run(flags: Flags): void {
           `would_block=${s.blockedCount}${labels ? `  ${labels}` : ""}`,
       );
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Adds `sessions` and its filters. */

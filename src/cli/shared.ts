@@ -1,6 +1,8 @@
 // Helpers the CLI commands share: settings from the environment plus flags, and opening the database.
 import { loadConfig, type Config } from "../config.js";
 import { openDb, type LedgerDb } from "../store/db.js";
+import { openStore } from "../store/open.js";
+import type { LedgerStore } from "../store/port.js";
 
 /** Flags every database command accepts. */
 export type DbFlags = { db?: string };
@@ -10,9 +12,28 @@ export function cliConfig(flags: DbFlags & { port?: string; host?: string } = {}
   return loadConfig(process.env, { AGENT_LEDGER_DB: flags.db, PORT: flags.port, HOST: flags.host });
 }
 
-/** Opens and migrates the configured database. */
+/** Opens the configured SQLite file itself: only for code not yet behind the LedgerStore port (it refuses PostgreSQL). */
 export function openConfiguredDb(config: Config): LedgerDb {
+  if (config.dbEngine !== "sqlite")
+    throw new CliError(
+      "this command works on a SQLite file only in this version; set AGENT_LEDGER_DB (or --db) to a SQLite file path",
+    );
   return openDb(config.dbFile, { sync: config.sync });
+}
+
+/** Opens and migrates the configured store (AGENT_LEDGER_DB or --db: a SQLite file or a postgres:// URL). */
+export function openConfiguredStore(config: Config): Promise<LedgerStore> {
+  return openStore(config.dbFile, { sync: config.sync });
+}
+
+/** Runs `fn` on the configured store and closes it afterwards, whatever happens. */
+export async function withStore<T>(config: Config, fn: (store: LedgerStore) => Promise<T>): Promise<T> {
+  const store = await openConfiguredStore(config);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
 }
 
 /** One line on stdout. */

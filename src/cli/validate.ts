@@ -5,12 +5,12 @@ import { say } from "./shared.js";
 
 const note = (line: string): void => void process.stderr.write(`${line}\n`);
 
-function run(files: string[], flags: GateFlags): void {
+async function run(files: string[], flags: GateFlags): Promise<void> {
   const { settings } = resolveSettings(flags.settings);
   const inputs = files.map(readInputFile);
-  const target = openGateTarget(flags, false);
+  const target = await openGateTarget(flags, false);
   try {
-    const results = gateFiles(inputs, target, settings, note);
+    const results = await gateFiles(inputs, target, settings, note);
     for (const { file, evaluation: e } of results) {
       const score = e.overall_score.toFixed(1);
       say(
@@ -21,7 +21,7 @@ function run(files: string[], flags: GateFlags): void {
     }
     finish(results);
   } finally {
-    target.close();
+    await target.close();
   }
 }
 

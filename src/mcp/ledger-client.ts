@@ -1,10 +1,12 @@
-// Where the proxy records: a local database through the Ledger service, or a running agent-ledger over HTTP.
+// Where the proxy records: a store in this process (SQLite or PostgreSQL), or a running agent-ledger over HTTP.
 import { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
+import { redactDbLocation } from "../config.js";
 import type { ToolDeclarationInput } from "../guard/declaration.js";
-import { openDb, type LedgerDb, type OpenOptions } from "../store/db.js";
-import { ledgerFor, type Ledger } from "../store/ledger.js";
-import { ensureDefaultTeam } from "../store/teams.js";
+import type { LedgerDb } from "../store/db.js";
+import { type OpenStoreOptions, openStore } from "../store/open.js";
+import type { LedgerStore } from "../store/port.js";
+import { asStore } from "../store/sqlite/store.js";
 import type { TraceParent } from "../telemetry/telemetry.js";
 
 const ViolationSchema = z.object({
@@ -52,52 +54,57 @@ export interface ProxyLedger {
   close(): Promise<void>;
 }
 
-/** The ledger in this process, over a local SQLite file, recording as the team `default`. */
+/** The ledger in this process, over a store (a local SQLite file or a PostgreSQL server), recording as the team `default`. */
 export class LocalLedger implements ProxyLedger {
   readonly where: string;
-  private readonly ledger: Ledger;
+  /** The store the proxy records into. */
+  readonly store: LedgerStore;
 
-  /** Opens (creating and migrating when needed) the database at `file`. */
-  static open(file: string, clock: Clock = systemClock, options: OpenOptions = {}): LocalLedger {
-    const store = openDb(file, options);
+  /** Opens (creating and migrating when needed) the store at `location`: a SQLite file or a postgres:// URL. */
+  static async open(
+    location: string,
+    clock: Clock = systemClock,
+    options: Omit<OpenStoreOptions, "clock"> = {},
+  ): Promise<LocalLedger> {
+    const store = await openStore(location, { ...options, clock });
     try {
-      return new LocalLedger(store, ensureDefaultTeam(store.db), clock, true);
+      return new LocalLedger(store, await store.teams.ensureDefault(), clock, true);
     } catch (e) {
-      store.close();
+      await store.close();
       throw e;
     }
   }
 
   constructor(
-    readonly store: LedgerDb,
+    store: LedgerStore | LedgerDb,
     readonly teamId: string,
-    private readonly clock: Clock = systemClock,
+    clock: Clock = systemClock,
     private readonly ownsStore = false,
   ) {
-    this.ledger = ledgerFor(store, clock);
-    this.where = `database ${store.file}`;
+    this.store = asStore(store, { clock });
+    this.where = `database ${redactDbLocation(this.store.where)}`;
   }
 
   async declare(name: string, decl: ToolDeclarationInput): Promise<{ version: number }> {
-    const { row } = this.ledger.tools.put(this.teamId, name, decl, this.ledger.datums(this.teamId));
+    const { row } = await this.store.tools.put(this.teamId, name, decl);
     return { version: row.version };
   }
 
   async openSession(labels: Record<string, string>): Promise<string> {
-    return this.ledger.sessions.create(this.teamId, { labels, enforcement: "enforce" }, this.clock.now()).id;
+    return (await this.store.sessions.create(this.teamId, { labels, enforcement: "enforce" })).id;
   }
 
   async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
     // Parsed like the remote answer, so both ledgers hand the proxy the same shape.
-    return CallAnswerSchema.parse(this.ledger.call(this.teamId, sessionId, tool, args));
+    return CallAnswerSchema.parse(await this.store.calls.call(this.teamId, sessionId, tool, args));
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
-    return ResultAnswerSchema.parse(this.ledger.result(this.teamId, sessionId, callId, result));
+    return ResultAnswerSchema.parse(await this.store.calls.result(this.teamId, sessionId, callId, result));
   }
 
   async close(): Promise<void> {
-    if (this.ownsStore) this.store.close();
+    if (this.ownsStore) await this.store.close();
   }
 }
 

@@ -57,7 +57,13 @@ export class Ledger {
   }
 
   /** Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings. */
-  call(teamId: string, sessionId: string, tool: string, args: Record<string, unknown>): CallAnswer {
+  call(
+    teamId: string,
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    clock: Clock = this.clock,
+  ): CallAnswer {
     return this.sessions.transaction(() => {
       const session = this.sessions.get(teamId, sessionId);
       const datums = this.datums(teamId);
@@ -81,7 +87,7 @@ export class Ledger {
           blocked: verdict.wouldBlock,
         },
         verdict.crossings,
-        this.clock.now(),
+        clock.now(),
       );
       return {
         call_id: id,
@@ -98,7 +104,7 @@ export class Ledger {
   }
 
   /** Labels and stores a call's result against the declaration version the call was checked with; a second result is a 409. */
-  result(teamId: string, sessionId: string, callId: string, result: unknown): ResultAnswer {
+  result(teamId: string, sessionId: string, callId: string, result: unknown, clock: Clock = this.clock): ResultAnswer {
     return this.sessions.transaction(() => {
       const session = this.sessions.get(teamId, sessionId);
       const call = this.sessions.getCall(teamId, sessionId, callId);
@@ -116,7 +122,7 @@ export class Ledger {
         call,
         { raw: result, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock },
         verdict.crossings,
-        this.clock.now(),
+        clock.now(),
       );
       return {
         ok: verdict.ok,

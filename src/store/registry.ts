@@ -1,7 +1,15 @@
 // A team's datum registry built from its rows, cached until this process or another one writes to the database.
 import type { Database } from "better-sqlite3";
 import { DatumRegistry } from "../quantity/datums.js";
-import { addDatum, listDatums, listOffsets, upsertOffset, type OffsetInput } from "./datums.js";
+import {
+  addDatum,
+  listDatums,
+  listOffsets,
+  upsertOffset,
+  type DatumRow,
+  type OffsetInput,
+  type OffsetRow,
+} from "./datums.js";
 import type { Db } from "./db.js";
 
 /** Builds and caches each team's DatumRegistry (builtins + the team's datums and offsets). */
@@ -40,18 +48,20 @@ export class RegistryCache {
   }
 
   /** Registers a datum for a team (409 when the name exists, builtins included). */
-  addDatum(teamId: string, name: string, description = ""): void {
-    addDatum(this.db, teamId, name, description);
+  addDatum(teamId: string, name: string, description = ""): DatumRow {
+    const row = addDatum(this.db, teamId, name, description);
     this.byTeam.delete(teamId);
+    return row;
   }
 
   /** Registers an offset (both names must be known); a later offset for the same pair replaces the earlier. */
-  addOffset(teamId: string, o: OffsetInput): void {
+  addOffset(teamId: string, o: OffsetInput): OffsetRow {
     const reg = this.forTeam(teamId);
     reg.get(o.from);
     reg.get(o.to);
-    upsertOffset(this.db, teamId, o);
+    const row = upsertOffset(this.db, teamId, o);
     this.byTeam.delete(teamId);
+    return row;
   }
 
   /** Registers datums and offsets that are not there yet (first registration wins), in one transaction. */

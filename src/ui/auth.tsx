@@ -3,12 +3,7 @@
 // here is ignored, and /v1 never reads the cookie.
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import {
-  DASHBOARD_SESSION_HOURS,
-  endDashboardSession,
-  findDashboardSession,
-  openDashboardSession,
-} from "../store/dashboard-sessions.js";
+import { DASHBOARD_SESSION_HOURS } from "../store/dashboard-sessions.js";
 import type { UiApp, UiDeps, UiEnv } from "./env.js";
 import { Layout } from "./layout.js";
 import { LoginPage } from "./pages/login.js";
@@ -58,7 +53,7 @@ export function registerLogin(ui: UiApp, deps: UiDeps): void {
     const form = await c.req.parseBody();
     const next = safeNext(form.next);
     const token = typeof form.token === "string" ? form.token.trim() : "";
-    const opened = token === "" ? null : await openDashboardSession(deps.store, token, deps.clock.now());
+    const opened = token === "" ? null : await deps.dashboard.openSession(token, deps.clock.now());
     if (!opened) {
       const message =
         token === ""
@@ -78,7 +73,7 @@ export function registerLogin(ui: UiApp, deps: UiDeps): void {
 
   ui.post("/logout", async (c) => {
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined) await endDashboardSession(deps.store, cookie);
+    if (cookie !== undefined) await deps.dashboard.endSession(cookie);
     deleteCookie(c, SESSION_COOKIE, { path: "/ui", secure: isHttps(c) });
     return c.redirect("/ui/login", 303);
   });
@@ -88,7 +83,7 @@ export function registerLogin(ui: UiApp, deps: UiDeps): void {
 export function requireSession(deps: UiDeps): MiddlewareHandler<UiEnv> {
   return async (c, next) => {
     const cookie = getCookie(c, SESSION_COOKIE);
-    const principal = cookie === undefined ? null : await findDashboardSession(deps.store, cookie, deps.clock.now());
+    const principal = cookie === undefined ? null : await deps.dashboard.findSession(cookie, deps.clock.now());
     if (!principal) {
       const url = new URL(c.req.url);
       const back = url.pathname + url.search;

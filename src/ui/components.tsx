@@ -2,10 +2,20 @@
 import type { Child } from "hono/jsx";
 import { href, type Params } from "./format.js";
 
+/**
+ * The htmx attributes that make a link swap only the element `#target` from the page it names and push that URL;
+ * without JavaScript the link is an ordinary link.
+ */
+export function swapTo(to: string, target: string | undefined): Record<string, string> {
+  return target === undefined
+    ? {}
+    : { "hx-get": to, "hx-target": `#${target}`, "hx-select": `#${target}`, "hx-push-url": "true" };
+}
+
 /** A violation code as a chip linking to `to`; `count` shows beside it when given; `on` marks the active filter. */
-export function CodeChip(props: { code: string; to: string; count?: number; on?: boolean }): Child {
+export function CodeChip(props: { code: string; to: string; count?: number; on?: boolean; swap?: string }): Child {
   return (
-    <a class={props.on ? "chip code on" : "chip code"} href={props.to}>
+    <a class={props.on ? "chip code on" : "chip code"} href={props.to} {...swapTo(props.to, props.swap)}>
       {props.code}
       {props.count === undefined ? null : <span class="n">{props.count.toLocaleString("en-US")}</span>}
     </a>
@@ -13,9 +23,9 @@ export function CodeChip(props: { code: string; to: string; count?: number; on?:
 }
 
 /** A session label `key:value` as a chip linking to `to`. */
-export function LabelChip(props: { name: string; value: string; to: string }): Child {
+export function LabelChip(props: { name: string; value: string; to: string; swap?: string }): Child {
   return (
-    <a class="chip label" href={props.to}>
+    <a class="chip label" href={props.to} {...swapTo(props.to, props.swap)}>
       <span class="k">{props.name}</span>
       {props.value}
     </a>
@@ -50,12 +60,7 @@ export function Pager(props: {
   shown: number;
 }): Child {
   const hasCursor = props.params.some(([k]) => k === "cursor");
-  const swap = (to: string) => ({
-    "hx-get": to,
-    "hx-target": `#${props.target}`,
-    "hx-select": `#${props.target}`,
-    "hx-push-url": "true",
-  });
+  const swap = (to: string) => swapTo(to, props.target);
   const first = href(
     props.path,
     props.params.filter(([k]) => k !== "cursor"),

@@ -1,7 +1,7 @@
 // The Hono environment of the dashboard and what its pages receive.
 import type { Hono } from "hono";
 import type { Clock } from "../clock.js";
-import type { LedgerDb } from "../store/db.js";
+import type { DashboardRepo } from "../store/dashboard-repo.js";
 
 /** Set by the session middleware on every page request. */
 export type UiVariables = { teamId: string; teamName: string };
@@ -12,5 +12,5 @@ export type UiEnv = { Variables: UiVariables };
 /** The dashboard's sub-app. */
 export type UiApp = Hono<UiEnv>;
 
-/** What the dashboard needs: the store it reads and the clock that says which sessions have expired. */
-export type UiDeps = { store: LedgerDb; clock: Clock };
+/** What the dashboard needs: the repository it reads and the clock that says which logins have expired. */
+export type UiDeps = { dashboard: DashboardRepo; clock: Clock };

@@ -13,7 +13,8 @@ const run = (args: string[], env: Record<string, string> = {}) =>
     env: { ...process.env, AGENT_LEDGER_ADMIN_TOKEN: "", ...env },
   });
 
-describe("agent-ledger CLI", () => {
+// Spawned processes: a generous limit that bounds a hang, not the speed of a loaded machine.
+describe("agent-ledger CLI", { timeout: 120_000 }, () => {
   it("--version prints the package version and exits 0", () => {
     const r = run(["--version"]);
     expect(r.status).toBe(0);

@@ -53,9 +53,13 @@ function workspace(files: Record<string, unknown> = {}) {
   return { dir, db, run, rows };
 }
 
+// Each test spawns several CLI processes, and the files of a describe run at once: on a loaded machine one spawn
+// takes seconds, so the limit is generous (it bounds a hang, not the speed).
+const SPAWNING = { timeout: 240_000 };
+
 const crest = (value: string) => ({ task: { id: "crest-report" }, result: stageResult(value) });
 
-describe.concurrent("agent-ledger evaluate", () => {
+describe.concurrent("agent-ledger evaluate", SPAWNING, () => {
   it("exits 0 for a released result and records it, then 2 when a later run drifts (CI builds history)", async () => {
     const w = workspace({
       "march.json": crest("17.1 ft"),
@@ -174,7 +178,7 @@ describe.concurrent("agent-ledger evaluate", () => {
   });
 });
 
-describe.concurrent("agent-ledger validate, init and claims", () => {
+describe.concurrent("agent-ledger validate, init and claims", SPAWNING, () => {
   it("validate prints one line per file, exits 2 when any is blocked and 0 when all pass, recording nothing", async () => {
     const w = workspace({ "a.json": crest("17.1 ft"), "b.json": crest("18.6 ft") });
     const both = await w.run(["validate", "a.json", join(FIXTURES, "single_test.json")]);

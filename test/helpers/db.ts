@@ -5,6 +5,8 @@ import type { Clock } from "../../src/clock.js";
 import type { Fetch } from "../../src/packs/fetch.js";
 import { defaultConfig, type Config } from "../../src/config.js";
 import { openDb, type LedgerDb } from "../../src/store/db.js";
+import type { LedgerStore } from "../../src/store/port.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 import { seedDatabase } from "../../src/store/seed.js";
 import { createTeam, createToken, ensureAdminToken, findTeamByName } from "../../src/store/teams.js";
 import type { Telemetry } from "../../src/telemetry/telemetry.js";
@@ -22,6 +24,8 @@ export type TestApp = {
   app: LedgerApp;
   /** The open database the app uses (`db.db` is drizzle, `db.sqlite` the raw handle). */
   db: LedgerDb;
+  /** The store port the app's routes use, over `db`. */
+  store: LedgerStore;
   /** The admin token (also a token of team `default`). */
   adminToken: string;
   /** Id of the team `default`. */
@@ -54,8 +58,9 @@ export function createTestApp(
   const { teamId: defaultTeamId } = seedDatabase(store);
   const adminToken = "test-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);
+  const port = sqliteStore(store, { clock: options.clock });
   const app = createApp({
-    db: store,
+    store: port,
     config: defaultConfig(options.config),
     clock: options.clock,
     logger: options.logger,
@@ -100,5 +105,5 @@ export function createTestApp(
     }
     return { status: res.status, body, headers: res.headers };
   };
-  return { app, db: store, adminToken, defaultTeamId, teamToken, teamId, authHeaders, call };
+  return { app, db: store, store: port, adminToken, defaultTeamId, teamToken, teamId, authHeaders, call };
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadAnnotations } from "../../src/mcp/annotations.js";
 import { LocalLedger } from "../../src/mcp/ledger-client.js";
 import { GuardedProxy } from "../../src/mcp/proxy.js";
+import type { SqliteStore } from "../../src/store/sqlite/store.js";
 import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -33,7 +34,7 @@ const textOf = (r: CallToolResult): string => {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ledger-mcp-http-"));
   upstream = await startHttpUpstream({ requireHeader: SECRET });
-  ledger = LocalLedger.open(join(dir, "ledger.db"));
+  ledger = await LocalLedger.open(join(dir, "ledger.db"));
   proxy = new GuardedProxy({
     upstream: { url: upstream.url, headers: { [SECRET[0]]: SECRET[1] } },
     annotations: loadAnnotations(join(ROOT, "demo/water.toml")),
@@ -123,7 +124,7 @@ describe("a Streamable HTTP upstream behind the proxy", () => {
   });
 
   it("records the client as one session labelled with the upstream URL, never its headers", () => {
-    const rows = ledger.store.sqlite.prepare("SELECT labels, call_count FROM sessions").all() as {
+    const rows = (ledger.store as SqliteStore).db.sqlite.prepare("SELECT labels, call_count FROM sessions").all() as {
       labels: string;
       call_count: number;
     }[];

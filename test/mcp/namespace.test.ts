@@ -29,7 +29,7 @@ beforeAll(async () => {
   proxy = new GuardedProxy({
     upstream: UPSTREAM,
     annotations: loadAnnotations(join(ROOT, "demo/water.toml")),
-    ledger: LocalLedger.open(join(dir, "ledger.db")),
+    ledger: await LocalLedger.open(join(dir, "ledger.db")),
     namespace: "water",
   });
   await proxy.start();

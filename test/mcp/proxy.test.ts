@@ -8,14 +8,12 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { systemClock } from "../../src/clock.js";
 import { loadAnnotations } from "../../src/mcp/annotations.js";
 import { LocalLedger } from "../../src/mcp/ledger-client.js";
 import { GuardedProxy } from "../../src/mcp/proxy.js";
 import type { RawTool } from "../../src/mcp/upstream.js";
 import { replayManifest } from "../../src/provenance/replay.js";
-import { ledgerFor } from "../../src/store/ledger.js";
-import { loadManifest } from "../../src/store/manifests.js";
+import type { SqliteStore } from "../../src/store/sqlite/store.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const UPSTREAM = {
@@ -53,7 +51,7 @@ const connectAgent = async (name: string): Promise<Client> => {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ledger-mcp-"));
-  ledger = LocalLedger.open(join(dir, "ledger.db"));
+  ledger = await LocalLedger.open(join(dir, "ledger.db"));
   proxy = new GuardedProxy({
     upstream: UPSTREAM,
     annotations: loadAnnotations(join(ROOT, "demo/water.toml")),
@@ -197,7 +195,11 @@ describe("calls through the proxy", () => {
     const r = await call("station_name", { station: "07374000" });
     expect(r).toEqual(direct);
     expect(r.content).toEqual([{ type: "text", text: "Mississippi River at Baton Rouge, LA" }]);
-    expect(ledger.store.sqlite.prepare("SELECT count(*) AS n FROM calls WHERE tool = 'station_name'").get()).toEqual({
+    expect(
+      (ledger.store as SqliteStore).db.sqlite
+        .prepare("SELECT count(*) AS n FROM calls WHERE tool = 'station_name'")
+        .get(),
+    ).toEqual({
       n: 0,
     });
   });
@@ -222,7 +224,7 @@ describe("calls through the proxy", () => {
 });
 
 describe("what the proxy records", () => {
-  const sql = <T>(q: string, ...p: unknown[]) => ledger.store.sqlite.prepare(q).all(...p) as T[];
+  const sql = <T>(q: string, ...p: unknown[]) => (ledger.store as SqliteStore).db.sqlite.prepare(q).all(...p) as T[];
 
   it("stores the connection as one labelled session with its calls and crossings", () => {
     const sessions = sql<{ id: string; labels: string; call_count: number; blocked_count: number }>(
@@ -271,9 +273,9 @@ describe("what the proxy records", () => {
     ]);
   });
 
-  it("replays the recorded session identically", () => {
+  it("replays the recorded session identically", async () => {
     const [{ id }] = sql<{ id: string }>("SELECT id FROM sessions");
-    const report = replayManifest(loadManifest(ledgerFor(ledger.store, systemClock), ledger.teamId, id!));
+    const report = replayManifest(await ledger.store.manifests.load(ledger.teamId, id!));
     expect(report).toMatchObject({ identical: true, calls: 9, difference_count: 0 });
   });
 

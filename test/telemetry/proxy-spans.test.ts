@@ -41,7 +41,7 @@ beforeAll(async () => {
   proxy = new GuardedProxy({
     upstream: { url: upstream.url },
     annotations: loadAnnotations(join(ROOT, "demo/water.toml")),
-    ledger: LocalLedger.open(join(dir, "ledger.db")),
+    ledger: await LocalLedger.open(join(dir, "ledger.db")),
     telemetry,
   });
   await proxy.start();

@@ -125,6 +125,9 @@ describe.skipIf(!FOUND)("the dashboard in Chromium", () => {
       await page.waitForFunction('document.querySelectorAll("#sessions-list a.id").length === 1');
       expect(await listedIds(page)).toEqual([w.nightly]);
       expect(new URL(page.url()).search).toBe("?label=run%3Anightly");
+      expect(await page.getAttribute('a[href^="/ui/sessions.csv"]', "href")).toBe(
+        "/ui/sessions.csv?label=run%3Anightly",
+      );
       // With htmx the table was swapped in place: the page (and its window) survived.
       if (javaScript) expect(await page.evaluate("window.notReloaded === true")).toBe(true);
       await page.screenshot({ path: `${SHOTS}sessions-filtered-${mode}.png`, fullPage: true });
@@ -135,6 +138,26 @@ describe.skipIf(!FOUND)("the dashboard in Chromium", () => {
       await context.close();
     });
   }
+
+  it("filters the crossings by a code chip in place, and the permalink reloads to the same list", async () => {
+    const { context, page, problems } = await open(true);
+    await logIn(page, w.acme);
+    await page.goto(`${origin}/ui/crossings`);
+    await page.evaluate("window.notReloaded = true");
+    await Promise.all([
+      page.waitForURL(/code=unconverted_carry_over/),
+      page.click("#crossings-list .chipbar a.chip.code"),
+    ]);
+    await page.waitForSelector("#crossings-list a.chip.code.on");
+    expect(await page.$$eval("#crossings-list tbody tr", (rows) => rows.length)).toBe(1);
+    expect(await page.evaluate("window.notReloaded === true")).toBe(true);
+    await page.reload();
+    expect(await page.$$eval("#crossings-list tbody tr", (rows) => rows.length)).toBe(1);
+    expect(await page.textContent("#crossings-list a.chip.code.on")).toContain("unconverted_carry_over");
+    await page.screenshot({ path: `${SHOTS}crossings-filtered-js.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 
   it("sends a wrong token back to the form without a cookie", async () => {
     const { context, page, problems } = await open(true);

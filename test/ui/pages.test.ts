@@ -45,14 +45,15 @@ describe("the crossings page", () => {
     const r = await page(w.t, "/ui/crossings", cookie);
     expect(r.status).toBe(200);
     expect(r.html).toContain(
-      '<a class="chip code" href="/ui/crossings?code=unconverted_carry_over">unconverted_carry_over<span class="n">1</span></a>',
+      '<a class="chip code" href="/ui/crossings?code=unconverted_carry_over" hx-get="/ui/crossings?code=unconverted_carry_over" hx-target="#crossings-list" hx-select="#crossings-list" hx-push-url="true">' +
+        'unconverted_carry_over<span class="n">1</span></a>',
     );
   });
 
   it("filters the list by code and by tool", async () => {
     const byCode = await page(w.t, "/ui/crossings?code=unconverted_carry_over", cookie);
     expect(byCode.html.match(/<tr class="hot">/g)).toHaveLength(1);
-    expect(byCode.html).toContain('<a class="chip code on" href="/ui/crossings?code=unconverted_carry_over">');
+    expect(byCode.html).toContain('<a class="chip code on" href="/ui/crossings?code=unconverted_carry_over" hx-get=');
     const byTool = await page(w.t, "/ui/crossings?tool=read_discharge", cookie);
     // Two sessions read a discharge: each call's station and its return.
     expect(byTool.html.match(/>read_discharge<\/a><\/td>/g)).toHaveLength(4);

@@ -43,10 +43,12 @@ describe("the sessions page", () => {
   it("links each label and code to the list filtered by it", async () => {
     const r = await page(w.t, "/ui/sessions", cookie);
     expect(r.html).toContain(
-      '<a class="chip label" href="/ui/sessions?label=run%3Anightly"><span class="k">run</span>nightly</a>',
+      '<a class="chip label" href="/ui/sessions?label=run%3Anightly" hx-get="/ui/sessions?label=run%3Anightly" hx-target="#sessions-list" hx-select="#sessions-list" hx-push-url="true">' +
+        '<span class="k">run</span>nightly</a>',
     );
     expect(r.html).toContain(
-      '<a class="chip code" href="/ui/sessions?code=unconverted_carry_over">unconverted_carry_over<span class="n">1</span></a>',
+      '<a class="chip code" href="/ui/sessions?code=unconverted_carry_over" hx-get="/ui/sessions?code=unconverted_carry_over" hx-target="#sessions-list" hx-select="#sessions-list" hx-push-url="true">' +
+        'unconverted_carry_over<span class="n">1</span></a>',
     );
   });
 

@@ -1,6 +1,5 @@
 // Admin routes: create teams, issue team tokens, revoke tokens. The admin-only check is in app.ts.
 import { createRoute, z } from "@hono/zod-openapi";
-import { createTeam, createToken, revokeToken } from "../../store/teams.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
 
@@ -72,20 +71,20 @@ const revokeTokenRoute = createRoute({
 
 /** Registers POST /v1/admin/teams, POST /v1/admin/teams/{id}/tokens and DELETE /v1/admin/tokens/{token_id}. */
 export function registerAdminRoutes(app: LedgerApp, deps: AppDeps): void {
-  const db = deps.store.db;
+  const teams = deps.store.teams;
 
-  app.openapi(createTeamRoute, (c) => {
-    const team = createTeam(db, c.req.valid("json").name);
+  app.openapi(createTeamRoute, async (c) => {
+    const team = await teams.create(c.req.valid("json").name);
     return c.json({ id: team.id, name: team.name, created_at: team.createdAt }, 201);
   });
 
-  app.openapi(createTokenRoute, (c) => {
-    const issued = createToken(db, c.req.valid("param").id, c.req.valid("json").name ?? "");
+  app.openapi(createTokenRoute, async (c) => {
+    const issued = await teams.createToken(c.req.valid("param").id, c.req.valid("json").name ?? "");
     return c.json({ id: issued.id, team_id: issued.teamId, name: issued.name, token: issued.token }, 201);
   });
 
-  app.openapi(revokeTokenRoute, (c) => {
-    revokeToken(db, c.req.valid("param").token_id, deps.clock.now());
+  app.openapi(revokeTokenRoute, async (c) => {
+    await teams.revokeToken(c.req.valid("param").token_id);
     return c.body(null, 204);
   });
 }

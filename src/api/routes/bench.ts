@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { BenchRunStore } from "../../store/bench-runs.js";
 import { ConflictError, NotFoundError } from "../../store/errors.js";
 import { parseLabel } from "../../store/queries.js";
+import { sqliteHandleOf } from "../../store/sqlite/store.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
 
@@ -72,7 +73,8 @@ const listRoute = createRoute({
 
 /** Registers PUT /v1/bench/runs/{session_id} and GET /v1/bench/runs. */
 export function registerBenchRoutes(app: LedgerApp, deps: AppDeps): void {
-  const runs = new BenchRunStore(deps.store.sqlite);
+  // TRANSITIONAL: harness runs are read and written on SQLite until they move behind LedgerStore.
+  const runs = new BenchRunStore(sqliteHandleOf(deps.store, "the harness routes").sqlite);
   app.openapi(putRoute, (c) => {
     const teamId = c.get("teamId");
     const id = c.req.valid("param").session_id;

@@ -1,6 +1,5 @@
 // The team claim ledger: add, demote, list, read with history, import and export JSON Lines.
 import { createRoute, z } from "@hono/zod-openapi";
-import { ClaimStore } from "../../store/claims.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import {
   decodeCursor,
@@ -163,29 +162,29 @@ const exportRoute = createRoute({
 
 /** Registers the claim ledger routes (export before `{id}`, so "export" is never read as an id). */
 export function registerClaimRoutes(app: LedgerApp, deps: AppDeps): void {
-  const claims = new ClaimStore(deps.store.sqlite);
+  const claims = deps.store.claims;
 
-  app.openapi(createClaimRoute, (c) => {
+  app.openapi(createClaimRoute, async (c) => {
     const b = c.req.valid("json");
     const supersedes = b.supersedes === undefined ? [] : Array.isArray(b.supersedes) ? b.supersedes : [b.supersedes];
-    const row = claims.create(c.get("teamId"), { ...b, value: b.value ?? null, supersedes }, deps.clock.now());
+    const row = await claims.create(c.get("teamId"), { ...b, value: b.value ?? null, supersedes });
     return c.json(row, 201);
   });
 
-  app.openapi(demoteRoute, (c) =>
-    c.json(claims.demote(c.get("teamId"), c.req.valid("param").id, c.req.valid("json"), deps.clock.now()), 200),
+  app.openapi(demoteRoute, async (c) =>
+    c.json(await claims.demote(c.get("teamId"), c.req.valid("param").id, c.req.valid("json")), 200),
   );
 
   // A text answer with no JSON alternative: documented through the registry, served by a plain handler.
   app.openAPIRegistry.registerPath(exportRoute);
-  app.get(exportRoute.path, (c) =>
-    c.body(claims.exportText(c.get("teamId")), 200, { "content-type": `${NDJSON}; charset=utf-8` }),
+  app.get(exportRoute.path, async (c) =>
+    c.body(await claims.exportText(c.get("teamId")), 200, { "content-type": `${NDJSON}; charset=utf-8` }),
   );
 
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const q = c.req.valid("query");
     const after = decodeCursor(q.cursor);
-    const page = claims.list(c.get("teamId"), {
+    const page = await claims.list(c.get("teamId"), {
       limit: q.limit,
       ...(q.status ? { status: q.status } : {}),
       ...(q.q ? { q: q.q } : {}),
@@ -194,14 +193,13 @@ export function registerClaimRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json({ items: page.items, next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null }, 200);
   });
 
-  app.openapi(getRoute, (c) => {
+  app.openapi(getRoute, async (c) => {
     const teamId = c.get("teamId");
     const id = c.req.valid("param").id;
-    return c.json({ ...claims.get(teamId, id), events: claims.events(teamId, id) }, 200);
+    const claim = await claims.get(teamId, id);
+    return c.json({ ...claim, events: await claims.events(teamId, id) }, 200);
   });
 
   // The body is JSON Lines, read as text whatever its content type (curl --data-binary sends a form type).
-  app.openapi(importRoute, async (c) =>
-    c.json(claims.importText(c.get("teamId"), await c.req.text(), deps.clock.now()), 200),
-  );
+  app.openapi(importRoute, async (c) => c.json(await claims.importText(c.get("teamId"), await c.req.text()), 200));
 }

@@ -1,8 +1,6 @@
 // The datum registry: the 22 built-in vertical datums, the team's own, and offsets registered explicitly.
 import { createRoute, z } from "@hono/zod-openapi";
 import { DimensionalityError } from "../../quantity/errors.js";
-import { ConflictError } from "../../store/errors.js";
-import { ledgerFor } from "../../store/ledger.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
@@ -71,11 +69,11 @@ const createOffsetRoute = createRoute({
 
 /** Registers GET/POST /v1/datums and POST /v1/datums/offsets. */
 export function registerDatumRoutes(app: LedgerApp, deps: AppDeps): void {
-  const ledger = ledgerFor(deps.store, deps.clock);
+  const datums = deps.store.datums;
 
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const q = c.req.valid("query");
-    const reg = ledger.datums(c.get("teamId"));
+    const reg = await datums.registry(c.get("teamId"));
     const all = reg.list();
     // The cursor is the last name answered: datums are never removed, so it always names a row of this list.
     const after = decodeCursor(q.cursor)?.[0];
@@ -92,18 +90,16 @@ export function registerDatumRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json({ items: page.items, offsets, next_cursor: page.next_cursor }, 200);
   });
 
-  app.openapi(createDatumRoute, (c) => {
+  app.openapi(createDatumRoute, async (c) => {
     const { name, description } = c.req.valid("json");
-    const teamId = c.get("teamId");
-    if (ledger.datums(teamId).has(name)) throw new ConflictError(`a datum named '${name}' is already registered`);
-    ledger.registry.addDatum(teamId, name, description ?? "");
+    await datums.add(c.get("teamId"), name, description ?? "");
     return c.json({ name, kind: "vertical", description: description ?? "", builtin: false }, 201);
   });
 
-  app.openapi(createOffsetRoute, (c) => {
+  app.openapi(createOffsetRoute, async (c) => {
     const body = c.req.valid("json");
     const teamId = c.get("teamId");
-    const reg = ledger.datums(teamId);
+    const reg = await datums.registry(teamId);
     reg.get(body.from);
     reg.get(body.to);
     const offset = readQuantity(body.offset, reg);
@@ -113,7 +109,7 @@ export function registerDatumRoutes(app: LedgerApp, deps: AppDeps): void {
       );
     if (typeof offset.value !== "number") throw new DimensionalityError("an offset is one length, not a series");
     const offsetM = offset.to("m").scalar;
-    ledger.registry.addOffset(teamId, {
+    await datums.addOffset(teamId, {
       from: body.from,
       to: body.to,
       offsetM,

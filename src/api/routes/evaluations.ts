@@ -3,9 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { GATE_STATUSES } from "../../gates/outcome-kit.js";
 import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
-import { ledgerFor } from "../../store/ledger.js";
 import { parseInstant } from "../../store/queries.js";
-import { RunStore, type Evaluation } from "../../store/runs.js";
+import type { Evaluation } from "../../store/runs.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
@@ -165,18 +164,13 @@ const wantsMarkdown = (accept: string | undefined): boolean =>
 
 /** Registers POST/GET /v1/evaluations and GET /v1/evaluations/{id}. */
 export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
-  const runs = new RunStore(deps.store.sqlite);
-  const ledger = ledgerFor(deps.store, deps.clock);
+  const runs = deps.store.evaluations;
 
-  app.openapi(evaluateRoute, (c) => {
-    const teamId = c.get("teamId");
+  app.openapi(evaluateRoute, async (c) => {
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
     try {
-      ({ evaluation } = runs.evaluate(teamId, c.req.valid("json"), {
-        clock: deps.clock,
-        datums: ledger.datums(teamId).names(),
-      }));
+      ({ evaluation } = await runs.evaluate(c.get("teamId"), c.req.valid("json")));
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
       throw e;
@@ -195,10 +189,10 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json(evaluation, 200);
   });
 
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const q = c.req.valid("query");
     const before = decodeCursor(q.cursor);
-    const page = runs.list(c.get("teamId"), {
+    const page = await runs.list(c.get("teamId"), {
       limit: q.limit,
       ...(q.task ? { task: q.task } : {}),
       ...(q.status ? { status: q.status } : {}),
@@ -208,8 +202,8 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json({ items: page.items, next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null }, 200);
   });
 
-  app.openapi(getRoute, (c) => {
-    const { input: _input, settings, ...report } = runs.get(c.get("teamId"), c.req.valid("param").id);
+  app.openapi(getRoute, async (c) => {
+    const { input: _input, settings, ...report } = await runs.get(c.get("teamId"), c.req.valid("param").id);
     if (wantsMarkdown(c.req.header("accept"))) {
       const title = `${report.task ?? "evaluation"} (${report.id}, ${report.created_at})`;
       const markdown = renderMarkdown(report, {

@@ -1,12 +1,8 @@
 // History: past sessions by label, tool, code and time; where a magnitude crossed before; manifests, replay and answer audits.
 import { createRoute, z } from "@hono/zod-openapi";
-import { auditAnswer } from "../../provenance/audit.js";
 import { ManifestSchema } from "../../provenance/manifest.js";
 import { replayManifest } from "../../provenance/replay.js";
-import { auditsFor } from "../../store/audits.js";
-import { ledgerFor } from "../../store/ledger.js";
-import { loadManifest } from "../../store/manifests.js";
-import { findCrossings, listSessions, parseInstant, parseLabel } from "../../store/queries.js";
+import { parseInstant, parseLabel } from "../../store/queries.js";
 import { ApiError } from "../errors.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";
@@ -188,14 +184,13 @@ function crossingCursor(cursor: string | undefined): number | null {
 
 /** Registers the history routes: session queries, crossing search, manifests, replay and answer audits. */
 export function registerHistoryRoutes(app: LedgerApp, deps: AppDeps): void {
-  const ledger = ledgerFor(deps.store, deps.clock);
-  const sqlite = deps.store.sqlite;
+  const { sessions, crossings, manifests, audits } = deps.store;
 
-  app.openapi(listRoute, (c) => {
+  app.openapi(listRoute, async (c) => {
     const f = c.req.valid("query");
     const labels =
       f.label === undefined ? [] : (Array.isArray(f.label) ? f.label : [f.label]).map((l) => parseLabel(l));
-    const rows = listSessions(sqlite, c.get("teamId"), {
+    const rows = await sessions.list(c.get("teamId"), {
       labels,
       tool: f.tool,
       code: f.code,
@@ -208,9 +203,9 @@ export function registerHistoryRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json({ items: page.items.map(sessionJson), next_cursor: page.next_cursor }, 200);
   });
 
-  app.openapi(crossingsRoute, (c) => {
+  app.openapi(crossingsRoute, async (c) => {
     const f = c.req.valid("query");
-    const rows = findCrossings(sqlite, c.get("teamId"), {
+    const rows = await crossings.search(c.get("teamId"), {
       value: f.value,
       unit: f.unit,
       tolerance: f.tolerance,
@@ -223,33 +218,20 @@ export function registerHistoryRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json({ items: page.items.map(crossingJson), next_cursor: page.next_cursor }, 200);
   });
 
-  app.openapi(manifestRoute, (c) => c.json(loadManifest(ledger, c.get("teamId"), c.req.valid("param").id), 200));
+  app.openapi(manifestRoute, async (c) => c.json(await manifests.load(c.get("teamId"), c.req.valid("param").id), 200));
 
-  app.openapi(replayRoute, (c) => {
+  app.openapi(replayRoute, async (c) => {
     const body = c.req.valid("json");
-    const manifest = "manifest" in body ? body.manifest : loadManifest(ledger, c.get("teamId"), body.session_id);
+    const manifest = "manifest" in body ? body.manifest : await manifests.load(c.get("teamId"), body.session_id);
     return c.json(replayManifest(manifest), 200);
   });
 
-  app.openapi(auditRoute, (c) => {
-    const teamId = c.get("teamId");
-    const id = c.req.valid("param").id;
+  app.openapi(auditRoute, async (c) => {
     const { answer, context } = c.req.valid("json");
-    const result = ledger.store.sqlite
-      .transaction(() => {
-        const session = ledger.sessions.get(teamId, id);
-        // API.md: an audit without context uses the session's context (the question), so numbers repeated from it are quoted.
-        const ctx = context ?? session.context;
-        const audit = auditAnswer(answer, ledger.sessions.history(id).all(), { context: ctx });
-        const stored = auditsFor(sqlite).insert(
-          teamId,
-          id,
-          { answer, context: ctx, ok: audit.ok, numbers: audit.numbers },
-          deps.clock.now(),
-        );
-        return { id: stored.id, ok: audit.ok, context: ctx, numbers: audit.numbers };
-      })
-      .immediate();
+    const result = await audits.audit(c.get("teamId"), c.req.valid("param").id, {
+      answer,
+      ...(context === undefined ? {} : { context }),
+    });
     return c.json(
       {
         id: result.id,

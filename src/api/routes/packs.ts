@@ -5,8 +5,7 @@ import { PackNotFoundError } from "../../packs/errors.js";
 import { packTool } from "../../packs/tools.js";
 import type { PackDatums } from "../../packs/shared.js";
 import { usgsReading, usgsSite } from "../../packs/usgs.js";
-import type { QuantityJSON } from "../../quantity/quantity.js";
-import { ledgerFor, type Ledger } from "../../store/ledger.js";
+import type { LedgerStore } from "../../store/port.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonResponse } from "../http.js";
 
@@ -107,8 +106,8 @@ const callPackRoute = createRoute({
 });
 
 /** Registers a reading's datums and offsets for the team (first registration wins). */
-function register(ledger: Ledger, teamId: string, d: PackDatums): void {
-  ledger.registry.ensure(
+async function register(store: LedgerStore, teamId: string, d: PackDatums): Promise<void> {
+  await store.datums.ensure(
     teamId,
     d.datums,
     d.offsets.map((o) => ({
@@ -122,42 +121,24 @@ function register(ledger: Ledger, teamId: string, d: PackDatums): void {
   );
 }
 
-/** Records each reading as the output of a call of `tool` in the session, in one group commit. */
-async function record(
-  ledger: Ledger,
-  teamId: string,
-  sessionId: string,
-  tool: string,
-  readings: { args: Record<string, unknown>; quantity: QuantityJSON }[],
-): Promise<void> {
-  await ledger.batcher.run(() => {
-    ledger.sessions.get(teamId, sessionId);
-    for (const r of readings) {
-      const c = ledger.call(teamId, sessionId, tool, r.args);
-      ledger.result(teamId, sessionId, c.call_id, r.quantity);
-    }
-  });
-}
-
 /** Registers the USGS and Environment Agency routes. */
 export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
-  const ledger = ledgerFor(deps.store, deps.clock);
+  const store = deps.store;
   const fetch = deps.packFetch;
 
   app.openapi(usgsSiteRoute, async (c) => {
     const { site, datums } = await usgsSite(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
-    register(ledger, c.get("teamId"), datums);
+    await register(store, c.get("teamId"), datums);
     return c.json({ ...site, datum_offset: site.datum_offset ?? null, drainage_area: site.drainage_area ?? null }, 200);
   });
 
   app.openapi(usgsReadingRoute, async (c) => {
     const teamId = c.get("teamId");
     const r = await usgsReading(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
-    register(ledger, teamId, r.datums);
+    await register(store, teamId, r.datums);
     const session = c.req.valid("query").session;
     if (session)
-      await record(
-        ledger,
+      await store.packs.record(
         teamId,
         session,
         "usgs.reading",
@@ -172,37 +153,26 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
     const { args } = c.req.valid("json");
     const pack = packTool(PACK_TOOLS[tool]!);
     if (!pack) throw new PackNotFoundError(`no retrieval pack tool named '${tool}'`);
-    ledger.sessions.get(teamId, id);
+    await store.sessions.get(teamId, id);
     const out = await pack.run(args, { fetch, usgsUrl: deps.config.usgsUrl, eaUrl: deps.config.eaUrl });
-    register(ledger, teamId, out.datums);
-    const answer = await ledger.batcher.run(() => {
-      if (!ledger.tools.latest(teamId, tool)) ledger.tools.put(teamId, tool, pack.declaration, ledger.datums(teamId));
-      const call = ledger.call(teamId, id, tool, args);
-      const result = call.ok ? ledger.result(teamId, id, call.call_id, out.result) : null;
-      return {
-        ...call,
-        result: result?.result ?? null,
-        result_ok: result?.ok ?? null,
-        result_violations: result?.violations ?? [],
-      };
-    });
+    await register(store, teamId, out.datums);
+    const answer = await store.packs.call(teamId, id, tool, pack.declaration, args, out.result);
     return c.json({ ...answer, warnings: out.warnings }, 200);
   });
 
   app.openapi(eaStationRoute, async (c) => {
     const { station, datums } = await eaStation(c.req.valid("param").id, fetch, { baseUrl: deps.config.eaUrl });
-    register(ledger, c.get("teamId"), datums);
+    await register(store, c.get("teamId"), datums);
     return c.json(station as unknown as Record<string, unknown>, 200);
   });
 
   app.openapi(eaReadingRoute, async (c) => {
     const teamId = c.get("teamId");
     const r = await eaReading(c.req.valid("param").id, fetch, { baseUrl: deps.config.eaUrl });
-    register(ledger, teamId, r.datums);
+    await register(store, teamId, r.datums);
     const session = c.req.valid("query").session;
     if (session)
-      await record(
-        ledger,
+      await store.packs.record(
         teamId,
         session,
         "ea.reading",

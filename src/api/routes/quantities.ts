@@ -2,7 +2,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Quantity } from "../../quantity/quantity.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
-import { ledgerFor } from "../../store/ledger.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
 import { QuantityOrStringSchema, QuantitySchema } from "../schemas.js";
@@ -57,20 +56,20 @@ export function readQuantity(input: z.infer<typeof QuantityOrStringSchema> | num
 
 /** Registers POST /v1/convert and POST /v1/compute. */
 export function registerQuantityRoutes(app: LedgerApp, deps: AppDeps): void {
-  const ledger = ledgerFor(deps.store, deps.clock);
+  const registry = (teamId: string) => deps.store.datums.registry(teamId);
 
-  app.openapi(convertRoute, (c) => {
+  app.openapi(convertRoute, async (c) => {
     const body = c.req.valid("json");
-    const datums = ledger.datums(c.get("teamId"));
+    const datums = await registry(c.get("teamId"));
     let q = readQuantity(body.quantity, datums);
     if (body.to.unit) q = q.to(body.to.unit);
     if (body.to.datum) q = q.toDatum(body.to.datum, datums);
     return c.json({ quantity: q.toJSON() }, 200);
   });
 
-  app.openapi(computeRoute, (c) => {
+  app.openapi(computeRoute, async (c) => {
     const { op, a, b } = c.req.valid("json");
-    const datums = ledger.datums(c.get("teamId"));
+    const datums = await registry(c.get("teamId"));
     const qa = readQuantity(a, datums);
     const qb = readQuantity(b, datums);
     switch (op) {

@@ -1,6 +1,5 @@
 // Sessions and guarded calls: open a session, check a call, label its result, read the calls and the report.
 import { createRoute, z } from "@hono/zod-openapi";
-import { ledgerFor } from "../../store/ledger.js";
 import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
@@ -194,19 +193,21 @@ export function callJson(c: CallRow, crossings: CrossingRow[]) {
 
 /** Registers the session and guarded-call routes. */
 export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
-  const ledger = ledgerFor(deps.store, deps.clock);
+  const { sessions, calls, crossings } = deps.store;
 
-  app.openapi(createRoute_, (c) =>
-    c.json(sessionJson(ledger.sessions.create(c.get("teamId"), c.req.valid("json"), deps.clock.now())), 201),
+  app.openapi(createRoute_, async (c) =>
+    c.json(sessionJson(await sessions.create(c.get("teamId"), c.req.valid("json"))), 201),
   );
 
-  app.openapi(getRoute, (c) => c.json(sessionJson(ledger.sessions.get(c.get("teamId"), c.req.valid("param").id)), 200));
+  app.openapi(getRoute, async (c) =>
+    c.json(sessionJson(await sessions.get(c.get("teamId"), c.req.valid("param").id)), 200),
+  );
 
   app.openapi(callRoute, async (c) => {
     const { tool, args } = c.req.valid("json");
     const sessionId = c.req.valid("param").id;
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
-    const answer = await ledger.callBatched(c.get("teamId"), sessionId, tool, args);
+    const answer = await calls.call(c.get("teamId"), sessionId, tool, args);
     if (deps.telemetry.enabled) {
       deps.telemetry.toolCall({
         tool,
@@ -224,25 +225,26 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(resultRoute, async (c) => {
     const { id, call_id } = c.req.valid("param");
-    return c.json(await ledger.resultBatched(c.get("teamId"), id, call_id, c.req.valid("json").result), 200);
+    return c.json(await calls.result(c.get("teamId"), id, call_id, c.req.valid("json").result), 200);
   });
 
-  app.openapi(listCallsRoute, (c) => {
+  app.openapi(listCallsRoute, async (c) => {
     const teamId = c.get("teamId");
     const id = c.req.valid("param").id;
     const q = c.req.valid("query");
-    ledger.sessions.get(teamId, id);
     const after = Number(decodeCursor(q.cursor)?.[0] ?? 0);
-    const page = toPage(ledger.sessions.calls(teamId, id, after, q.limit + 1), q.limit, (call) => [call.seq]);
+    const page = toPage(await calls.list(teamId, id, { afterSeq: after, limit: q.limit + 1 }), q.limit, (call) => [
+      call.seq,
+    ]);
     const last = page.items[page.items.length - 1];
-    const crossings = last ? ledger.sessions.crossings(teamId, id, after, last.seq) : [];
+    const rows = last ? await crossings.ofSession(teamId, id, { afterSeq: after, uptoSeq: last.seq }) : [];
     const byCall = new Map<string, CrossingRow[]>();
-    for (const x of crossings) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
+    for (const x of rows) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
     return c.json(
       { items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])), next_cursor: page.next_cursor },
       200,
     );
   });
 
-  app.openapi(reportRoute, (c) => c.json(ledger.report(c.get("teamId"), c.req.valid("param").id), 200));
+  app.openapi(reportRoute, async (c) => c.json(await sessions.report(c.get("teamId"), c.req.valid("param").id), 200));
 }

@@ -3,7 +3,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { declarationToJSON, TOOL_NAME, ToolDeclarationSchema, type ToolDeclaration } from "../../guard/declaration.js";
 import { FLAVOURS, toolDefinition } from "../../guard/schema.js";
 import { NotFoundError } from "../../store/errors.js";
-import { ledgerFor } from "../../store/ledger.js";
 import type { ToolRow } from "../../store/tools.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";
@@ -85,49 +84,46 @@ export function toolJson(row: ToolRow, decl: ToolDeclaration) {
 
 /** Registers the tool declaration routes. */
 export function registerToolRoutes(app: LedgerApp, deps: AppDeps): void {
-  const ledger = ledgerFor(deps.store, deps.clock);
-  const find = (teamId: string, name: string, version?: number) => {
-    const row = version ? ledger.tools.version(teamId, name, version) : ledger.tools.latest(teamId, name);
-    if (!row)
+  const tools = deps.store.tools;
+  const find = async (teamId: string, name: string, version?: number) => {
+    const found = await tools.get(teamId, name, version);
+    if (!found)
       throw new NotFoundError(
         version
           ? `no version ${version} of tool '${name}'`
           : `no tool named '${name}'; declare it with PUT /v1/tools/${name}`,
       );
-    return { row, decl: ledger.tools.compiledOf(teamId, row, ledger.datums(teamId)) };
+    return found;
   };
 
-  app.openapi(putRoute, (c) => {
-    const teamId = c.get("teamId");
-    const { name } = c.req.valid("param");
-    const datums = ledger.datums(teamId);
-    const { row, created } = ledger.tools.put(teamId, name, c.req.valid("json"), datums);
-    const body = toolJson(row, ledger.tools.compiledOf(teamId, row, datums));
+  app.openapi(putRoute, async (c) => {
+    const { row, declaration, created } = await tools.put(
+      c.get("teamId"),
+      c.req.valid("param").name,
+      c.req.valid("json"),
+    );
+    const body = toolJson(row, declaration);
     return created ? c.json(body, 201) : c.json(body, 200);
   });
 
-  app.openapi(listRoute, (c) => {
-    const teamId = c.get("teamId");
+  app.openapi(listRoute, async (c) => {
     const q = c.req.valid("query");
     const after = decodeCursor(q.cursor)?.[0];
-    const rows = ledger.tools.list(teamId, typeof after === "string" ? after : "").slice(0, q.limit + 1);
-    const page = toPage(rows, q.limit, (r) => [r.name]);
-    return c.json(
-      {
-        items: page.items.map((r) => toolJson(r, ledger.tools.compiledOf(teamId, r, ledger.datums(teamId)))),
-        next_cursor: page.next_cursor,
-      },
-      200,
-    );
+    const rows = await tools.list(c.get("teamId"), {
+      after: typeof after === "string" ? after : "",
+      limit: q.limit + 1,
+    });
+    const page = toPage(rows, q.limit, (t) => [t.row.name]);
+    return c.json({ items: page.items.map((t) => toolJson(t.row, t.declaration)), next_cursor: page.next_cursor }, 200);
   });
 
-  app.openapi(getRoute, (c) => {
-    const { row, decl } = find(c.get("teamId"), c.req.valid("param").name, c.req.valid("query").version);
-    return c.json(toolJson(row, decl), 200);
+  app.openapi(getRoute, async (c) => {
+    const { row, declaration } = await find(c.get("teamId"), c.req.valid("param").name, c.req.valid("query").version);
+    return c.json(toolJson(row, declaration), 200);
   });
 
-  app.openapi(schemaRoute, (c) => {
-    const { decl } = find(c.get("teamId"), c.req.valid("param").name);
-    return c.json(toolDefinition(decl, c.req.valid("query").format as (typeof FLAVOURS)[number]), 200);
+  app.openapi(schemaRoute, async (c) => {
+    const { declaration } = await find(c.get("teamId"), c.req.valid("param").name);
+    return c.json(toolDefinition(declaration, c.req.valid("query").format as (typeof FLAVOURS)[number]), 200);
   });
 }

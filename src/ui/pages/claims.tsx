@@ -3,7 +3,7 @@
 import type { Child } from "hono/jsx";
 import { tryConvert } from "../../quantity/units.js";
 import type { ClaimRow } from "../../store/claims.js";
-import { dashboardClaim, dashboardClaims, type KeyValue } from "../../store/dashboard.js";
+import type { KeyValue } from "../../store/dashboard.js";
 import { QueryError } from "../../store/queries.js";
 import { type StripPoint, StripPlot } from "../charts/strip.js";
 import { Badge, Empty, Pager } from "../components.js";
@@ -118,7 +118,7 @@ export function registerClaimPages(ui: UiApp, deps: UiDeps): void {
       throw new QueryError("status", `status must be live, demoted or superseded, received '${status}'`);
     const after = cursorOf(params, ["string", "string"]) as [string, string] | null;
     const q = one(params, "q");
-    const page = await dashboardClaims(deps.store, c.get("teamId"), {
+    const page = await deps.dashboard.claims(c.get("teamId"), {
       status: status as ClaimRow["status"] | undefined,
       ...(q === undefined ? {} : { q }),
       limit: PAGE,
@@ -171,7 +171,7 @@ export function registerClaimPages(ui: UiApp, deps: UiDeps): void {
 
   ui.get("/claims/:id", async (c) => {
     const id = c.req.param("id");
-    const d = await dashboardClaim(deps.store, c.get("teamId"), id);
+    const d = await deps.dashboard.claim(c.get("teamId"), id);
     if (!d) return problemPage(c, 404, "Claim not found", `This team's ledger has no claim '${id}'.`);
     const k = d.claim;
     const strip = stripPoints(d.values);

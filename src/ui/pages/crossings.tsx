@@ -1,9 +1,8 @@
 // /ui/crossings: every crossing of the team, newest first; the violation codes as chips with their counts filter the
 // list, and so does the tool.
 import type { Child } from "hono/jsx";
-import { dashboardCodeCounts, dashboardCrossings } from "../../store/dashboard.js";
 import type { CrossingRow } from "../../store/sessions.js";
-import { Badge, CodeChip, Empty, Pager } from "../components.js";
+import { Badge, CodeChip, Empty, Pager, swapTo } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { cleanUrl, codeOf, cursorOf, one, readParams } from "../filters.js";
 import { count, encodeKey, href, magnitude, shortTime, withParam, type Params } from "../format.js";
@@ -78,8 +77,8 @@ export function registerCrossingsPage(ui: UiApp, deps: UiDeps): void {
     const before = (cursorOf(params, ["number"]) as [number] | null)?.[0] ?? null;
     const teamId = c.get("teamId");
     const [codes, page] = await Promise.all([
-      dashboardCodeCounts(deps.store, teamId),
-      dashboardCrossings(deps.store, teamId, { code, tool, limit: PAGE, before }),
+      deps.dashboard.codeCounts(teamId),
+      deps.dashboard.crossings(teamId, { code, tool, limit: PAGE, before }),
     ]);
     const total = codes.reduce((a, x) => a + x.count, 0);
     return c.html(
@@ -90,31 +89,38 @@ export function registerCrossingsPage(ui: UiApp, deps: UiDeps): void {
             {`${count(total)} ${total === 1 ? "value" : "values"} refused or flagged, by code. Click a code to list only its crossings.`}
           </p>
         </div>
-        <p class="chipbar">
-          <a
-            class={code === undefined ? "chip on" : "chip"}
-            href={href("/ui/crossings", withParam(params, "code", null))}
-          >
-            every crossing
-          </a>
-          {codes.map((x) => (
-            <CodeChip
-              code={x.code}
-              count={x.count}
-              on={x.code === code}
-              to={href("/ui/crossings", withParam(params, "code", x.code))}
-            />
-          ))}
-        </p>
-        {tool === undefined ? null : (
-          <p class="active">
-            Tool{" "}
-            <a class="chip on" href={href("/ui/crossings", withParam(params, "tool", null))} title="remove this filter">
-              {`${tool} ×`}
-            </a>
-          </p>
-        )}
         <div id="crossings-list">
+          <p class="chipbar">
+            <a
+              class={code === undefined ? "chip on" : "chip"}
+              href={href("/ui/crossings", withParam(params, "code", null))}
+              {...swapTo(href("/ui/crossings", withParam(params, "code", null)), "crossings-list")}
+            >
+              every crossing
+            </a>
+            {codes.map((x) => (
+              <CodeChip
+                code={x.code}
+                count={x.count}
+                on={x.code === code}
+                to={href("/ui/crossings", withParam(params, "code", x.code))}
+                swap="crossings-list"
+              />
+            ))}
+          </p>
+          {tool === undefined ? null : (
+            <p class="active">
+              Tool{" "}
+              <a
+                class="chip on"
+                href={href("/ui/crossings", withParam(params, "tool", null))}
+                {...swapTo(href("/ui/crossings", withParam(params, "tool", null)), "crossings-list")}
+                title="remove this filter"
+              >
+                {`${tool} ×`}
+              </a>
+            </p>
+          )}
           {page.items.length === 0 ? (
             <Empty>No crossing matches this filter.</Empty>
           ) : (

@@ -3,7 +3,7 @@
 import type { Child } from "hono/jsx";
 import type { Decision } from "../../gates/decision.js";
 import { GATE_NAMES, type GateStatus } from "../../gates/outcome-kit.js";
-import { dashboardEvaluation, dashboardEvaluations, type EvaluationRow } from "../../store/dashboard.js";
+import type { EvaluationRow } from "../../store/dashboard.js";
 import { QueryError } from "../../store/queries.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
@@ -134,7 +134,7 @@ export function registerEvaluationPages(ui: UiApp, deps: UiDeps): void {
     if (status !== undefined && status !== "released" && status !== "blocked")
       throw new QueryError("status", `status must be released or blocked, received '${status}'`);
     const before = cursorOf(params, ["string", "string"]) as [string, string] | null;
-    const page = await dashboardEvaluations(deps.store, c.get("teamId"), {
+    const page = await deps.dashboard.evaluations(c.get("teamId"), {
       task: one(params, "task"),
       status,
       limit: PAGE,
@@ -176,7 +176,7 @@ export function registerEvaluationPages(ui: UiApp, deps: UiDeps): void {
 
   ui.get("/evaluations/:id", async (c) => {
     const id = c.req.param("id");
-    const e = await dashboardEvaluation(deps.store, c.get("teamId"), id);
+    const e = await deps.dashboard.evaluation(c.get("teamId"), id);
     if (!e) return problemPage(c, 404, "Evaluation not found", `This team's ledger has no evaluation '${id}'.`);
     return c.html(
       <Layout title={`Evaluation ${e.id}`} nav="evaluations" team={c.get("teamName")}>

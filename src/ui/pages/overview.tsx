@@ -1,7 +1,7 @@
 // /ui: the overview of a window (7, 30 or 90 days to now): headline figures, calls per day by outcome, refusals by
 // code over time, evaluations released and blocked over time.
 import type { Child } from "hono/jsx";
-import { dashboardOverview, type Overview } from "../../store/dashboard.js";
+import type { Overview } from "../../store/dashboard.js";
 import { QueryError } from "../../store/queries.js";
 import { type BarSeries, StackedBars } from "../charts/bars.js";
 import { CodeChip, Stat } from "../components.js";
@@ -85,7 +85,7 @@ export function registerOverviewPage(ui: UiApp, deps: UiDeps): void {
     // Whole UTC days: the window ends at the end of today and starts `days` days earlier.
     const until = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
     const since = new Date(Date.parse(until) - days * 86_400_000).toISOString();
-    const o = await dashboardOverview(deps.store, c.get("teamId"), { since, until }, now);
+    const o = await deps.dashboard.overview(c.get("teamId"), { since, until }, now);
     const axis = daysBetween(since, until);
     const codes = [...new Set(o.refusalsByCode.map((r) => r.code))];
     return c.html(

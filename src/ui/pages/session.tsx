@@ -2,7 +2,7 @@
 // by status and linked to the crossing they trace to.
 import type { Child } from "hono/jsx";
 import type { Violation } from "../../guard/verdict.js";
-import { type AuditedAnswer, type AuditedNumber, dashboardSession, type SessionDetail } from "../../store/dashboard.js";
+import type { AuditedAnswer, AuditedNumber, SessionDetail } from "../../store/dashboard.js";
 import type { CrossingRow } from "../../store/sessions.js";
 import { problemPage } from "../problem.js";
 import { Badge, CodeChip, Empty, LabelChip } from "../components.js";
@@ -166,7 +166,7 @@ function Answer(props: { audit: AuditedAnswer }): Child {
 export function registerSessionPage(ui: UiApp, deps: UiDeps): void {
   ui.get("/sessions/:id", async (c) => {
     const id = c.req.param("id");
-    const detail = await dashboardSession(deps.store, c.get("teamId"), id);
+    const detail = await deps.dashboard.session(c.get("teamId"), id);
     if (!detail) return problemPage(c, 404, "Session not found", `This team's ledger has no session '${id}'.`);
     const s = detail.session;
     return c.html(

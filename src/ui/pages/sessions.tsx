@@ -2,7 +2,7 @@
 // keyset pages, and CSV and JSON Lines exports of the current filter.
 import type { Child } from "hono/jsx";
 import { VIOLATION_CODES } from "../../quantity/errors.js";
-import { dashboardSessions, type SessionListRow } from "../../store/dashboard.js";
+import type { SessionListRow } from "../../store/dashboard.js";
 import type { SessionRow } from "../../store/sessions.js";
 import { CodeChip, Empty, LabelChip, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
@@ -107,7 +107,7 @@ function SessionTable(props: { rows: SessionListRow[]; params: Params }): Child 
             </td>
             <td class="chips">
               {Object.entries(s.labels).map(([k, v]) => (
-                <LabelChip name={k} value={v} to={by("label", `${k}:${v}`)} />
+                <LabelChip name={k} value={v} to={by("label", `${k}:${v}`)} swap="sessions-list" />
               ))}
             </td>
             <td class="num">{count(s.callCount)}</td>
@@ -115,7 +115,7 @@ function SessionTable(props: { rows: SessionListRow[]; params: Params }): Child 
             <td class="num">{count(s.blockedCount)}</td>
             <td class="chips">
               {s.codes.map((c) => (
-                <CodeChip code={c.code} count={c.count} to={only("code", c.code)} />
+                <CodeChip code={c.code} count={c.count} to={only("code", c.code)} swap="sessions-list" />
               ))}
             </td>
             <td class="context">{s.context.length > 140 ? `${s.context.slice(0, 139)}…` : s.context}</td>
@@ -145,7 +145,7 @@ function ActiveFilters(props: { params: Params }): Child {
 async function* exportPages(deps: UiDeps, teamId: string, f: SessionParams): AsyncGenerator<SessionRow[]> {
   let cursor: readonly [string, string] | null = null;
   do {
-    const page = await dashboardSessions(deps.store, teamId, { ...f, limit: EXPORT_PAGE, cursor });
+    const page = await deps.dashboard.sessions(teamId, { ...f, limit: EXPORT_PAGE, cursor });
     yield page.items;
     cursor = page.next;
   } while (cursor !== null);
@@ -202,20 +202,23 @@ export function registerSessionsPage(ui: UiApp, deps: UiDeps): void {
     if (clean !== null) return c.redirect(clean, 303);
     const filter = sessionFilter(params);
     const cursor = cursorOf(params, ["string", "string"]) as [string, string] | null;
-    const page = await dashboardSessions(deps.store, c.get("teamId"), { ...filter, limit: PAGE, cursor });
+    const page = await deps.dashboard.sessions(c.get("teamId"), { ...filter, limit: PAGE, cursor });
     const exportParams = params.filter(([k]) => k !== "cursor");
     return c.html(
       <Layout title="Sessions" nav="sessions" team={c.get("teamName")}>
         <div class="head">
           <h1>Sessions</h1>
-          <p class="exports">
-            Export this filter: <a href={href("/ui/sessions.csv", exportParams)}>CSV</a> ·{" "}
-            <a href={href("/ui/sessions.jsonl", exportParams)}>JSON Lines</a>
-          </p>
         </div>
-        <FilterForm params={params} />
+        {/* The form and the export links are inside the swapped element, so they follow the filter a swap applied. */}
         <div id="sessions-list">
-          <ActiveFilters params={params} />
+          <FilterForm params={params} />
+          <div class="listbar">
+            <ActiveFilters params={params} />
+            <p class="exports">
+              Export this filter: <a href={href("/ui/sessions.csv", exportParams)}>CSV</a> ·{" "}
+              <a href={href("/ui/sessions.jsonl", exportParams)}>JSON Lines</a>
+            </p>
+          </div>
           {page.items.length === 0 ? (
             <Empty>No session matches this filter.</Empty>
           ) : (

@@ -1,0 +1,40 @@
+// The store factory: AGENT_LEDGER_DB (a file path or :memory:, or a postgres:// URL) picks the engine.
+import type { Clock } from "../clock.js";
+import { type StoreEngineName, storeEngineOf } from "../config.js";
+import type { LedgerStore } from "./port.js";
+import { openSqliteStore } from "./sqlite/store.js";
+
+/** How a store is opened besides its location. */
+export type OpenStoreOptions = {
+  /** Stamps every row the store writes (default: the machine's clock). */
+  clock?: Clock;
+  /** SQLite only: `full` fsyncs every commit (AGENT_LEDGER_SYNC); PostgreSQL commits durably anyway. */
+  sync?: "normal" | "full";
+};
+
+/** The configured engine is not part of this build; the message says what to configure instead. */
+export class StoreUnavailableError extends Error {
+  readonly code = "store_unavailable";
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+type Opener = (url: string, options: OpenStoreOptions) => Promise<LedgerStore>;
+
+/** One opener per engine. The PostgreSQL one is loaded only when a postgres:// URL is configured. */
+const OPENERS: Record<StoreEngineName, Opener> = {
+  sqlite: async (file, options) => openSqliteStore(file, options),
+  postgres: async () => {
+    throw new StoreUnavailableError(
+      "PostgreSQL support is not built in this version: AGENT_LEDGER_DB names a postgres:// server; " +
+        "set it to a SQLite file path such as ./data/ledger.db (or :memory:) instead",
+    );
+  },
+};
+
+/** Opens and migrates the store at `url`: a SQLite file path or ":memory:", or a postgres:// (postgresql://) URL. */
+export function openStore(url: string, options: OpenStoreOptions = {}): Promise<LedgerStore> {
+  return OPENERS[storeEngineOf(url)](url, options);
+}

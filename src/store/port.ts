@@ -1,0 +1,289 @@
+// The one async store port (LedgerStore): what routes, the CLI, the MCP proxy, the dashboard and the harness ask of
+// storage, grouped by aggregate. Implemented by src/store/sqlite/ (today's synchronous code behind promises) and
+// src/store/pg/. The pure core stays synchronous: a store fetches what a verdict or a gate decision needs, then
+// calls it. Adding a method: add it here, implement it in sqlite/ and pg/, and pin it in test/store/contract/.
+import type { ToolDeclaration, ToolDeclarationInput } from "../guard/declaration.js";
+import type { EnforcementReport } from "../guard/report.js";
+import type { Settings } from "../gates/settings.js";
+import type { WatchCache } from "../gates/watch.js";
+import type { AuditItem } from "../provenance/audit.js";
+import type { Manifest, StoredAudit } from "../provenance/manifest.js";
+import type { DatumRegistry } from "../quantity/datums.js";
+import type { QuantityJSON } from "../quantity/quantity.js";
+import type { ClaimEvent, ClaimPage, ClaimRow, ClaimStatus, Demotion, ImportReport, NewClaim } from "./claims.js";
+import type { LedgerLine } from "./claims-jsonl.js";
+import type { DashboardRepo } from "./dashboard-repo.js";
+import type { DatumRow, OffsetInput, OffsetRow } from "./datums.js";
+import type { CallAnswer, ResultAnswer } from "./ledger.js";
+import type { CrossingFilter, SessionFilter } from "./queries.js";
+import type { Evaluation, EvaluationSummary, StoredEvaluation } from "./runs.js";
+import type { SeedSummary } from "./seed.js";
+import type { CallRow, CrossingRow, SessionRow } from "./sessions.js";
+import type { IssuedToken, Principal, Team } from "./teams.js";
+import type { ToolRow } from "./tools.js";
+
+export type {
+  CallAnswer,
+  CallRow,
+  ClaimEvent,
+  ClaimPage,
+  ClaimRow,
+  ClaimStatus,
+  CrossingFilter,
+  CrossingRow,
+  DatumRow,
+  Demotion,
+  Evaluation,
+  EvaluationSummary,
+  ImportReport,
+  IssuedToken,
+  NewClaim,
+  OffsetInput,
+  OffsetRow,
+  Principal,
+  ResultAnswer,
+  SeedSummary,
+  SessionFilter,
+  SessionRow,
+  StoredEvaluation,
+  Team,
+  ToolRow,
+};
+
+/** The database engines a store can run on. */
+export type StoreEngine = "sqlite" | "postgres";
+
+/** Teams and bearer tokens. Tokens are stored as SHA-256 digests; the clear token exists once, when issued. */
+export interface TeamsRepo {
+  /** Creates a team; a name in use is a ConflictError. */
+  create(name: string): Promise<Team>;
+  /** The team with this id, or null. */
+  get(id: string): Promise<Team | null>;
+  /** The team with this name, or null. */
+  byName(name: string): Promise<Team | null>;
+  /** The id of the team `default`, created on first use. */
+  ensureDefault(): Promise<string>;
+  /** Issues a token for a team (NotFoundError for an unknown team). */
+  createToken(teamId: string, name?: string, options?: { isAdmin?: boolean; token?: string }): Promise<IssuedToken>;
+  /** Revokes a token; twice is harmless, an unknown id is a NotFoundError. */
+  revokeToken(tokenId: string): Promise<void>;
+  /** Who a bearer token speaks for, or null when it is unknown or revoked. */
+  authenticate(token: string): Promise<Principal | null>;
+  /** Makes sure an admin token exists: `envToken` becomes the only live one; without it one is made when none is live. */
+  ensureAdminToken(envToken?: string): Promise<{ token?: string }>;
+  /** Revokes every live admin token and issues a new one. */
+  rotateAdminToken(): Promise<IssuedToken>;
+}
+
+/** The datum registry: 22 built-ins in code, each team's own datums and offsets in rows. */
+export interface DatumsRepo {
+  /** The team's registry (built-ins, its datums and offsets), as stored now. */
+  registry(teamId: string): Promise<DatumRegistry>;
+  /** The datums the team registered, by name. */
+  list(teamId: string): Promise<DatumRow[]>;
+  /** The team's offsets, ordered by (from, to). */
+  offsets(teamId: string): Promise<OffsetRow[]>;
+  /** Registers a datum; a name the registry knows (built-ins included) is a ConflictError. */
+  add(teamId: string, name: string, description?: string): Promise<DatumRow>;
+  /** Registers an offset between two known datums (an unknown name is the registry's UnknownDatumError); a later one replaces the pair's. */
+  addOffset(teamId: string, offset: OffsetInput): Promise<OffsetRow>;
+  /** Registers the datums and offsets not there yet (first registration wins), in one transaction; answers the registry. */
+  ensure(
+    teamId: string,
+    datums: readonly { name: string; description?: string }[],
+    offsets: readonly OffsetInput[],
+  ): Promise<DatumRegistry>;
+}
+
+/** A stored declaration version with its compiled form (compiled against the team's registry). */
+export type StoredTool = { row: ToolRow; declaration: ToolDeclaration };
+
+/** Tool declarations, versioned by content per team. */
+export interface ToolsRepo {
+  /** Declares a tool (DeclarationError when it does not compile); a new version only when the declaration changed. */
+  put(teamId: string, name: string, input: ToolDeclarationInput): Promise<StoredTool & { created: boolean }>;
+  /** The latest version of a tool (or `version`), or null. */
+  get(teamId: string, name: string, version?: number): Promise<StoredTool | null>;
+  /** The latest version of every tool with a name after `after`, by name, at most `limit`. */
+  list(teamId: string, options: { after?: string; limit: number }): Promise<StoredTool[]>;
+}
+
+/** A new session (POST /v1/sessions). */
+export type NewSession = { context?: string; enforcement?: "enforce" | "warn"; labels?: Record<string, string> };
+
+/** Sessions: open, read, query across time. */
+export interface SessionsRepo {
+  /** Opens a session. */
+  create(teamId: string, input: NewSession): Promise<SessionRow>;
+  /** The session, or NotFoundError (another team's id answers as an unknown one). */
+  get(teamId: string, id: string): Promise<SessionRow>;
+  /** The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows). */
+  list(teamId: string, filter: SessionFilter): Promise<SessionRow[]>;
+  /** The team a session belongs to, or null: for the command line, which holds the whole database. */
+  teamOf(sessionId: string): Promise<string | null>;
+  /** The enforcement report of a session (NotFoundError for an unknown one). */
+  report(teamId: string, sessionId: string): Promise<EnforcementReport>;
+}
+
+/**
+ * The guarded-call path. Each write locks the session, reads the history the pure verdict needs, decides and writes,
+ * in one transaction: calls of one session are numbered 1..n without gaps whatever serves them.
+ */
+export interface CallsRepo {
+  /** Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings. */
+  call(teamId: string, sessionId: string, tool: string, args: Record<string, unknown>): Promise<CallAnswer>;
+  /** Labels and stores a call's result (against the version the call was checked with); a second result is a ConflictError. */
+  result(teamId: string, sessionId: string, callId: string, result: unknown): Promise<ResultAnswer>;
+  /** Calls of a session in order with seq > `afterSeq` (default 0), at most `limit`. */
+  list(teamId: string, sessionId: string, options?: { afterSeq?: number; limit?: number }): Promise<CallRow[]>;
+}
+
+/** Crossings: the quantities that crossed a tool boundary. */
+export interface CrossingsRepo {
+  /** Crossings of a session's calls with afterSeq < seq <= uptoSeq, in recording order. */
+  ofSession(
+    teamId: string,
+    sessionId: string,
+    options?: { afterSeq?: number; uptoSeq?: number },
+  ): Promise<CrossingRow[]>;
+  /** Every crossing of the team with the same dimension and SI magnitude within the tolerance, newest first, `limit + 1` rows. */
+  search(teamId: string, filter: CrossingFilter): Promise<CrossingRow[]>;
+}
+
+/** A stored answer audit as POST /v1/sessions/{id}/audit answers it. */
+export type AuditAnswer = { id: string; ok: boolean; context: string; numbers: AuditItem[] };
+
+/** Answer audits. */
+export interface AuditsRepo {
+  /** Audits an answer against the session's outputs (context: the session's question when omitted) and stores it. */
+  audit(teamId: string, sessionId: string, input: { answer: string; context?: string }): Promise<AuditAnswer>;
+  /** A session's audits, oldest first, each with its numbers in text order. */
+  list(teamId: string, sessionId: string): Promise<StoredAudit[]>;
+}
+
+/** Manifests: everything a replay needs, read in one snapshot. */
+export interface ManifestsRepo {
+  /** The manifest of a stored session (NotFoundError for an unknown one). */
+  load(teamId: string, sessionId: string): Promise<Manifest>;
+}
+
+/** One reading a retrieval pack records as a call of its tool and that call's result. */
+export type PackReading = { args: Record<string, unknown>; quantity: QuantityJSON };
+
+/** A pack tool called in a session: the call's answer and its labelled result (null when the call was refused). */
+export type PackCallAnswer = CallAnswer & { result: unknown; result_ok: boolean | null; result_violations: unknown[] };
+
+/** What retrieval packs write. */
+export interface PacksRepo {
+  /** Records each reading as a call of `tool` and its result, all in one transaction (NotFoundError for an unknown session). */
+  record(teamId: string, sessionId: string, tool: string, readings: readonly PackReading[]): Promise<void>;
+  /** Declares the pack tool when the team has none of that name, checks the call, and stores the result when it passed. */
+  call(
+    teamId: string,
+    sessionId: string,
+    tool: string,
+    declaration: ToolDeclarationInput,
+    args: Record<string, unknown>,
+    result: unknown,
+  ): Promise<PackCallAnswer>;
+}
+
+/** The team claim ledger: immutable claims, an append-only list of status events. */
+export interface ClaimsRepo {
+  /** Adds a claim (live or demoted) and marks what it supersedes; a repeated id is a ConflictError, bad input an InvalidClaimError. */
+  create(teamId: string, input: NewClaim): Promise<ClaimRow>;
+  /** Demotes a claim: a new event, the earlier ones kept. */
+  demote(teamId: string, id: string, demotion: Demotion): Promise<ClaimRow>;
+  /** Records that `byId` replaces `id` (a live claim becomes superseded; a demoted one stays demoted). */
+  supersede(teamId: string, id: string, byId: string): Promise<ClaimRow>;
+  /** The claim with its current status, or NotFoundError. */
+  get(teamId: string, id: string): Promise<ClaimRow>;
+  /** The claim, or null. */
+  find(teamId: string, id: string): Promise<ClaimRow | null>;
+  /** Every event of a claim, oldest first (NotFoundError for an unknown claim). */
+  events(teamId: string, id: string): Promise<ClaimEvent[]>;
+  /** One page of the ledger, oldest first; `q` matches id, text or key (case-insensitive substring). */
+  list(
+    teamId: string,
+    filter: { status?: ClaimStatus; q?: string; limit: number; after?: readonly [string, string] | null },
+  ): Promise<ClaimPage>;
+  /** Imports JSON Lines in one transaction: new ids added, changed statuses become events, bad lines reported. */
+  importText(teamId: string, text: string): Promise<ImportReport>;
+  /** The whole ledger as JSON Lines (current state), which importText reads back unchanged. */
+  exportText(teamId: string): Promise<string>;
+}
+
+/** Options of one evaluation besides its input. */
+export type EvaluateOptions = {
+  /** Base settings (defaults, or a thresholds.toml over them); the input's own `settings` go on top. */
+  settings?: Settings;
+  /** False: decide against history but write nothing. */
+  record?: boolean;
+  /** Ledger lines for this evaluation only (a file ledger), over the stored ledger. */
+  extraLedger?: readonly LedgerLine[];
+  watchCache?: WatchCache;
+  /** For `evidence.check_paths`: whether a file source exists. */
+  pathExists?: (path: string) => boolean;
+};
+
+/** Gated evaluations (runs): the claim-history snapshot is fetched, the pure gates decide, the run is recorded. */
+export interface EvaluationsRepo {
+  /** Decides an input against the team's ledger and earlier runs and records it; SettingsError for invalid settings. */
+  evaluate(
+    teamId: string,
+    input: unknown,
+    options?: EvaluateOptions,
+  ): Promise<{ evaluation: Evaluation; settings: Settings; recorded: boolean }>;
+  /** One stored evaluation, or NotFoundError. */
+  get(teamId: string, id: string): Promise<StoredEvaluation>;
+  /** A page of evaluations, newest first. */
+  list(
+    teamId: string,
+    filter: {
+      task?: string;
+      status?: "released" | "blocked";
+      since?: string;
+      limit: number;
+      before?: readonly [string, string] | null;
+    },
+  ): Promise<{ items: EvaluationSummary[]; next_cursor: readonly [string, string] | null }>;
+}
+
+/** What a store says about itself and its schema. */
+export type StoreInfo = {
+  engine: StoreEngine;
+  /** The file, ":memory:", or the server URL without its password. */
+  where: string;
+  /** Migrations applied by this open (0 when the schema was current). */
+  appliedNow: number;
+  /** Migrations recorded in the database. */
+  migrations: number;
+};
+
+/** The whole store. */
+export interface LedgerStore {
+  readonly engine: StoreEngine;
+  /** Where the rows live, for log lines: a file, ":memory:", or a URL without its password. */
+  readonly where: string;
+  /** Migrations this open applied. */
+  readonly applied: number;
+  readonly teams: TeamsRepo;
+  readonly datums: DatumsRepo;
+  readonly tools: ToolsRepo;
+  readonly sessions: SessionsRepo;
+  readonly calls: CallsRepo;
+  readonly crossings: CrossingsRepo;
+  readonly audits: AuditsRepo;
+  readonly manifests: ManifestsRepo;
+  readonly packs: PacksRepo;
+  readonly claims: ClaimsRepo;
+  readonly evaluations: EvaluationsRepo;
+  /** The dashboard's reads and login sessions; absent on an engine that does not implement them yet (PostgreSQL). */
+  readonly dashboard?: DashboardRepo;
+  /** Engine, location and schema state. */
+  info(): Promise<StoreInfo>;
+  /** Seeds the default team and the README's examples; running it again changes nothing. */
+  seed(): Promise<SeedSummary>;
+  /** Releases the database (a store built over a caller's handle leaves it open). */
+  close(): Promise<void>;
+}
