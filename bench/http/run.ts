@@ -1,10 +1,14 @@
 // bench:http — guarded calls per second over loopback against the real server on a file database, beside a route that
 // parses a JSON body and inserts one row, measured with autocannon in the same run. Bounded: a few seconds per target.
+// The PostgreSQL leg runs in the same run: one `serve` on PostgreSQL, then two on the same database (half the
+// connections each), every connection in its own session, against SQLite under the same per-connection workload.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer } from "node:net";
 import autocannon from "autocannon";
+import { benchPg } from "../pg-server.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 50;
@@ -47,6 +51,59 @@ async function json(url: string, method: string, body: unknown): Promise<{ id: s
   return (await r.json()) as { id: string };
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const DECL = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
+const CALL = JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } });
+const HEADERS = { "content-type": "application/json", authorization: `Bearer ${TOKEN}` };
+
+/** Declares the tool and opens `n` sessions on the server at `base`. */
+async function prepare(base: string, n: number): Promise<string[]> {
+  await json(`${base}/v1/tools/runoff_depth`, "PUT", DECL);
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 1) ids.push((await json(`${base}/v1/sessions`, "POST", { context: "bench" })).id);
+  return ids;
+}
+
+/** Guarded calls against `base` with each connection in its own session from `sessions`. */
+function perSession(base: string, sessions: string[], connections: number): autocannon.Options {
+  let next = 0;
+  type Ctx = { session?: string };
+  const setupRequest = ((req: autocannon.Request, ctx: Ctx) => {
+    ctx.session ??= sessions[next++ % sessions.length];
+    return { ...req, path: `/v1/sessions/${ctx.session}/calls` };
+  }) as unknown as NonNullable<autocannon.Request["setupRequest"]>;
+  return {
+    url: base,
+    connections,
+    duration: DURATION,
+    requests: [{ method: "POST", headers: HEADERS, body: CALL, setupRequest }],
+  };
+}
+
+/** Sums the throughput of runs that ran at the same time; latency is the worse of the two. */
+function combined(parts: autocannon.Result[]): autocannon.Result {
+  const [first] = parts;
+  return {
+    ...first!,
+    requests: { ...first!.requests, average: parts.reduce((n, r) => n + r.requests.average, 0) },
+    latency: {
+      ...first!.latency,
+      p50: Math.max(...parts.map((r) => r.latency.p50)),
+      p99: Math.max(...parts.map((r) => r.latency.p99)),
+    },
+    non2xx: parts.reduce((n, r) => n + r.non2xx, 0),
+    errors: parts.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
@@ -61,13 +118,26 @@ const base = await start(
   { PORT: "8790", BASELINE_DB: join(dir, "baseline.db") },
   /baseline ready/,
 );
+const pgServer = await benchPg();
+const pgUrl = await pgServer.newDatabase("bench_http");
+const pgPorts = [await freePort(), await freePort()];
+const pgServe = (port: number) =>
+  start(
+    ["src/cli/main.ts", "serve"],
+    { PORT: String(port), AGENT_LEDGER_DB: pgUrl, AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
+    /listening on/,
+  );
+const pgInstances: ChildProcess[] = [];
 try {
   await waitHealthy("http://127.0.0.1:8791/healthz");
-  await json("http://127.0.0.1:8791/v1/tools/runoff_depth", "PUT", {
-    params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } },
-    returns: { unit: "mm/day" },
-  });
   const session = await json("http://127.0.0.1:8791/v1/sessions", "POST", { context: "bench" });
+  await json("http://127.0.0.1:8791/v1/tools/runoff_depth", "PUT", DECL);
+  const liteSessions = await prepare("http://127.0.0.1:8791", CONNECTIONS);
+  pgInstances.push(await pgServe(pgPorts[0]!));
+  const pgA = `http://127.0.0.1:${pgPorts[0]}`;
+  const pgB = `http://127.0.0.1:${pgPorts[1]}`;
+  await waitHealthy(`${pgA}/healthz`);
+  const pgSessions = await prepare(pgA, CONNECTIONS);
   const results: [string, autocannon.Result][] = [];
   results.push([
     "baseline: parse JSON + insert one row",
@@ -87,21 +157,50 @@ try {
       method: "POST",
       connections: CONNECTIONS,
       duration: DURATION,
-      headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-      body: JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } }),
+      headers: HEADERS,
+      body: CALL,
     }),
   ]);
+  results.push([
+    "SQLite: guarded call, one session per connection",
+    await run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS)),
+  ]);
+  results.push([
+    "PostgreSQL, 1 instance: guarded call, one session per connection",
+    await run(perSession(pgA, pgSessions, CONNECTIONS)),
+  ]);
+  pgInstances.push(await pgServe(pgPorts[1]!));
+  await waitHealthy(`${pgB}/healthz`);
+  const half = CONNECTIONS / 2;
+  results.push([
+    "PostgreSQL, 2 instances on one database (25 connections each)",
+    combined(
+      await Promise.all([
+        run(perSession(pgA, pgSessions.slice(0, half), half)),
+        run(perSession(pgB, pgSessions.slice(half), half)),
+      ]),
+    ),
+  ]);
+  console.log(
+    `PostgreSQL: ${pgServer.describe}; ${CONNECTIONS} connections, ${DURATION} s per row, node ${process.version}\n`,
+  );
   console.log(`| route | req/s | p50 ms | p99 ms | non-2xx | errors |`);
   console.log(`|---|---|---|---|---|---|`);
   for (const [name, r] of results)
     console.log(
       `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`,
     );
+  const rate = (i: number) => results[i]![1].requests.average;
+  console.log(`\nguarded / baseline throughput: ${(rate(1) / rate(0)).toFixed(2)} (target >= 0.5)`);
   console.log(
-    `\nguarded / baseline throughput: ${(results[1]![1].requests.average / results[0]![1].requests.average).toFixed(2)} (target >= 0.5)`,
+    `PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(3) / rate(2)).toFixed(2)} (target >= 0.5)`,
   );
+  console.log(`PostgreSQL 2 instances / 1 instance: ${(rate(4) / rate(3)).toFixed(2)} (target >= 1.5)`);
 } finally {
   ours.kill("SIGTERM");
   base.kill("SIGTERM");
+  for (const p of pgInstances) p.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 500));
+  await pgServer.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,7 +1,9 @@
 // bench:load — 50 concurrent clients on loopback against the real server on a file database, for a bounded time:
 // a mix of session creation, guarded calls with results, audits and evaluations, beside the one-row-insert
 // baseline (bench/http/baseline-server.ts) measured in the same run. Afterwards every acknowledged write is looked
-// up in the database. Exits 1 if any request failed or any acknowledged row is missing.
+// up in the database. Exits 1 if any request failed or any acknowledged row is missing. The PostgreSQL leg, in the
+// same run, repeats the guarded-calls phase on one `serve` over PostgreSQL and then on two sharing the database
+// (half the connections each), and looks every acknowledged write up there too.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -9,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
+import pg from "pg";
+import { benchPg } from "../pg-server.js";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -277,6 +281,93 @@ try {
   console.log(
     `\nacknowledged writes looked up after the run: ${(Object.keys(acks) as (keyof Acks)[]).map((k) => `${acks[k].size} ${k}`).join(", ")} (${checked} rows); missing: ${missing.map(([k, n]) => `${k} ${n}`).join(", ")}; integrity_check: ${integrity}`,
   );
+
+  // PostgreSQL leg: the same guarded calls on one instance, then on two instances of one database.
+  for (const k of Object.keys(acks) as (keyof Acks)[]) acks[k].clear();
+  const pgServer = await benchPg();
+  const pgUrl = await pgServer.newDatabase("bench_load");
+  const pgPorts = [await freePort(), await freePort()];
+  const pgServe = (port: number) =>
+    start(
+      ["src/cli/main.ts", "serve"],
+      { PORT: String(port), AGENT_LEDGER_DB: pgUrl, AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
+      /listening on/,
+    );
+  const instances = [await pgServe(pgPorts[0]!)];
+  const pgUrls = pgPorts.map((p) => `http://127.0.0.1:${p}`);
+  const callsOnly = [session, ...Array.from({ length: 25 }, () => readThenCompute).flat()];
+  const pgResults: [string, autocannon.Result][] = [];
+  try {
+    for (const [name, decl] of Object.entries({
+      read_discharge: { params: { site: {} }, returns: { unit: "cfs" } },
+      runoff_depth: { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } },
+    })) {
+      const r = await fetch(`${pgUrls[0]}/v1/tools/${name}`, { method: "PUT", headers, body: JSON.stringify(decl) });
+      if (!r.ok) throw new Error(`PUT /v1/tools/${name} on PostgreSQL answered ${r.status}`);
+    }
+    pgResults.push([
+      "PostgreSQL, 1 instance: guarded calls with results (a new session every 50 calls)",
+      await run({ url: pgUrls[0]!, requests: callsOnly, connections: CONNECTIONS, duration: SECONDS }),
+    ]);
+    instances.push(await pgServe(pgPorts[1]!));
+    const both = await Promise.all(
+      pgUrls.map((u) => run({ url: u, requests: callsOnly, connections: CONNECTIONS / 2, duration: SECONDS })),
+    );
+    pgResults.push([
+      "PostgreSQL, 2 instances on one database (25 connections each)",
+      {
+        ...both[0]!,
+        requests: {
+          ...both[0]!.requests,
+          total: both[0]!.requests.total + both[1]!.requests.total,
+          average: both[0]!.requests.average + both[1]!.requests.average,
+        },
+        latency: {
+          ...both[0]!.latency,
+          p50: Math.max(both[0]!.latency.p50, both[1]!.latency.p50),
+          p99: Math.max(both[0]!.latency.p99, both[1]!.latency.p99),
+        },
+        non2xx: both[0]!.non2xx + both[1]!.non2xx,
+        errors: both[0]!.errors + both[1]!.errors,
+        timeouts: both[0]!.timeouts + both[1]!.timeouts,
+        resets: both[0]!.resets + both[1]!.resets,
+      },
+    ]);
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    const pgIds = async (sql: string) => new Set((await client.query(sql)).rows.map((r: { id: string }) => r.id));
+    const pgStored = {
+      sessions: await pgIds("SELECT id FROM sessions"),
+      calls: await pgIds("SELECT id FROM calls"),
+      results: await pgIds("SELECT id FROM calls WHERE result_raw IS NOT NULL"),
+    };
+    await client.end();
+    const pgMissing = (["sessions", "calls", "results"] as const).map(
+      (k) => [k, [...acks[k]].filter((id) => !pgStored[k].has(id)).length] as const,
+    );
+    console.log("\n| PostgreSQL leg | requests | req/s | p50 ms | p99 ms | non-2xx | errors | timeouts |");
+    console.log("|---|---|---|---|---|---|---|---|");
+    for (const [name, r] of pgResults)
+      console.log(
+        `| ${name} | ${r.requests.total} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`,
+      );
+    const liteCalls = results.find(([n]) => n.startsWith("guarded calls with results only"))![1].requests.average;
+    console.log(
+      `\nPostgreSQL (${pgServer.describe}) 1 instance / SQLite, guarded calls with results: ${(pgResults[0]![1].requests.average / liteCalls).toFixed(2)} (target >= 0.5)`,
+    );
+    console.log(
+      `PostgreSQL 2 instances / 1 instance: ${(pgResults[1]![1].requests.average / pgResults[0]![1].requests.average).toFixed(2)} (target >= 1.5)`,
+    );
+    console.log(
+      `acknowledged on PostgreSQL: ${acks.sessions.size} sessions, ${acks.calls.size} calls, ${acks.results.size} results; missing: ${pgMissing.map(([k, n]) => `${k} ${n}`).join(", ")}`,
+    );
+    if (pgResults.some(([, r]) => r.non2xx + r.errors + r.timeouts + r.resets > 0) || pgMissing.some(([, n]) => n > 0))
+      exitCode = 1;
+  } finally {
+    for (const i of instances) i.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    await pgServer.stop();
+  }
 
   const failed = results.reduce((n, [, r]) => n + r.non2xx + r.errors + r.timeouts + r.resets, 0);
   if (failures.length) console.log(`\nfirst failures:\n${failures.join("\n")}`);

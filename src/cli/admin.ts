@@ -7,7 +7,7 @@ export function configure(cmd: Command): void {
   cmd
     .command("rotate-token")
     .description("revoke every admin token and print a new one (shown once)")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .exitOverride()
     .action(async (flags: { db?: string }) => {
       const config = cliConfig(flags);

@@ -3,6 +3,7 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
+import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
 import {
   assertLedger,
   describeLedger,
@@ -17,6 +18,12 @@ type Flags = { db?: string; force?: boolean };
 
 async function run(file: string, flags: Flags): Promise<void> {
   const src = cliConfig(flags).dbFile;
+  if (isPostgresUrl(src))
+    throw new CliError(
+      `the database is PostgreSQL (${redactUrl(src)}), and agent-ledger backup copies SQLite files only: ` +
+        `back PostgreSQL up with its own pg_dump, for example pg_dump --format=custom --file=ledger.dump "$AGENT_LEDGER_DB", ` +
+        "and restore it with pg_restore",
+    );
   if (src === ":memory:")
     throw new CliError(
       "the database is :memory:, so there is no file to back up: set AGENT_LEDGER_DB or pass --db <file>",

@@ -23,7 +23,7 @@ export function configure(cmd: Command): void {
   cmd
     .command("import <file>")
     .description("import memory/claims.jsonl; malformed lines are skipped and listed on stderr")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <name>", "the team whose ledger to import into", "default")
     .exitOverride()
     .action(async (file: string, flags: Flags) => {
@@ -43,7 +43,7 @@ export function configure(cmd: Command): void {
   cmd
     .command("export")
     .description("print the ledger as JSON Lines (re-importable)")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <name>", "the team whose ledger to export", "default")
     .option("--out <file>", "write to FILE instead of stdout")
     .exitOverride()

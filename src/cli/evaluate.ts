@@ -72,7 +72,7 @@ export function configure(cmd: Command): void {
     .option("--format <format>", "json or markdown", "markdown")
     .option("--out <dir>", "write one report per file into DIR instead of stdout")
     .option("--no-record", "gate against the database but write nothing to it")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <name>", "the team whose ledger and history to use", "default")
     .action((files: string[], flags: Flags) => run(files, flags));
 }

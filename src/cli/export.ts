@@ -15,6 +15,6 @@ async function run(id: string, flags: { db?: string }): Promise<void> {
 export function configure(cmd: Command): void {
   cmd
     .argument("<session-id>", "the session to export")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .action((id: string, flags: { db?: string }) => run(id, flags));
 }

@@ -42,6 +42,11 @@ const COMMANDS: readonly CommandSpec[] = [
     load: () => import("./backup.js"),
   },
   {
+    name: "copy",
+    summary: "copy a SQLite ledger into an empty PostgreSQL database: copy --from FILE --to postgres://...",
+    load: () => import("./copy.js"),
+  },
+  {
     name: "restore",
     summary: "check a backup with integrity_check, then restore it (--force to replace an existing database)",
     load: () => import("./restore.js"),

@@ -176,7 +176,10 @@ export function configure(cmd: Command): void {
         "(--upstream-url <url> [--upstream-header <h>]... | -- <command> [args...])",
     )
     .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
-    .option("--db <file>", "record into this SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option(
+      "--db <file>",
+      "record into this SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)",
+    )
     .option("--ledger-url <url>", "record into a running agent-ledger service instead")
     .option("--token <token>", "bearer token for --ledger-url")
     .option("--timeout <seconds>", "how long one upstream request may take (default 60)")

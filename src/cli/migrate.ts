@@ -1,6 +1,6 @@
-// `agent-ledger migrate`: bring the database schema up to date and exit.
+// `agent-ledger migrate`: bring the database schema up to date and exit. On PostgreSQL it migrates under an advisory
+// lock, so any number of `migrate` and `serve` processes may start together.
 import type { Command } from "commander";
-import { isPostgresUrl, openPg } from "../store/pg/open.js";
 import { cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** Adds `migrate` and its flags. */
@@ -8,24 +8,12 @@ export function configure(cmd: Command): void {
   cmd
     .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .action(async (flags: { db?: string }) => {
-      const config = cliConfig(flags);
-      let applied: number;
-      let where = config.dbFile;
-      if (isPostgresUrl(config.dbFile)) {
-        // Under the migration advisory lock: any number of `migrate` and `serve` processes may run at once.
-        const store = await openPg(config.dbFile, { poolSize: 1 });
-        await store.close();
-        applied = store.applied;
-        where = store.url;
-      } else {
-        const store = await openConfiguredStore(config);
-        await store.close();
-        applied = store.applied;
-      }
+      const store = await openConfiguredStore(cliConfig(flags));
+      await store.close();
       say(
-        applied > 0
-          ? `applied ${applied} migration(s) to ${where}; the schema is current`
-          : `${where}: the schema was already current`,
+        store.applied > 0
+          ? `applied ${store.applied} migration(s) to ${store.where}; the schema is current`
+          : `${store.where}: the schema was already current`,
       );
     });
 }

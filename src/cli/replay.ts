@@ -99,7 +99,7 @@ async function run(id: string | undefined, flags: Flags): Promise<void> {
 export function configure(cmd: Command): void {
   cmd
     .argument("[session-id]", "one session to replay")
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--label <k:v>", "replay the team's sessions with this label (repeat to require several)", collect, [])
     .option("--since <date>", "replay the team's sessions created at or after this date")
     .option("--team <name>", "the team whose sessions --label and --since select", "default")

@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
+import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
 import {
   assertLedger,
   describeLedger,
@@ -25,6 +26,11 @@ function listProblems(file: string, problems: readonly string[]): void {
 
 async function run(file: string, flags: Flags): Promise<void> {
   const target = cliConfig(flags).dbFile;
+  if (isPostgresUrl(target))
+    throw new CliError(
+      `the database is PostgreSQL (${redactUrl(target)}), and agent-ledger restore writes SQLite files only: ` +
+        "restore a pg_dump archive with pg_restore, or move a SQLite ledger in with agent-ledger copy --from FILE --to URL",
+    );
   if (target === ":memory:")
     throw new CliError(
       "the database is :memory:, so there is no file to restore into: set AGENT_LEDGER_DB or pass --db <file>",

@@ -6,7 +6,7 @@ import { cliConfig, say, withStore } from "./shared.js";
 /** Adds `seed` and its flags. */
 export function configure(cmd: Command): void {
   cmd
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .action(async (flags: { db?: string }) => {
       const config = cliConfig(flags);
       const summary = await withStore(config, (store) => store.seed());

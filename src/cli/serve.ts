@@ -76,7 +76,7 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
 /** Adds `serve` and its flags. */
 export function configure(cmd: Command): void {
   cmd
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--port <port>", "TCP port (default PORT or 8787)")
     .option("--host <address>", "bind address (default HOST or 127.0.0.1)")
     .action((flags: { db?: string; port?: string; host?: string }) => run(flags));

@@ -66,7 +66,7 @@ async function run(flags: Flags): Promise<void> {
 /** Adds `sessions` and its filters. */
 export function configure(cmd: Command): void {
   cmd
-    .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <name>", "the team whose sessions to list", "default")
     .option("--label <k:v>", "sessions with this label (repeat to require several)", collect, [])
     .option("--tool <name>", "sessions that called this tool")

@@ -26,12 +26,8 @@ type Opener = (url: string, options: OpenStoreOptions) => Promise<LedgerStore>;
 /** One opener per engine. The PostgreSQL one is loaded only when a postgres:// URL is configured. */
 const OPENERS: Record<StoreEngineName, Opener> = {
   sqlite: async (file, options) => openSqliteStore(file, options),
-  postgres: async () => {
-    throw new StoreUnavailableError(
-      "PostgreSQL support is not built in this version: AGENT_LEDGER_DB names a postgres:// server; " +
-        "set it to a SQLite file path such as ./data/ledger.db (or :memory:) instead",
-    );
-  },
+  // Loaded only when a postgres:// URL is configured, so SQLite users never load pg.
+  postgres: async (url, options) => (await import("./pg/store.js")).openPgStore(url, options),
 };
 
 /** Opens and migrates the store at `url`: a SQLite file path or ":memory:", or a postgres:// (postgresql://) URL. */

@@ -1,5 +1,8 @@
 // Builds stored sessions through the real HTTP app for the manifest, replay, history and CLI tests.
-import type { TestApp } from "../helpers/db.js";
+import type { TestApp as FullTestApp } from "../helpers/db.js";
+
+/** What these helpers use of a test app (either engine's). */
+type TestApp = Pick<FullTestApp, "call">;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers under test
 export type Json = any;

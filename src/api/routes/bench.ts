@@ -74,11 +74,14 @@ const listRoute = createRoute({
 /** Registers PUT /v1/bench/runs/{session_id} and GET /v1/bench/runs. */
 export function registerBenchRoutes(app: LedgerApp, deps: AppDeps): void {
   // TRANSITIONAL: harness runs are read and written on SQLite until they move behind LedgerStore.
-  const runs = new BenchRunStore(sqliteHandleOf(deps.store, "the harness routes").sqlite);
+  // Looked up on first use, so a PostgreSQL server still starts and answers every other route.
+  let store: BenchRunStore | undefined;
+  const handle = () => (store ??= new BenchRunStore(sqliteHandleOf(deps.store, "the harness routes").sqlite));
   app.openapi(putRoute, (c) => {
     const teamId = c.get("teamId");
     const id = c.req.valid("param").session_id;
     const body = c.req.valid("json");
+    const runs = handle();
     const state = runs.sessionState(teamId, id);
     if (state === "missing")
       throw new NotFoundError(`no session '${id}' in this team; open it with POST /v1/sessions first`);
@@ -91,6 +94,6 @@ export function registerBenchRoutes(app: LedgerApp, deps: AppDeps): void {
     const q = c.req.valid("query");
     const labels =
       q.label === undefined ? [] : (Array.isArray(q.label) ? q.label : [q.label]).map((l) => parseLabel(l));
-    return c.json({ items: runs.list(c.get("teamId"), { labels, batch: q.batch }) }, 200);
+    return c.json({ items: handle().list(c.get("teamId"), { labels, batch: q.batch }) }, 200);
   });
 }

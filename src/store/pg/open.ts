@@ -20,7 +20,7 @@ export type PgDb = NodePgDatabase<typeof schema>;
 export type PgLedgerDb = {
   db: PgDb;
   pool: pg.Pool;
-  /** The URL opened, its password replaced by `***`. */
+  /** The URL opened, without its password. */
   url: string;
   /** Migrations this open applied (0 when the schema was already current or another process applied them). */
   applied: number;
@@ -40,11 +40,11 @@ const types = {
 /** True for a `postgres://` or `postgresql://` URL, the form AGENT_LEDGER_DB takes for PostgreSQL. */
 export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value);
 
-/** The URL with its password hidden, for messages and logs. */
+/** The URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = "***";
+    u.password = "";
     return u.toString();
   } catch {
     return "postgres://(unreadable URL)";
@@ -52,7 +52,7 @@ export function redactUrl(url: string): string {
 }
 
 /** A pool over `url` with the ledger's type parsers. */
-export function createPool(url: string, max = 10): pg.Pool {
+export function createPool(url: string, max = 25): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, types });
   // An idle client losing its server (a restart, a closed test database) must not crash the process: the next
   // query reports it instead.

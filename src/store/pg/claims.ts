@@ -1,0 +1,290 @@
+// The team claim ledger on PostgreSQL: the same rules as ../claims.ts. A team's claim writes take turns under an
+// advisory lock, and each bumps the team's `claims` counter, which the demoted-claims cache of every instance reads.
+import type { Clock } from "../../clock.js";
+import { normaliseKey } from "../../gates/values.js";
+import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../claims.js";
+import { InvalidClaimError } from "../claims.js";
+import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../claims-jsonl.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { ClaimsRepo } from "../port.js";
+import { bumpVersion } from "./registry.js";
+import { parseJson } from "./rows.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+import type pg from "pg";
+
+type EventKind = "created" | "demoted" | "superseded" | "restored";
+
+type RawClaim = {
+  id: string;
+  text: string;
+  key: string | null;
+  value: string | null;
+  supersedes: string | null;
+  created_at: string;
+  status: ClaimStatus;
+  reason: string | null;
+  demoted_by: string | null;
+  watch: string | null;
+  superseded_by: string | null;
+  updated_at: string;
+};
+
+const toRow = (r: RawClaim): ClaimRow => ({
+  id: r.id,
+  text: r.text,
+  key: r.key,
+  value: parseJson(r.value),
+  status: r.status,
+  reason: r.reason,
+  demoted_by: r.demoted_by,
+  watch: r.watch,
+  supersedes: (parseJson(r.supersedes) as string[] | null) ?? [],
+  superseded_by: r.superseded_by,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+const LATEST = "e.id = (SELECT max(x.id) FROM claim_events x WHERE x.team_id = c.team_id AND x.claim_id = c.id)";
+const CURRENT = `SELECT c.id, c.text, c.key, c.value, c.supersedes, c.created_at, e.status, e.reason, e.demoted_by, e.watch, e.superseded_by,
+  e.created_at AS updated_at FROM claims c JOIN claim_events e ON ${LATEST}`;
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+async function find(q: Q, teamId: string, id: string): Promise<ClaimRow | null> {
+  const [r] = await q<RawClaim>(`${CURRENT} WHERE c.team_id = $1 AND c.id = $2`, [teamId, id]);
+  return r ? toRow(r) : null;
+}
+
+async function get(q: Q, teamId: string, id: string): Promise<ClaimRow> {
+  const r = await find(q, teamId, id);
+  if (!r) throw new NotFoundError(`no claim '${id}' in this team's ledger`);
+  return r;
+}
+
+async function event(
+  q: Q,
+  teamId: string,
+  id: string,
+  kind: EventKind,
+  state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">,
+  now: Date,
+): Promise<void> {
+  await q(
+    `INSERT INTO claim_events (team_id, claim_id, kind, status, reason, demoted_by, watch, superseded_by, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      teamId,
+      id,
+      kind,
+      state.status,
+      state.reason,
+      state.demoted_by,
+      state.watch,
+      state.superseded_by,
+      now.toISOString(),
+    ],
+  );
+}
+
+async function insert(q: Q, teamId: string, c: LedgerLine, now: Date): Promise<void> {
+  await q(
+    "INSERT INTO claims (id, team_id, text, key, value, supersedes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    [
+      c.id,
+      teamId,
+      c.text,
+      c.key === null ? null : normaliseKey(c.key),
+      c.value === null || c.value === undefined ? null : JSON.stringify(c.value),
+      c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null,
+      now.toISOString(),
+    ],
+  );
+  await event(q, teamId, c.id, "created", c, now);
+}
+
+async function markSuperseded(q: Q, teamId: string, id: string, byId: string, now: Date): Promise<void> {
+  const c = await get(q, teamId, id);
+  // A demoted claim stays demoted when replaced: it was wrong, and its watch must keep catching it.
+  const status: ClaimStatus = c.status === "demoted" ? "demoted" : "superseded";
+  await event(q, teamId, id, "superseded", { ...c, status, superseded_by: byId }, now);
+}
+
+/** The claim ledger over the pool. */
+export function pgClaims(pool: pg.Pool, clock: Clock): ClaimsRepo {
+  const q = queryOn(pool);
+  const write = <T>(teamId: string, fn: (tq: Q) => Promise<T>) =>
+    inTransaction(pool, async (tq) => {
+      await tq("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("claims", teamId)]);
+      const value = await fn(tq);
+      await bumpVersion(tq, teamId, "claims");
+      return value;
+    });
+  return {
+    create: async (teamId, input) => {
+      const problems: { path: string; message: string }[] = [];
+      const watchIssue = watchProblem(input.watch ?? null);
+      if (watchIssue !== null) problems.push({ path: "watch", message: watchIssue });
+      const now = clock.now();
+      return write(teamId, async (tq) => {
+        const id = input.id ?? newId(now.getTime());
+        if (await find(tq, teamId, id))
+          throw new ConflictError(
+            `a claim '${id}' is already in this team's ledger; claims are immutable, so give the new claim its own id and name '${id}' in supersedes`,
+          );
+        const supersedes = [...new Set(input.supersedes ?? [])];
+        for (const old of supersedes) {
+          if (old === id) problems.push({ path: "supersedes", message: `a claim cannot supersede itself ('${id}')` });
+          else if (!(await find(tq, teamId, old)))
+            problems.push({ path: "supersedes", message: `no claim '${old}' in this team's ledger to supersede` });
+        }
+        if (problems.length > 0)
+          throw new InvalidClaimError(
+            `the claim cannot be added: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+            problems,
+          );
+        await insert(
+          tq,
+          teamId,
+          {
+            id,
+            text: input.text,
+            key: input.key ?? null,
+            value: input.value ?? null,
+            status: input.status,
+            reason: input.reason ?? null,
+            demoted_by: input.demoted_by ?? null,
+            watch: input.watch ?? null,
+            supersedes,
+            superseded_by: null,
+          },
+          now,
+        );
+        for (const old of supersedes) await markSuperseded(tq, teamId, old, id, now);
+        return get(tq, teamId, id);
+      });
+    },
+    demote: async (teamId, id, d) => {
+      const watchIssue = watchProblem(d.watch ?? null);
+      if (watchIssue !== null)
+        throw new InvalidClaimError(`the watch pattern cannot be used: ${watchIssue}`, [
+          { path: "watch", message: watchIssue },
+        ]);
+      const now = clock.now();
+      return write(teamId, async (tq) => {
+        const c = await get(tq, teamId, id);
+        const watch = d.watch === undefined ? c.watch : d.watch;
+        await event(
+          tq,
+          teamId,
+          id,
+          "demoted",
+          { ...c, status: "demoted", reason: d.reason, demoted_by: d.demoted_by, watch },
+          now,
+        );
+        return get(tq, teamId, id);
+      });
+    },
+    supersede: async (teamId, id, byId) => {
+      const now = clock.now();
+      return write(teamId, async (tq) => {
+        await get(tq, teamId, byId);
+        await markSuperseded(tq, teamId, id, byId, now);
+        return get(tq, teamId, id);
+      });
+    },
+    get: (teamId, id) => get(q, teamId, id),
+    find: (teamId, id) => find(q, teamId, id),
+    events: async (teamId, id) => {
+      await get(q, teamId, id);
+      return q<ClaimEvent>(
+        `SELECT kind, status, reason, demoted_by, watch, superseded_by, created_at FROM claim_events
+         WHERE team_id = $1 AND claim_id = $2 ORDER BY id`,
+        [teamId, id],
+      );
+    },
+    list: async (teamId, filter) => {
+      const like = filter.q ? `%${filter.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%` : null;
+      // ILIKE in a C-collated database folds ASCII case only, as SQLite's LIKE does.
+      const rows = await q<RawClaim>(
+        `${CURRENT} WHERE c.team_id = $1 AND ($2::text IS NULL OR c.id ILIKE $2 OR c.text ILIKE $2 OR c.key ILIKE $2)
+         AND (c.created_at, c.id) > ($3, $4) AND ($5::text IS NULL OR e.status = $5)
+         ORDER BY c.created_at, c.id LIMIT $6`,
+        [teamId, like, filter.after?.[0] ?? "", filter.after?.[1] ?? "", filter.status ?? null, filter.limit + 1],
+      );
+      const all = rows.map(toRow);
+      if (all.length <= filter.limit) return { items: all, next_cursor: null };
+      const items = all.slice(0, filter.limit);
+      const last = items[items.length - 1]!;
+      return { items, next_cursor: [last.created_at, last.id] as const };
+    },
+    importText: async (teamId, text) => {
+      const parsed = parseLedgerText(text);
+      const now = clock.now();
+      return write(teamId, async (tq) => {
+        const report: ImportReport = {
+          imported: 0,
+          updated: 0,
+          unchanged: 0,
+          skipped: [...parsed.skipped],
+          warnings: [...parsed.warnings],
+        };
+        const accepted: { line: number; claim: LedgerLine }[] = [];
+        for (const { line, claim } of parsed.claims) {
+          const existing = await find(tq, teamId, claim.id);
+          if (!existing) {
+            await insert(tq, teamId, claim, now);
+            report.imported += 1;
+            accepted.push({ line, claim });
+            continue;
+          }
+          const content = (["text", "key", "value", "supersedes"] as const).filter(
+            (f) => !sameJson(f === "key" && claim.key !== null ? normaliseKey(claim.key) : claim[f], existing[f]),
+          );
+          if (content.length > 0) {
+            report.skipped.push({
+              line,
+              reason:
+                `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; ` +
+                `claims are immutable, so give the changed claim its own id and name '${claim.id}' in supersedes`,
+            });
+            report.warnings = report.warnings.filter((w) => w.line !== line);
+            continue;
+          }
+          accepted.push({ line, claim });
+          const wanted = { ...claim, superseded_by: claim.superseded_by ?? existing.superseded_by };
+          const state = ["status", "reason", "demoted_by", "watch", "superseded_by"] as const;
+          if (state.every((f) => existing[f] === wanted[f])) {
+            report.unchanged += 1;
+            continue;
+          }
+          const kind: EventKind =
+            wanted.status === "demoted" ? "demoted" : wanted.status === "superseded" ? "superseded" : "restored";
+          await event(tq, teamId, claim.id, kind, wanted, now);
+          report.updated += 1;
+        }
+        for (const { line, claim } of accepted) {
+          for (const old of claim.supersedes) {
+            const target = await find(tq, teamId, old);
+            if (!target)
+              report.warnings.push({
+                line,
+                id: claim.id,
+                field: "supersedes",
+                reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
+              });
+            else if (target.superseded_by !== claim.id) await markSuperseded(tq, teamId, old, claim.id, now);
+          }
+        }
+        report.warnings.sort((a, b) => a.line - b.line);
+        return report;
+      });
+    },
+    exportText: async (teamId) => {
+      const rows = (await q<RawClaim>(`${CURRENT} WHERE c.team_id = $1 ORDER BY c.created_at, c.id`, [teamId])).map(
+        toRow,
+      );
+      return rows.map((r) => `${ledgerLineText(r)}\n`).join("");
+    },
+  };
+}

@@ -1,0 +1,238 @@
+// Gated evaluations on PostgreSQL. One evaluation per (team, task) at a time (an advisory transaction lock), so two
+// instances evaluating one task never miss each other: the history snapshot is read under the lock, the pure gates
+// decide over it, and the run is written before the lock is released.
+import type { Clock } from "../../clock.js";
+import { contractGate } from "../../gates/contract.js";
+import { type Result, splitEvaluationInput } from "../../gates/contracts.js";
+import { keyedClaims } from "../../gates/contradiction.js";
+import { decide, runKeys } from "../../gates/decide.js";
+import type { Decision } from "../../gates/decision.js";
+import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../../gates/ports.js";
+import { createQuantityComparer } from "../../gates/quantity-compare.js";
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
+import { overlayHistory } from "../claim-history.js";
+import { NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { EvaluationsRepo } from "../port.js";
+import type { Evaluation } from "../runs.js";
+import { type PgRegistryCache, readVersion } from "./registry.js";
+import { parseJson } from "./rows.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+import type pg from "pg";
+
+const PRIOR = `WITH wanted(key) AS (SELECT DISTINCT unnest($3::text[])),
+  replacing AS MATERIALIZED (
+    SELECT w.key, (SELECT s.run_id FROM run_claims s WHERE s.team_id = $1 AND s.task = $2 AND s.key = w.key AND s.released
+                   AND s.supersedes IS NOT NULL ORDER BY s.id DESC LIMIT 1) AS run_id
+    FROM wanted w),
+  starts AS MATERIALIZED (
+    SELECT r.key, (SELECT min(x.id) FROM run_claims x WHERE x.team_id = $1 AND x.task = $2 AND x.key = r.key AND x.run_id = r.run_id) AS first_id
+    FROM replacing r)
+  SELECT max(c.run_id) AS run_id, c.key, c.value, min(c.text) AS text, max(c.created_at) AS created_at, c.claim_id
+  FROM starts st JOIN run_claims c ON c.team_id = $1 AND c.task = $2 AND c.key = st.key
+  WHERE c.released AND c.id >= coalesce(st.first_id, 0)
+  GROUP BY c.key, c.value, c.claim_id
+  ORDER BY min(c.id)`;
+
+const LIVE = `SELECT c.id, c.text, c.key, c.value FROM claims c
+  WHERE c.team_id = $1 AND c.key = ANY($2::text[])
+  AND (SELECT e.status FROM claim_events e WHERE e.team_id = c.team_id AND e.claim_id = c.id ORDER BY e.id DESC LIMIT 1) = 'live'`;
+
+const DEMOTED = `SELECT c.id, c.text, c.key, c.value, e.reason, e.demoted_by, e.watch FROM claim_events e
+  JOIN claims c ON c.team_id = e.team_id AND c.id = e.claim_id
+  WHERE e.team_id = $1 AND e.status = 'demoted' AND e.id = (SELECT max(x.id) FROM claim_events x WHERE x.team_id = e.team_id AND x.claim_id = e.claim_id)
+  ORDER BY e.id`;
+
+const PRIOR_COUNT = "SELECT count(*) AS n FROM runs WHERE team_id = $1 AND task = $2 AND status = 'released'";
+
+type RawRun = {
+  id: string;
+  task: string | null;
+  status: "released" | "blocked";
+  overall_score: number;
+  report: string;
+  input: string;
+  settings: string | null;
+  created_at: string;
+};
+
+/** The task id the input names, when it names one as a string. */
+function taskIdOf(input: unknown): string | null {
+  const task = splitEvaluationInput(input).task as { id?: unknown } | undefined;
+  return task && typeof task.id === "string" && task.id.trim() !== "" ? task.id : null;
+}
+
+/** Demoted claims per team, valid while the team's claims counter is unchanged. */
+export class DemotedCache {
+  private readonly byTeam = new Map<string, { version: number; rows: DemotedClaim[] }>();
+
+  /** The team's demoted claims as committed now (the counter is read first, so a race can only cause a reload). */
+  async read(q: Q, teamId: string): Promise<DemotedClaim[]> {
+    const version = await readVersion(q, teamId, "claims");
+    const hit = this.byTeam.get(teamId);
+    if (hit && hit.version === version) return hit.rows;
+    const rows = (await q<DemotedClaim & { value: string | null }>(DEMOTED, [teamId])).map((r) => ({
+      ...r,
+      value: parseJson(r.value),
+    }));
+    if (this.byTeam.size > 10_000) this.byTeam.clear();
+    this.byTeam.set(teamId, { version, rows });
+    return rows;
+  }
+}
+
+/** Everything the gates will ask of history for this input, read up front (the ClaimHistory port is synchronous). */
+async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unknown): Promise<ClaimHistory> {
+  const contract = contractGate(splitEvaluationInput(input));
+  const keys = contract.ok ? runKeys(contract.runs) : [];
+  const task = contract.ok ? contract.task.id : "";
+  const dem = await demoted.read(q, teamId);
+  const live =
+    keys.length === 0
+      ? []
+      : (await q<LedgerClaim & { value: string | null }>(LIVE, [teamId, keys])).map((r) => ({
+          ...r,
+          value: parseJson(r.value),
+        }));
+  const prior =
+    keys.length === 0 || task.trim() === ""
+      ? []
+      : (await q<PriorRunClaim & { value: string | null }>(PRIOR, [teamId, task, keys])).map((r) => ({
+          ...r,
+          value: parseJson(r.value),
+        }));
+  const single = contract.ok && keys.length === 0 && contract.runs.length === 1 && task.trim() !== "";
+  const priorCount = single ? ((await q<{ n: number }>(PRIOR_COUNT, [teamId, task]))[0]?.n ?? 0) : 0;
+  return {
+    demotedClaims: () => dem,
+    liveClaims: (k) => live.filter((c) => k.includes(c.key)),
+    priorRunCount: (t) => (t === task ? priorCount : 0),
+    priorRunClaims: (t, k) => (t === task ? prior.filter((c) => k.includes(c.key)) : []),
+  };
+}
+
+async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, settings: Settings): Promise<void> {
+  const { id, task, created_at: at, ...decision } = e;
+  await q(
+    "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    [
+      id,
+      teamId,
+      task,
+      e.status,
+      e.overall_score,
+      JSON.stringify(decision),
+      JSON.stringify(input),
+      JSON.stringify(settings),
+      at,
+    ],
+  );
+  if (task === null) return;
+  const contract = contractGate(splitEvaluationInput(input));
+  if (!contract.ok) return;
+  const rows: unknown[][] = [];
+  contract.runs.forEach((run: Result, i) => {
+    for (const c of keyedClaims(run)) {
+      const named =
+        c.supersedes === undefined || c.supersedes === null
+          ? []
+          : Array.isArray(c.supersedes)
+            ? c.supersedes
+            : [c.supersedes];
+      rows.push([
+        c.key,
+        JSON.stringify(c.value ?? null),
+        c.text,
+        c.id ?? null,
+        i + 1,
+        named.length > 0 ? JSON.stringify(named) : null,
+      ]);
+    }
+  });
+  if (rows.length === 0) return;
+  const col = (n: number) => rows.map((r) => r[n]);
+  await q(
+    `INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
+     SELECT $1, $2, $3, r.key, r.value, r.text, r.claim_id, r.run_index, $4, r.supersedes, $5
+     FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
+       WITH ORDINALITY AS r(key, value, text, claim_id, run_index, supersedes, n) ORDER BY r.n`,
+    [id, teamId, task, e.status === "released", at, col(0), col(1), col(2), col(3), col(4), col(5)],
+  );
+}
+
+/** Gated evaluations over the pool. */
+export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistryCache): EvaluationsRepo {
+  const q = queryOn(pool);
+  const demoted = new DemotedCache();
+  return {
+    evaluate: async (teamId, input, options = {}) => {
+      const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+      const record = options.record !== false;
+      const task = taskIdOf(input);
+      const run = async (tq: Q): Promise<Evaluation> => {
+        if (record && task !== null)
+          await tq("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("evaluate", teamId, task)]);
+        const datums = await registries.current(tq, teamId);
+        const history = overlayHistory(await snapshot(tq, demoted, teamId, input), options.extraLedger ?? []);
+        const now = clock.now();
+        const decision = decide(input, {
+          settings,
+          history,
+          compareQuantities: createQuantityComparer(datums.names()),
+          ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+          ...(options.pathExists ? { pathExists: options.pathExists } : {}),
+        });
+        const evaluation: Evaluation = { id: newId(now.getTime()), task, created_at: now.toISOString(), ...decision };
+        if (record) await insertRun(tq, teamId, evaluation, input, settings);
+        return evaluation;
+      };
+      const evaluation = record ? await inTransaction(pool, run) : await run(q);
+      return { evaluation, settings, recorded: record };
+    },
+    get: async (teamId, id) => {
+      const [r] = await q<RawRun>(
+        "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = $1 AND id = $2",
+        [teamId, id],
+      );
+      if (!r) throw new NotFoundError(`no evaluation '${id}'`);
+      return {
+        id: r.id,
+        task: r.task,
+        created_at: r.created_at,
+        ...(JSON.parse(r.report) as Decision),
+        input: JSON.parse(r.input) as unknown,
+        settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
+      };
+    },
+    list: async (teamId, filter) => {
+      const rows = await q<RawRun>(
+        `SELECT id, task, status, overall_score, report, created_at FROM runs
+         WHERE team_id = $1 AND ($2::text IS NULL OR task = $2) AND ($3::text IS NULL OR status = $3)
+         AND ($4::text IS NULL OR created_at >= $4) AND ($5::text IS NULL OR (created_at, id) < ($5, $6::text))
+         ORDER BY created_at DESC, id DESC LIMIT $7`,
+        [
+          teamId,
+          filter.task ?? null,
+          filter.status ?? null,
+          filter.since ?? null,
+          filter.before?.[0] ?? null,
+          filter.before?.[1] ?? null,
+          filter.limit + 1,
+        ],
+      );
+      const items = rows.slice(0, filter.limit).map((r) => {
+        const d = JSON.parse(r.report) as Decision;
+        return {
+          id: r.id,
+          task: r.task,
+          status: r.status,
+          blocked_by: d.blocked_by,
+          overall_score: r.overall_score,
+          created_at: r.created_at,
+        };
+      });
+      const last = items[items.length - 1];
+      return { items, next_cursor: rows.length > filter.limit && last ? ([last.created_at, last.id] as const) : null };
+    },
+  };
+}

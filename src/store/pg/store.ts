@@ -1,0 +1,128 @@
+// The LedgerStore over PostgreSQL: drizzle's pg dialect and raw statements on one `pg` Pool. Any number of processes
+// may serve one database: every decision locks what it decides over (a session row, an advisory lock per team and
+// task, per team registry or ledger), and per-process caches check the team's counters in team_versions.
+import { fixedClock, systemClock, type Clock } from "../../clock.js";
+import { newId } from "../ids.js";
+import type { LedgerStore, StoreInfo } from "../port.js";
+import { EXAMPLE_TOOLS, type SeedSummary } from "../seed.js";
+import { OutputCache, storeCall, storeResult } from "./calls.js";
+import { pgClaims } from "./claims.js";
+import { pgDatums } from "./datums.js";
+import { pgEvaluations } from "./evaluations.js";
+import { openPg, type PgLedgerDb } from "./open.js";
+import { PgRegistryCache, PgToolCache } from "./registry.js";
+import { pgAudits, pgCalls, pgCrossings, pgManifests, pgPacks, pgSessions, type SessionDeps } from "./sessions.js";
+import { pgTeams } from "./teams.js";
+import { pgTools } from "./tools.js";
+import { inTransaction, lockKey, queryOn } from "./tx.js";
+
+/** How a PostgreSQL store is opened. */
+export type PgStoreOptions = {
+  clock?: Clock;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+};
+
+const EXAMPLE_AT = "2026-03-02T09:00:00Z";
+
+/** The PostgreSQL LedgerStore. `db` is the open pool, for the copy command and tests. */
+export class PgStore implements LedgerStore {
+  readonly engine = "postgres" as const;
+  readonly where: string;
+  readonly applied: number;
+  readonly teams;
+  readonly datums;
+  readonly tools;
+  readonly sessions;
+  readonly calls;
+  readonly crossings;
+  readonly audits;
+  readonly manifests;
+  readonly packs;
+  readonly claims;
+  readonly evaluations;
+  private readonly deps: SessionDeps;
+
+  constructor(
+    readonly db: PgLedgerDb,
+    options: PgStoreOptions = {},
+  ) {
+    const clock = options.clock ?? systemClock;
+    const { pool } = db;
+    const registries = new PgRegistryCache();
+    const toolCache = new PgToolCache();
+    this.where = db.url;
+    this.applied = db.applied;
+    this.teams = pgTeams(db.db, clock);
+    this.datums = pgDatums(pool, registries);
+    this.tools = pgTools(pool, registries, toolCache);
+    this.deps = { pool, clock, registries, tools: toolCache, outputs: new OutputCache(), toolsRepo: this.tools };
+    this.sessions = pgSessions(this.deps);
+    this.calls = pgCalls(this.deps);
+    this.crossings = pgCrossings(this.deps);
+    this.audits = pgAudits(this.deps);
+    this.manifests = pgManifests(this.deps);
+    this.packs = pgPacks(this.deps);
+    this.claims = pgClaims(pool, clock);
+    this.evaluations = pgEvaluations(pool, clock, registries);
+  }
+
+  async info(): Promise<StoreInfo> {
+    const [r] = await queryOn(this.db.pool)<{ n: number }>("SELECT count(*) AS n FROM drizzle.__drizzle_migrations");
+    return { engine: "postgres", where: this.where, appliedNow: this.applied, migrations: r?.n ?? 0 };
+  }
+
+  /** The default team, the example tools and the example session; instances seeding at once create them once. */
+  async seed(): Promise<SeedSummary> {
+    const teamId = await this.teams.ensureDefault();
+    for (const [name, decl] of Object.entries(EXAMPLE_TOOLS)) {
+      if (!(await this.tools.get(teamId, name))) await this.tools.put(teamId, name, decl);
+    }
+    const clock = fixedClock(EXAMPLE_AT);
+    await inTransaction(this.db.pool, async (q) => {
+      await q("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("seed", teamId)]);
+      const seeded = await q(
+        "SELECT 1 FROM session_labels WHERE team_id = $1 AND key = 'example' AND value = 'carry-over'",
+        [teamId],
+      );
+      if (seeded.length > 0) return;
+      const id = newId(Date.parse(EXAMPLE_AT));
+      await q(
+        "INSERT INTO sessions (id, team_id, context, enforcement, labels, created_at) VALUES ($1, $2, $3, 'enforce', $4, $5)",
+        [
+          id,
+          teamId,
+          "What is the runoff depth at site 07374000?",
+          JSON.stringify({ example: "carry-over" }),
+          EXAMPLE_AT.replace("Z", ".000Z"),
+        ],
+      );
+      await q("INSERT INTO session_labels (session_id, team_id, key, value) VALUES ($1, $2, 'example', 'carry-over')", [
+        id,
+        teamId,
+      ]);
+      const call = (tool: string, args: Record<string, unknown>) =>
+        storeCall(q, this.deps, clock, teamId, id, tool, args, []);
+      const result = (callId: string, value: unknown) =>
+        storeResult(q, this.deps, clock, teamId, id, callId, value, []);
+      const d = await call("read_discharge", { site: "07374000" });
+      await result(d.call_id, 1250);
+      const a = await call("read_drainage_area", { site: "07374000" });
+      await result(a.call_id, 29000);
+      await call("runoff_depth", { discharge: 1250, area: 29000 });
+      const ok = await call("runoff_depth", { discharge: "1250 cfs", area: 29000 });
+      await result(ok.call_id, 0.10545584248055172);
+    });
+    return { teamId };
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
+
+/** Opens (migrating under the advisory lock) the PostgreSQL database at `url`. */
+export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
+  const db = await openPg(url, options.poolSize === undefined ? {} : { poolSize: options.poolSize });
+  return new PgStore(db, options);
+}

@@ -1,0 +1,137 @@
+// Teams and bearer tokens on PostgreSQL, through drizzle's pg dialect (the same statements as ../teams.ts).
+import { createHash, timingSafeEqual } from "node:crypto";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Clock } from "../../clock.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { TeamsRepo } from "../port.js";
+import { DEFAULT_TEAM, generateToken, hashToken, type Principal, type Team } from "../teams.js";
+import type { PgDb } from "./open.js";
+import { teams, tokens } from "./schema.js";
+import { isPgUniqueViolation } from "./tx.js";
+
+/**
+ * How long a verified token is trusted without asking the database again. Every request authenticates, and on
+ * PostgreSQL that is a round trip; a revocation through this process clears the cache at once, one through another
+ * instance takes effect within this time.
+ */
+export const TOKEN_CACHE_MS = 1000;
+
+/** Teams and tokens over drizzle. */
+export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
+  const verified = new Map<string, { principal: Principal; until: number }>();
+  const forget = () => verified.clear();
+  const findTeam = async (id: string): Promise<Team | null> =>
+    (await db.select().from(teams).where(eq(teams.id, id)))[0] ?? null;
+  const byName = async (name: string): Promise<Team | null> =>
+    (await db.select().from(teams).where(eq(teams.name, name)))[0] ?? null;
+  const ensureDefault = async (): Promise<string> => {
+    await db.insert(teams).values({ id: newId(), name: DEFAULT_TEAM }).onConflictDoNothing();
+    return (await byName(DEFAULT_TEAM))!.id;
+  };
+  return {
+    create: async (name) => {
+      try {
+        const [row] = await db.insert(teams).values({ id: newId(), name }).returning();
+        return row!;
+      } catch (e) {
+        if (isPgUniqueViolation(e)) throw new ConflictError(`a team named "${name}" exists`, { cause: e });
+        throw e;
+      }
+    },
+    get: findTeam,
+    byName,
+    ensureDefault,
+    createToken: async (teamId, name = "", options = {}) => {
+      if (!(await findTeam(teamId))) throw new NotFoundError(`no team has id "${teamId}"`);
+      const token = options.token ?? generateToken();
+      const isAdmin = options.isAdmin ?? false;
+      const id = newId();
+      await db.insert(tokens).values({ id, teamId, name, hash: hashToken(token), isAdmin });
+      return { id, teamId, name, token, isAdmin };
+    },
+    revokeToken: async (tokenId) => {
+      forget();
+      const [row] = await db.select({ id: tokens.id }).from(tokens).where(eq(tokens.id, tokenId));
+      if (!row) throw new NotFoundError(`no token has id "${tokenId}"`);
+      await db
+        .update(tokens)
+        .set({ revokedAt: clock.now().toISOString() })
+        .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)));
+      // Again after the write: an authentication racing the revocation may have cached the token meanwhile.
+      forget();
+    },
+    authenticate: async (token) => {
+      if (token.length === 0 || token.length > 512) return null;
+      const digest = createHash("sha256").update(token, "utf8").digest();
+      const key = digest.toString("hex");
+      const hit = verified.get(key);
+      if (hit && hit.until > Date.now()) return hit.principal;
+      const [row] = await db
+        .select({ id: tokens.id, teamId: tokens.teamId, hash: tokens.hash, isAdmin: tokens.isAdmin })
+        .from(tokens)
+        .where(and(eq(tokens.hash, digest.toString("hex")), isNull(tokens.revokedAt)));
+      if (!row) return null;
+      // The index finds the row; the constant-time compare is the actual check.
+      const stored = Buffer.from(row.hash, "hex");
+      if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
+      const principal = { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
+      if (verified.size > 10_000) forget();
+      verified.set(key, { principal, until: Date.now() + TOKEN_CACHE_MS });
+      return principal;
+    },
+    ensureAdminToken: async (envToken) => {
+      forget();
+      const teamId = await ensureDefault();
+      return db.transaction(async (tx) => {
+        // Several instances starting at once must agree on one admin token.
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK})`);
+        if (envToken !== undefined) {
+          const hash = hashToken(envToken);
+          await tx
+            .update(tokens)
+            .set({ revokedAt: clock.now().toISOString() })
+            .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt), sql`${tokens.hash} <> ${hash}`));
+          const [existing] = await tx
+            .select({ id: tokens.id, isAdmin: tokens.isAdmin })
+            .from(tokens)
+            .where(eq(tokens.hash, hash));
+          if (existing && !existing.isAdmin)
+            throw new ConflictError("AGENT_LEDGER_ADMIN_TOKEN equals a team token: choose a different admin token");
+          if (existing) await tx.update(tokens).set({ revokedAt: null }).where(eq(tokens.id, existing.id));
+          else
+            await tx
+              .insert(tokens)
+              .values({ id: newId(), teamId, name: "admin (AGENT_LEDGER_ADMIN_TOKEN)", hash, isAdmin: true });
+          return {};
+        }
+        const [live] = await tx
+          .select({ id: tokens.id })
+          .from(tokens)
+          .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt)));
+        if (live) return {};
+        const token = generateToken();
+        await tx.insert(tokens).values({ id: newId(), teamId, name: "admin", hash: hashToken(token), isAdmin: true });
+        return { token };
+      });
+    },
+    rotateAdminToken: async () => {
+      forget();
+      const teamId = await ensureDefault();
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK})`);
+        await tx
+          .update(tokens)
+          .set({ revokedAt: clock.now().toISOString() })
+          .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt)));
+        const token = generateToken();
+        const id = newId();
+        await tx.insert(tokens).values({ id, teamId, name: "admin", hash: hashToken(token), isAdmin: true });
+        return { id, teamId, name: "admin", token, isAdmin: true };
+      });
+    },
+  };
+}
+
+/** The advisory lock admin-token changes take (any constant distinct from the migration lock). */
+const ADMIN_LOCK = 0x61646d696e;
