@@ -114,7 +114,7 @@ describe("agent-ledger backup and restore", () => {
     console.info(
       `backup: ${ackedBefore.length} calls acknowledged before the backup all in it; ${during} more acknowledged while it ran`,
     );
-  }, 60_000);
+  }, 180_000);
 
   it("refuses to overwrite an existing file without --force, and refuses a database that does not exist", async () => {
     const before = sha(backup);
@@ -135,7 +135,7 @@ describe("agent-ledger backup and restore", () => {
     const forced = await cli(["backup", backup, "--db", live, "--force"]);
     expect(forced.code).toBe(0);
     expect(count(backup, "calls")).toBe(count(live, "calls"));
-  }, 30_000);
+  }, 180_000);
 
   it("restore refuses a corrupt backup in one line with the count of integrity_check problems, lists them with --verbose, and changes nothing", async () => {
     const corrupt = join(dir, "corrupt.db");
@@ -208,7 +208,7 @@ describe("agent-ledger backup and restore", () => {
     expect(count(kept!, "sessions")).toBe(liveSessions);
     expect(count(live, "sessions")).toBe(count(backup, "sessions"));
     expect(count(live, "sessions")).toBe(liveSessions - 1);
-  }, 60_000);
+  }, 180_000);
 
   it("a database restored to a new path serves the backed-up session with every call", async () => {
     const target = join(dir, "restored", "ledger.db");
@@ -224,5 +224,5 @@ describe("agent-ledger backup and restore", () => {
     expect((s.body as { calls: number }).calls).toBe(calls);
     expect(calls).toBeGreaterThanOrEqual(ackedBefore.length);
     await server.stop();
-  }, 60_000);
+  }, 180_000);
 });
