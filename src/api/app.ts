@@ -23,6 +23,7 @@ import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
 import { registerEvaluationRoutes } from "./routes/evaluations.js";
 import { registerHistoryRoutes } from "./routes/history.js";
+import { registerMcpEndpoint } from "./routes/mcp.js";
 import { registerPackRoutes } from "./routes/packs.js";
 import { registerQuantityRoutes } from "./routes/quantities.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
@@ -158,6 +159,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.use("/v1/admin/*", adminOnly);
   app.use("/v1/*", guardJsonBody());
   for (const register of ROUTE_MODULES) register(app, deps);
+  app.use("/mcp", bearerAuth(deps));
+  registerMcpEndpoint(app, deps);
 
   let doc: DocInput | undefined;
   const document = (): DocInput =>

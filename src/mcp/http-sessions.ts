@@ -9,14 +9,16 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 export type SessionServer = { close(): Promise<void> };
 
 /** How sessions are made and bounded. */
-export type McpHttpSessionsOptions = {
-  /** Connects a fresh MCP server to a new session's transport. */
-  connect: (transport: WebStandardStreamableHTTPServerTransport, owner: string) => Promise<SessionServer>;
+export type McpHttpSessionsOptions<C> = {
+  /** Connects a fresh MCP server to a new session's transport; `context` is what the initialize request came with. */
+  connect: (transport: WebStandardStreamableHTTPServerTransport, context: C) => Promise<SessionServer>;
   /** At most this many open sessions; an initialize beyond it answers 503 (default 1000). */
   maxSessions?: number;
   /** A session unused for this long is closed (default one hour). */
   idleMs?: number;
   log?: (line: string) => void;
+  /** Answer each request with one JSON body instead of an SSE stream (for servers that never stream progress). */
+  jsonResponse?: boolean;
 };
 
 type Entry = {
@@ -35,13 +37,13 @@ export function jsonRpcError(status: number, code: number, message: string): Res
 }
 
 /** The open MCP sessions of one endpoint. */
-export class McpHttpSessions {
+export class McpHttpSessions<C = void> {
   private readonly sessions = new Map<string, Entry>();
   private readonly maxSessions: number;
   private readonly idleMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly options: McpHttpSessionsOptions) {
+  constructor(private readonly options: McpHttpSessionsOptions<C>) {
     this.maxSessions = options.maxSessions ?? 1000;
     this.idleMs = options.idleMs ?? 3_600_000;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
@@ -54,7 +56,7 @@ export class McpHttpSessions {
   }
 
   /** Answers one HTTP request to the MCP endpoint (POST, GET or DELETE) on behalf of `owner`. */
-  async handle(req: Request, owner: string): Promise<Response> {
+  async handle(req: Request, owner: string, context: C): Promise<Response> {
     const id = req.headers.get("mcp-session-id");
     if (id !== null) {
       const entry = this.sessions.get(id);
@@ -74,13 +76,14 @@ export class McpHttpSessions {
       return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header, and the request is not initialize");
     if (this.sessions.size >= this.maxSessions)
       return jsonRpcError(503, -32000, `too many open MCP sessions (${this.maxSessions}); close one with DELETE /mcp`);
-    return this.open(req, owner, body);
+    return this.open(req, owner, body, context);
   }
 
-  private async open(req: Request, owner: string, body: unknown): Promise<Response> {
+  private async open(req: Request, owner: string, body: unknown, context: C): Promise<Response> {
     let entry: Entry | null = null;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: this.options.jsonResponse ?? false,
       onsessioninitialized: (sid) => {
         if (entry) this.sessions.set(sid, entry);
       },
@@ -89,7 +92,7 @@ export class McpHttpSessions {
       const sid = transport.sessionId;
       if (sid && this.sessions.get(sid)?.transport === transport) this.sessions.delete(sid);
     };
-    const server = await this.options.connect(transport, owner);
+    const server = await this.options.connect(transport, context);
     entry = { transport, server, owner, lastUsed: Date.now() };
     const res = await transport.handleRequest(req, { parsedBody: body });
     if (!transport.sessionId) await server.close().catch(() => undefined);

@@ -47,10 +47,12 @@ export function listenProxy(
   const sessions = new McpHttpSessions({
     connect: (transport) => proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }) }),
     log: options.log,
+    jsonResponse: true,
   });
   const app = new Hono();
   const limit = options.bodyLimit ?? 4 * 1024 * 1024;
-  app.use(
+  // Only a POST carries a body; hono's limit would wrap a GET or DELETE's absent body in a stream it cannot build.
+  app.post(
     "/mcp",
     bodyLimit({
       maxSize: limit,
@@ -60,27 +62,34 @@ export function listenProxy(
   app.all("/mcp", (c) => {
     if (!originAllowed(c.req.header("origin"), address.host))
       return jsonRpcError(403, -32000, `requests from the web origin ${c.req.header("origin")} are not accepted`);
-    return sessions.handle(c.req.raw, "");
+    return sessions.handle(c.req.raw, "", undefined);
+  });
+  app.onError((err) => {
+    options.log?.(`MCP request failed: ${err.stack ?? err.message}`);
+    return jsonRpcError(500, -32603, "internal error in the proxy's MCP endpoint");
   });
   app.notFound(() => jsonRpcError(404, -32000, "the MCP endpoint of this proxy is /mcp"));
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined;
     const onError = (e: Error) => reject(new Error(`cannot listen on ${address.host}:${address.port}: ${e.message}`));
-    server = serve({ fetch: app.fetch, hostname: address.host, port: address.port }, (info) => {
-      server!.off("error", onError);
-      const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${host}:${info.port}/mcp`,
-        sessions,
-        close: async () => {
-          await sessions.close();
-          await new Promise<void>((done) => {
-            server!.close(() => done());
-            if ("closeAllConnections" in server!) server!.closeAllConnections();
-          });
-        },
-      });
-    });
+    server = serve(
+      { fetch: app.fetch, hostname: address.host, port: address.port, overrideGlobalObjects: false },
+      (info) => {
+        server!.off("error", onError);
+        const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
+        resolve({
+          url: `http://${host}:${info.port}/mcp`,
+          sessions,
+          close: async () => {
+            await sessions.close();
+            await new Promise<void>((done) => {
+              server!.close(() => done());
+              if ("closeAllConnections" in server!) server!.closeAllConnections();
+            });
+          },
+        });
+      },
+    );
     server.once("error", onError);
   });
 }

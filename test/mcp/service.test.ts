@@ -1,0 +1,262 @@
+// The service's own MCP endpoint: a real HTTP server around the app, the SDK's Streamable HTTP client as the agent,
+// bearer tokens of two teams.
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/db.js";
+
+let t: TestApp;
+let http: ServerType;
+let url: string;
+let otherToken: string;
+let sessionId: string;
+const clients: Client[] = [];
+
+async function agent(token: string | null, name = "ledger-agent"): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: token === null ? {} : { headers: { authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name, version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+  (await c.callTool({ name, arguments: args })) as CallToolResult;
+const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+const example = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
+
+beforeAll(async () => {
+  t = createTestApp();
+  otherToken = t.teamToken("other-team");
+  http = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
+  });
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  // Team default's history: a session whose read_discharge returned 1250 cfs, and a demoted claim.
+  await t.call("PUT", "/v1/tools/read_discharge", { body: { params: { station: {} }, returns: { unit: "cfs" } } });
+  sessionId = (
+    (await t.call("POST", "/v1/sessions", { body: { context: "Peak at Baton Rouge?", labels: { project: "levee" } } }))
+      .body as { id: string }
+  ).id;
+  const c = await t.call("POST", `/v1/sessions/${sessionId}/calls`, {
+    body: { tool: "read_discharge", args: { station: "07374000" } },
+  });
+  await t.call("POST", `/v1/sessions/${sessionId}/calls/${(c.body as { call_id: string }).call_id}/result`, {
+    body: { result: 1250 },
+  });
+  await t.call("POST", "/v1/claims", {
+    body: { id: "peak-2026-03", text: "Peak discharge at Baton Rouge was 1.2 million cfs", status: "live" },
+  });
+  await t.call("POST", "/v1/claims/peak-2026-03/demote", {
+    body: {
+      reason: "gauge rating revised; the peak was 1.02 million cfs",
+      demoted_by: "hydrology-review",
+      watch: "1\\.2 million cfs",
+    },
+  });
+});
+
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await new Promise<void>((resolve) => {
+    http.close(() => resolve());
+    (http as Server).closeAllConnections();
+  });
+});
+
+describe("the service's /mcp", () => {
+  it("answers 401 without a bearer token, with the envelope, and the SDK client cannot connect", async () => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({
+      error: { code: "unauthenticated", message: "missing bearer token: send Authorization: Bearer <token>" },
+    });
+    const err = await agent(null).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StreamableHTTPError);
+    expect((err as StreamableHTTPError).code).toBe(401);
+  });
+
+  it("lists the seven ledger tools, each with a description and an input and output schema", async () => {
+    const { tools } = await (await agent(t.adminToken)).listTools();
+    expect(tools.map((x) => x.name)).toEqual([
+      "convert",
+      "compute",
+      "audit_answer",
+      "evaluate_result",
+      "find_sessions",
+      "find_crossings",
+      "claim_status",
+    ]);
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(80);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type).toBe("object");
+    }
+  });
+
+  it("convert: 1250 cfs in m^3/s, and a length refused as a tool error with the repair text", async () => {
+    const c = await agent(t.adminToken);
+    const r = await call(c, "convert", { quantity: "1250 cfs", to_unit: "m^3/s" });
+    expect(r.structuredContent).toEqual({ quantity: { value: 35.39605824, unit: "m^3/s" } });
+    const refused = await call(c, "convert", { quantity: { value: 12.4, unit: "ft" }, to_unit: "m^3/s" });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^\[dimensionality_error\] .*12\.4 ft.*m\^3\/s/);
+  });
+
+  it("compute: 5 ft + 1 m, and a comparison", async () => {
+    const c = await agent(t.adminToken);
+    const sum = (await call(c, "compute", { op: "add", a: "5 ft", b: { value: 1, unit: "m" } })).structuredContent as {
+      quantity: { value: number; unit: string };
+    };
+    expect(sum.quantity.unit).toBe("ft");
+    expect(sum.quantity.value).toBeCloseTo(8.280839895, 8);
+    expect((await call(c, "compute", { op: "gt", a: "1 m", b: "3 ft" })).structuredContent).toEqual({ result: true });
+  });
+
+  it("audit_answer: 1250 cfs is sourced from read_discharge, 99 cfs is not", async () => {
+    const r = await call(await agent(t.adminToken), "audit_answer", {
+      session_id: sessionId,
+      answer: "The discharge was 1250 cfs, up from 99 cfs.",
+    });
+    const out = r.structuredContent as { ok: boolean; numbers: { text: string; status: string }[] };
+    expect(out.ok).toBe(false);
+    expect(out.numbers.map((n) => [n.text, n.status])).toEqual([
+      ["1250 cfs", "sourced"],
+      ["99 cfs", "unsourced"],
+    ]);
+  });
+
+  it("evaluate_result: the June report is blocked by the March demotion, and released when it supersedes it", async () => {
+    const c = await agent(t.adminToken);
+    const blocked = (await call(c, "evaluate_result", example("june-report.json"))).structuredContent as {
+      status: string;
+      blocked_by: string[];
+    };
+    expect([blocked.status, blocked.blocked_by]).toEqual(["blocked", ["contradiction"]]);
+    const released = (await call(c, "evaluate_result", example("june-report-supersedes.json"))).structuredContent as {
+      status: string;
+    };
+    expect(released.status).toBe("released");
+    const neither = await call(c, "evaluate_result", { task: { id: "x" } });
+    expect([neither.isError, text(neither)]).toEqual([true, "[invalid_request] send exactly one of result and runs"]);
+  });
+
+  it("find_sessions and find_crossings: the levee session, and where 35.39605824 m^3/s came from", async () => {
+    const c = await agent(t.adminToken);
+    const sessions = (await call(c, "find_sessions", { labels: ["project:levee"] })).structuredContent as {
+      sessions: { id: string }[];
+      more: boolean;
+    };
+    expect([sessions.sessions.map((s) => s.id), sessions.more]).toEqual([[sessionId], false]);
+    const crossings = (await call(c, "find_crossings", { value: 35.39605824, unit: "m^3/s", tool: "read_discharge" }))
+      .structuredContent as {
+      crossings: { session_id: string; tool: string; direction: string; value: number; unit: string }[];
+    };
+    // Newest first: this test's session, then the seeded example session's read_discharge.
+    expect(crossings.crossings.map((x) => [x.session_id, x.tool, x.direction, x.value, x.unit])[0]).toEqual([
+      sessionId,
+      "read_discharge",
+      "return",
+      1250,
+      "cfs",
+    ]);
+    expect(crossings.crossings.every((x) => x.tool === "read_discharge" && x.value === 1250)).toBe(true);
+  });
+
+  it("claim_status: a figure caught by a demoted claim's watch, a live claim, and one the ledger does not hold", async () => {
+    const c = await agent(t.adminToken);
+    const demoted = (await call(c, "claim_status", { text: "the peak was 1.2 million cfs" })).structuredContent as {
+      answer: string;
+      message: string;
+      claims: { id: string; matched_by: string }[];
+    };
+    expect(demoted.answer).toBe("demoted");
+    expect(demoted.message).toBe(
+      '"the peak was 1.2 million cfs" matches the watch pattern of claim peak-2026-03 ("Peak discharge at Baton Rouge was ' +
+        '1.2 million cfs"), demoted by hydrology-review: gauge rating revised; the peak was 1.02 million cfs. Do not repeat ' +
+        "it; a result that corrects it must name peak-2026-03 in supersedes.",
+    );
+    expect(demoted.claims.map((x) => [x.id, x.matched_by])).toEqual([["peak-2026-03", "watch"]]);
+    const unknown = (await call(c, "claim_status", { claim_id: "no-such-claim" })).structuredContent as {
+      answer: string;
+    };
+    expect(unknown.answer).toBe("not_in_ledger");
+    const empty = await call(c, "claim_status", {});
+    expect([empty.isError, text(empty)]).toEqual([
+      true,
+      "[invalid_request] give claim_id, or text: the figure or claim to look up",
+    ]);
+  });
+});
+
+describe("team scoping on /mcp", () => {
+  it("never shows another team's sessions, crossings or claims, and answers its session id as unknown", async () => {
+    const c = await agent(otherToken, "other-agent");
+    expect((await call(c, "find_sessions", {})).structuredContent).toEqual({ sessions: [], more: false });
+    expect((await call(c, "find_crossings", { value: 1250, unit: "cfs" })).structuredContent).toEqual({
+      crossings: [],
+      more: false,
+    });
+    const audit = await call(c, "audit_answer", { session_id: sessionId, answer: "1250 cfs" });
+    const missing = await call(c, "audit_answer", { session_id: "01NOSUCHSESSION", answer: "1250 cfs" });
+    expect([audit.isError, text(audit)]).toEqual([true, `[not_found] no session '${sessionId}'`]);
+    expect(text(missing)).toBe("[not_found] no session '01NOSUCHSESSION'");
+    expect(
+      (
+        (await call(c, "claim_status", { text: "1.2 million cfs", claim_id: "peak-2026-03" })).structuredContent as {
+          answer: string;
+        }
+      ).answer,
+    ).toBe("not_in_ledger");
+  });
+
+  it("answers 404 when another team's token presents a session opened by this team", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${t.adminToken}` } },
+    });
+    const client = new Client({ name: "owner", version: "1.0.0" });
+    await client.connect(transport);
+    clients.push(client);
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${otherToken}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": transport.sessionId!,
+        "mcp-protocol-version": transport.protocolVersion ?? "2025-06-18",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "find_sessions", arguments: {} },
+      }),
+    });
+    expect(res.status).toBe(404);
+    // The owner ends its session with DELETE; the id is then unknown to everyone.
+    const sid = transport.sessionId!;
+    await transport.terminateSession();
+    const after = await fetch(url, {
+      method: "GET",
+      headers: {
+        authorization: `Bearer ${t.adminToken}`,
+        accept: "text/event-stream",
+        "mcp-session-id": transport.sessionId ?? "x",
+      },
+    });
+    expect(after.status).toBe(404);
+  });
+});
