@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { systemClock } from "../../src/clock.js";
 import { type Cell, runBatch } from "../../src/harness/batch.js";
-import { LocalHarnessLedger } from "../../src/harness/ledger.js";
+import { StoreHarnessLedger } from "../../src/harness/ledger.js";
+import { asStore } from "../../src/store/sqlite/store.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
 import { taskData } from "../../src/harness/suites.js";
 import { openDb } from "../../src/store/db.js";
@@ -71,7 +71,7 @@ async function leg(latency: number, concurrency: number, runs: number, batch: st
   const tmp = mkdtempSync(join(tmpdir(), "bench-harness-"));
   const store = openDb(join(tmp, "ledger.db"));
   try {
-    const ledger = new LocalHarnessLedger(store, ensureDefaultTeam(store.db), systemClock, "default");
+    const ledger = new StoreHarnessLedger(asStore(store), ensureDefaultTeam(store.db), "default");
     const provider = openaiProvider(stub.openaiUrl, "k", retry);
     const cells: Cell[] = Array.from({ length: runs }, (_, replicate) => ({
       task,

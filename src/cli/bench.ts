@@ -1,9 +1,8 @@
 // `agent-ledger bench run` and `bench report`: the evaluation harness (API.md, "Evaluation harness (CLI)").
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { systemClock } from "../clock.js";
 import { type Cell, runBatch } from "../harness/batch.js";
-import { type HarnessLedger, LocalHarnessLedger } from "../harness/ledger.js";
+import { type HarnessLedger, StoreHarnessLedger } from "../harness/ledger.js";
 import { RemoteHarnessLedger } from "../harness/remote-ledger.js";
 import { Progress } from "../harness/progress.js";
 import { anthropicProvider } from "../harness/providers/anthropic.js";
@@ -16,8 +15,8 @@ import { buildTables, renderTables } from "../harness/tables.js";
 import type { BenchRun } from "../store/bench-runs.js";
 import { newId } from "../store/ids.js";
 import { parseLabel, QueryError } from "../store/queries.js";
-import { DEFAULT_TEAM, ensureDefaultTeam, findTeamByName } from "../store/teams.js";
-import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { DEFAULT_TEAM } from "../store/teams.js";
+import { CliError, cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** Where runs are recorded: flags shared by run and report. */
 type TargetFlags = { db?: string; team: string; ledgerUrl?: string; token?: string };
@@ -58,21 +57,22 @@ function checkFormat(format: string): "markdown" | "json" {
 }
 
 /** Opens the local database's team, or the service at --ledger-url. */
-function openTarget(flags: TargetFlags): HarnessLedger {
+async function openTarget(flags: TargetFlags): Promise<HarnessLedger> {
   if (flags.ledgerUrl !== undefined) {
     const token = flags.token ?? process.env.AGENT_LEDGER_TOKEN;
     if (!token)
       throw new CliError("--ledger-url needs --token (or AGENT_LEDGER_TOKEN) with a team token of that service");
     return new RemoteHarnessLedger(flags.ledgerUrl, token);
   }
-  const store = openConfiguredDb(cliConfig(flags));
+  const store = await openConfiguredStore(cliConfig(flags));
   try {
-    const teamId = flags.team === DEFAULT_TEAM ? ensureDefaultTeam(store.db) : findTeamByName(store.db, flags.team)?.id;
+    const teamId =
+      flags.team === DEFAULT_TEAM ? await store.teams.ensureDefault() : (await store.teams.byName(flags.team))?.id;
     if (teamId === undefined)
       throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
-    return new LocalHarnessLedger(store, teamId, systemClock, flags.team, () => store.close());
+    return new StoreHarnessLedger(store, teamId, flags.team, () => store.close());
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
 }
@@ -157,7 +157,7 @@ async function run(flags: RunFlags): Promise<void> {
     );
   }
   const batch = flags.batch ?? `bench-${newId()}`;
-  const ledger = openTarget(flags);
+  const ledger = await openTarget(flags);
   try {
     process.stderr.write(
       `bench: batch ${batch}, ${cells.length} runs against ${model.where}, recorded in ${ledger.where}\n`,
@@ -194,7 +194,7 @@ async function report(flags: ReportFlags): Promise<void> {
     if (e instanceof QueryError) throw new CliError(e.message.replace(/^label/, "--label"));
     throw e;
   }
-  const ledger = openTarget(flags);
+  const ledger = await openTarget(flags);
   try {
     const runs = await ledger.listRuns({ labels });
     const filter = flags.label.length ? ` with ${flags.label.join(", ")}` : "";

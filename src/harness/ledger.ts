@@ -1,14 +1,9 @@
-// Every read and write the harness makes, as async functions over one interface: the local database (the team
-// `default` unless told otherwise) or a running service over HTTP. Kept in one module so it can move behind the
-// store port (LedgerStore) without touching the loop.
-import type { Clock } from "../clock.js";
+// Every read and write the harness makes, as async functions over one interface: the store port (LedgerStore: the
+// local database, the team `default` unless told otherwise) or a running service over HTTP (remote-ledger.ts).
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import type { Violation } from "../guard/verdict.js";
-import { auditAnswer } from "../provenance/audit.js";
-import { auditsFor } from "../store/audits.js";
-import { type BenchRun, BenchRunStore } from "../store/bench-runs.js";
-import type { LedgerDb } from "../store/db.js";
-import { type Ledger, ledgerFor } from "../store/ledger.js";
+import { type BenchRun, benchRunsOf } from "../store/bench-runs.js";
+import type { LedgerStore } from "../store/port.js";
 import type { LabelFilter } from "../store/queries.js";
 import { convertMagnitude } from "../quantity/units.js";
 
@@ -53,31 +48,28 @@ function countAudit(numbers: readonly { status: string }[], ok: boolean): AuditC
   return { ok, unsourced: n("unsourced"), mislabelled: n("unit_mislabelled"), signInverted: n("sign_inverted") };
 }
 
-/** The harness recording into a local database, as one team. */
-export class LocalHarnessLedger implements HarnessLedger {
+/** The harness recording through the store port (SQLite or PostgreSQL), as one team. */
+export class StoreHarnessLedger implements HarnessLedger {
   readonly where: string;
-  private readonly ledger: Ledger;
-  private readonly runs: BenchRunStore;
   /** The declaration this ledger last put for each tool name, as JSON: an unchanged one is not put again. */
   private readonly declared = new Map<string, string>();
+  /** Declaring and calling one tool name is serialised, so runs of tasks that declare it differently do not interleave. */
+  private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly store: LedgerDb,
+    private readonly store: LedgerStore,
     private readonly teamId: string,
-    private readonly clock: Clock,
     teamName: string,
-    private readonly onClose: () => void = () => {},
+    private readonly onClose: () => Promise<void> = async () => {},
   ) {
-    this.ledger = ledgerFor(store, clock);
-    this.runs = new BenchRunStore(store.sqlite);
-    this.where = `database ${store.file} (team ${teamName})`;
+    this.where = `database ${store.where} (team ${teamName})`;
   }
 
   async prepare(
     datums: readonly { name: string; description: string }[],
     offsets: readonly { from: string; to: string; value: number; unit: string }[],
   ): Promise<void> {
-    this.ledger.registry.ensure(
+    await this.store.datums.ensure(
       this.teamId,
       datums,
       offsets.map((o) => ({
@@ -92,7 +84,7 @@ export class LocalHarnessLedger implements HarnessLedger {
   }
 
   async openSession(context: string, enforcement: "enforce" | "warn", labels: Record<string, string>): Promise<string> {
-    return this.ledger.sessions.create(this.teamId, { context, enforcement, labels }, this.clock.now()).id;
+    return (await this.store.sessions.create(this.teamId, { context, enforcement, labels })).id;
   }
 
   async call(
@@ -101,51 +93,42 @@ export class LocalHarnessLedger implements HarnessLedger {
     decl: ToolDeclarationInput,
     args: Record<string, unknown>,
   ): Promise<CallVerdict> {
-    // Declared and checked in one job of the ledger's group commit (the HTTP routes' batcher), so concurrent runs of
-    // tasks that declare the same tool name differently each check against their own declaration, and the writes of
-    // runs in flight together share one commit. An unchanged declaration is not put again.
     const json = JSON.stringify(decl);
-    const a = await this.ledger.batcher.run(() => {
+    const prior = this.locks.get(tool) ?? Promise.resolve();
+    const mine = prior.then(async () => {
       if (this.declared.get(tool) !== json) {
-        this.ledger.tools.put(this.teamId, tool, decl, this.ledger.datums(this.teamId));
+        await this.store.tools.put(this.teamId, tool, decl);
         this.declared.set(tool, json);
       }
-      return this.ledger.call(this.teamId, sessionId, tool, args);
+      return this.store.calls.call(this.teamId, sessionId, tool, args);
     });
+    this.locks.set(
+      tool,
+      mine.catch(() => undefined),
+    );
+    const a = await mine;
     return { callId: a.call_id, ok: a.ok, args: a.args, violations: a.violations };
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<ResultVerdict> {
-    const r = await this.ledger.resultBatched(this.teamId, sessionId, callId, result);
+    const r = await this.store.calls.result(this.teamId, sessionId, callId, result);
     return { ok: r.ok, result: r.result, violations: r.violations };
   }
 
   async audit(sessionId: string, answer: string): Promise<AuditCounts> {
-    const sqlite = this.store.sqlite;
-    return sqlite
-      .transaction(() => {
-        const session = this.ledger.sessions.get(this.teamId, sessionId);
-        const a = auditAnswer(answer, this.ledger.sessions.history(sessionId).all(), { context: session.context });
-        auditsFor(sqlite).insert(
-          this.teamId,
-          sessionId,
-          { answer, context: session.context, ok: a.ok, numbers: a.numbers },
-          this.clock.now(),
-        );
-        return countAudit(a.numbers, a.ok);
-      })
-      .immediate();
+    const a = await this.store.audits.audit(this.teamId, sessionId, { answer });
+    return countAudit(a.numbers, a.ok);
   }
 
   async saveRun(run: BenchRun): Promise<void> {
-    this.runs.insert(this.teamId, run);
+    await benchRunsOf(this.store).insert(this.teamId, run);
   }
 
   async listRuns(filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]> {
-    return this.runs.list(this.teamId, filter);
+    return benchRunsOf(this.store).list(this.teamId, filter);
   }
 
   async close(): Promise<void> {
-    this.onClose();
+    await this.onClose();
   }
 }

@@ -124,7 +124,7 @@ export const EXPANSIONS: Readonly<Record<string, string>> = {
   cfs: "ft**3/s",
   "Ml/day": "megalitre/day",
   "Ml/d": "megalitre/day",
-  mgd: "megagallon/day",
+  mgd: "Mgal/day",
   "acre*ft": "acre*foot",
   "acre-ft": "acre*foot",
 };

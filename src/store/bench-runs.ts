@@ -1,5 +1,7 @@
 // Graded evaluation-harness runs, one row beside each run's ledger session (table bench_runs).
 import type { Database, Statement } from "better-sqlite3";
+import { ConflictError, NotFoundError } from "./errors.js";
+import type { LedgerStore } from "./port.js";
 import type { LabelFilter } from "./queries.js";
 
 /** A graded run as stored and answered (API.md, "Evaluation harness": the `runs` items). */
@@ -38,7 +40,8 @@ type Raw = Omit<BenchRun, "audit_flagged" | "undetected" | "silent_error" | "der
   derived: string;
 };
 
-const COLUMNS = [
+/** The columns of bench_runs a run is written and read with (team_id aside), in order. */
+export const BENCH_RUN_COLUMNS = [
   "session_id",
   "batch",
   "suite",
@@ -80,7 +83,7 @@ export class BenchRunStore {
 
   constructor(private readonly sqlite: Database) {
     this.insertStmt = sqlite.prepare(
-      `INSERT INTO bench_runs (team_id, ${COLUMNS.join(", ")}) VALUES (?, ${COLUMNS.map(() => "?").join(", ")})`,
+      `INSERT INTO bench_runs (team_id, ${BENCH_RUN_COLUMNS.join(", ")}) VALUES (?, ${BENCH_RUN_COLUMNS.map(() => "?").join(", ")})`,
     );
   }
 
@@ -93,7 +96,7 @@ export class BenchRunStore {
       silent_error: run.silent_error ? 1 : 0,
       derived: JSON.stringify(run.derived),
     };
-    this.insertStmt.run(teamId, ...COLUMNS.map((c) => row[c] ?? null));
+    this.insertStmt.run(teamId, ...BENCH_RUN_COLUMNS.map((c) => row[c] ?? null));
   }
 
   /** The team's runs whose sessions carry every label, oldest first; `batch` narrows to one batch. */
@@ -110,7 +113,7 @@ export class BenchRunStore {
       );
       params.push(l.key, l.value);
     }
-    const sql = `SELECT ${COLUMNS.map((c) => `r.${c}`).join(", ")} FROM bench_runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.session_id`;
+    const sql = `SELECT ${BENCH_RUN_COLUMNS.map((c) => `r.${c}`).join(", ")} FROM bench_runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.session_id`;
     return (this.sqlite.prepare(sql).all(...params) as Raw[]).map(toRun);
   }
 
@@ -120,4 +123,36 @@ export class BenchRunStore {
     if (!s) return "missing";
     return this.sqlite.prepare("SELECT 1 FROM bench_runs WHERE session_id = ?").get(sessionId) ? "taken" : "free";
   }
+}
+
+/** Graded harness runs, one beside each run's session (a LedgerStore repository). */
+export interface BenchRunsRepo {
+  /** Stores a run beside its session: NotFoundError for a session not in the team, ConflictError when it holds one. */
+  insert(teamId: string, run: BenchRun): Promise<void>;
+  /** The team's runs whose sessions carry every label (and of one batch), oldest first. */
+  list(teamId: string, filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]>;
+}
+
+/** The BenchRunsRepo of a SQLite store. */
+export function sqliteBenchRuns(sqlite: Database): BenchRunsRepo {
+  const runs = new BenchRunStore(sqlite);
+  return {
+    insert: async (teamId, run) => {
+      const state = runs.sessionState(teamId, run.session_id);
+      if (state === "missing")
+        throw new NotFoundError(`no session '${run.session_id}' in this team; open it with POST /v1/sessions first`);
+      if (state === "taken")
+        throw new ConflictError(`session '${run.session_id}' already holds a harness run; a run is stored once`);
+      runs.insert(teamId, run);
+    },
+    list: async (teamId, filter) => runs.list(teamId, filter),
+  };
+}
+
+/** The store's harness runs, or an error naming what to configure on an engine that does not hold them yet. */
+export function benchRunsOf(store: LedgerStore): BenchRunsRepo {
+  if (store.benchRuns) return store.benchRuns;
+  throw new Error(
+    `harness runs are not stored on ${store.engine} in this version; set AGENT_LEDGER_DB to a SQLite file path to record them`,
+  );
 }

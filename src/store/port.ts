@@ -12,6 +12,7 @@ import type { DatumRegistry } from "../quantity/datums.js";
 import type { QuantityJSON } from "../quantity/quantity.js";
 import type { ClaimEvent, ClaimPage, ClaimRow, ClaimStatus, Demotion, ImportReport, NewClaim } from "./claims.js";
 import type { LedgerLine } from "./claims-jsonl.js";
+import type { BenchRunsRepo } from "./bench-runs.js";
 import type { DashboardRepo } from "./dashboard-repo.js";
 import type { DatumRow, OffsetInput, OffsetRow } from "./datums.js";
 import type { CallAnswer, ResultAnswer } from "./ledger.js";
@@ -280,6 +281,8 @@ export interface LedgerStore {
   readonly evaluations: EvaluationsRepo;
   /** The dashboard's reads and login sessions; absent on an engine that does not implement them yet (PostgreSQL). */
   readonly dashboard?: DashboardRepo;
+  /** The evaluation harness's graded runs (table bench_runs); absent on an engine that does not implement them yet. */
+  readonly benchRuns?: BenchRunsRepo;
   /** Engine, location and schema state. */
   info(): Promise<StoreInfo>;
   /** Seeds the default team and the README's examples; running it again changes nothing. */

@@ -1,9 +1,9 @@
 // The harness end to end against a stub provider on a loopback port: each scripted model behaviour and the outcome,
 // counts and labels each condition gives, with runs recorded as sessions in a real database.
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
 import { type Cell, runBatch } from "../../src/harness/batch.js";
-import { LocalHarnessLedger } from "../../src/harness/ledger.js";
+import { StoreHarnessLedger } from "../../src/harness/ledger.js";
+import { asStore } from "../../src/store/sqlite/store.js";
 import { anthropicProvider } from "../../src/harness/providers/anthropic.js";
 import type { RetryPolicy } from "../../src/harness/providers/http.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
@@ -45,7 +45,7 @@ async function bench(
   stub ??= await startStub(script, { dieAfter: o.dieAfter });
   store ??= createTestDb();
   const teamId = ensureDefaultTeam(store.db);
-  const ledger = new LocalHarnessLedger(store, teamId, systemClock, "default");
+  const ledger = new StoreHarnessLedger(asStore(store), teamId, "default");
   const provider =
     o.format === "anthropic"
       ? anthropicProvider(stub.anthropicUrl, "k", FAST)

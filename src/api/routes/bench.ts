@@ -1,12 +1,8 @@
 // Evaluation-harness runs: store a graded run beside its session, list stored runs by label (for `bench run
 // --ledger-url` and `bench report --ledger-url`).
 import { createRoute, z } from "@hono/zod-openapi";
-import { BenchRunStore } from "../../store/bench-runs.js";
-import { ConflictError, NotFoundError } from "../../store/errors.js";
+import { benchRunsOf } from "../../store/bench-runs.js";
 import { parseLabel } from "../../store/queries.js";
-import { PgBenchRuns } from "../../store/pg/bench-runs.js";
-import type { PgStore } from "../../store/pg/store.js";
-import { sqliteHandleOf } from "../../store/sqlite/store.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
 
@@ -75,36 +71,15 @@ const listRoute = createRoute({
 
 /** Registers PUT /v1/bench/runs/{session_id} and GET /v1/bench/runs. */
 export function registerBenchRoutes(app: LedgerApp, deps: AppDeps): void {
-  // TRANSITIONAL: harness runs are read and written on SQLite until they move behind LedgerStore.
-  // Built on first use, for the engine the store runs on.
-  let store: Pick<PgBenchRuns, "insert" | "list" | "sessionState"> | undefined;
-  const handle = () => {
-    if (store) return store;
-    if (deps.store.engine === "postgres") return (store = new PgBenchRuns((deps.store as PgStore).db.pool));
-    const lite = new BenchRunStore(sqliteHandleOf(deps.store, "the harness routes").sqlite);
-    return (store = {
-      insert: async (teamId, run) => lite.insert(teamId, run),
-      list: async (teamId, f) => lite.list(teamId, f),
-      sessionState: async (teamId, id) => lite.sessionState(teamId, id),
-    });
-  };
   app.openapi(putRoute, async (c) => {
-    const teamId = c.get("teamId");
-    const id = c.req.valid("param").session_id;
-    const body = c.req.valid("json");
-    const runs = handle();
-    const state = await runs.sessionState(teamId, id);
-    if (state === "missing")
-      throw new NotFoundError(`no session '${id}' in this team; open it with POST /v1/sessions first`);
-    if (state === "taken") throw new ConflictError(`session '${id}' already holds a harness run; a run is stored once`);
-    const run = { ...body, session_id: id };
-    await runs.insert(teamId, run);
+    const run = { ...c.req.valid("json"), session_id: c.req.valid("param").session_id };
+    await benchRunsOf(deps.store).insert(c.get("teamId"), run);
     return c.json(run, 201);
   });
   app.openapi(listRoute, async (c) => {
     const q = c.req.valid("query");
     const labels =
       q.label === undefined ? [] : (Array.isArray(q.label) ? q.label : [q.label]).map((l) => parseLabel(l));
-    return c.json({ items: await handle().list(c.get("teamId"), { labels, batch: q.batch }) }, 200);
+    return c.json({ items: await benchRunsOf(deps.store).list(c.get("teamId"), { labels, batch: q.batch }) }, 200);
   });
 }

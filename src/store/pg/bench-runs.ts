@@ -1,8 +1,9 @@
 // Graded harness runs (bench_runs) on PostgreSQL: the same rows and order as ../bench-runs.ts.
 import type pg from "pg";
-import type { BenchRun } from "../bench-runs.js";
+import type { BenchRun, BenchRunsRepo } from "../bench-runs.js";
+import { ConflictError, NotFoundError } from "../errors.js";
 import type { LabelFilter } from "../queries.js";
-import { queryOn } from "./tx.js";
+import { isPgUniqueViolation, queryOn } from "./tx.js";
 
 const COLUMNS = [
   "session_id",
@@ -33,16 +34,28 @@ const COLUMNS = [
 ] as const;
 
 /** The harness runs of a PostgreSQL ledger; every method is scoped to a team. */
-export class PgBenchRuns {
+export class PgBenchRuns implements BenchRunsRepo {
   constructor(private readonly pool: pg.Pool) {}
 
   /** Stores a run's grading beside its session (once: a session holds one run). */
   async insert(teamId: string, run: BenchRun): Promise<void> {
+    const state = await this.sessionState(teamId, run.session_id);
+    if (state === "missing")
+      throw new NotFoundError(`no session '${run.session_id}' in this team; open it with POST /v1/sessions first`);
+    if (state === "taken")
+      throw new ConflictError(`session '${run.session_id}' already holds a harness run; a run is stored once`);
     const row: Record<string, unknown> = { ...run, derived: JSON.stringify(run.derived) };
-    await queryOn(this.pool)(
-      `INSERT INTO bench_runs (team_id, ${COLUMNS.join(", ")}) VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(", ")})`,
-      [teamId, ...COLUMNS.map((c) => row[c] ?? null)],
-    );
+    try {
+      await queryOn(this.pool)(
+        `INSERT INTO bench_runs (team_id, ${COLUMNS.join(", ")}) VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(", ")})`,
+        [teamId, ...COLUMNS.map((c) => row[c] ?? null)],
+      );
+    } catch (e) {
+      // Another instance stored this session's run between the check and the insert.
+      if (isPgUniqueViolation(e))
+        throw new ConflictError(`session '${run.session_id}' already holds a harness run; a run is stored once`);
+      throw e;
+    }
   }
 
   /** The team's runs whose sessions carry every label, oldest first; `batch` narrows to one batch. */

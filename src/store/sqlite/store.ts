@@ -3,6 +3,7 @@
 import { systemClock, type Clock } from "../../clock.js";
 import { openDb, type LedgerDb } from "../db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
+import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
 import type { SqliteRepos } from "./repos.js";
 
@@ -68,6 +69,7 @@ export class SqliteStore implements LedgerStore {
   readonly claims;
   readonly evaluations;
   readonly dashboard: DashboardRepo;
+  readonly benchRuns: BenchRunsRepo;
   private readonly ownsDb: boolean;
   private loaded: SqliteRepos | undefined;
   private loading: Promise<SqliteRepos> | undefined;
@@ -101,6 +103,7 @@ export class SqliteStore implements LedgerStore {
     this.claims = lazyRepo(repos, "claims");
     this.evaluations = lazyRepo(repos, "evaluations");
     this.dashboard = lazyDashboard(db);
+    this.benchRuns = sqliteBenchRuns(db.sqlite);
     this.seedRepo = repos;
   }
 
