@@ -32,13 +32,15 @@ type RawRevision = {
 };
 
 // `revised` is one probe of revisions_before_idx per row, so only a crossing that was revised has its chain followed.
-const COLUMNS = `id, session_id, call_id, seq, tool, param, value, unit, is_series, raw, quality, source, observed_at,
+/** The crossing columns resolution reads, with whether the crossing was revised. */
+export const COLUMNS = `id, session_id, call_id, seq, tool, param, value, unit, is_series, raw, quality, source, observed_at,
   EXISTS (SELECT 1 FROM revisions r WHERE r.before_crossing_id = crossings.id) AS revised`;
 // A return a claim can rest on: numeric (a scalar or a series), with a unit, and not refused by the guard.
-const USABLE =
+/** A usable return crossing. */
+export const USABLE =
   "direction = 'return' AND unit IS NOT NULL AND (value IS NOT NULL OR is_series = 1) AND outcome != 'refused'";
 /** How far a chain of revisions is followed (each link is one indexed look-up). */
-const MAX_CHAIN = 64;
+export const MAX_CHAIN = 64;
 
 const statements = new WeakMap<Database, Statements>();
 
@@ -65,7 +67,7 @@ function prepared(sqlite: Database): Statements {
 }
 
 /** A series as stored (the raw value as sent), in the crossing's unit; null when it cannot be read as one. */
-function seriesOf(raw: string, unit: string): (number | null)[] | null {
+export function seriesOf(raw: string, unit: string): (number | null)[] | null {
   let v: unknown;
   try {
     v = JSON.parse(raw);

@@ -97,16 +97,21 @@ export function isReading(c: CrossingDraft): boolean {
 }
 
 /** True when `after` is another value than `before` (relative difference over 1e-9 in the earlier unit). */
-function differs(before: { value: number; unit: string }, after: { value: number; unit: string }): boolean | null {
+export function differs(
+  before: { value: number; unit: string },
+  after: { value: number; unit: string },
+): boolean | null {
   const v = tryConvert(after.value, after.unit, before.unit);
   if (v === null) return null;
   if (before.value === 0) return v !== 0;
   return Math.abs(v - before.value) / Math.abs(before.value) > REVISION_TOLERANCE;
 }
 
-const fmt = (v: number, unit: string, q: string | null) => `${v} ${unit}${q ? ` (${q})` : ""}`;
+/** A reading as text: value, unit and quality. */
+export const fmt = (v: number, unit: string, q: string | null) => `${v} ${unit}${q ? ` (${q})` : ""}`;
 
-const COLUMNS = `id, kind, source, observed_at, reason, revised_by, before_crossing_id, before_session_id, before_value, before_unit,
+/** The revisions columns every read selects. */
+export const COLUMNS = `id, kind, source, observed_at, reason, revised_by, before_crossing_id, before_session_id, before_value, before_unit,
   before_quality, after_crossing_id, after_session_id, after_value, after_unit, after_quality, detected_at`;
 
 /** Repository of revisions and of the evaluation-source links they affect. Every method is scoped to a team. */
@@ -292,31 +297,36 @@ export class RevisionStore {
   }
 
   private toRevision(teamId: string, r: RawRevision): Revision {
-    return {
-      id: r.id,
-      kind: r.kind,
-      source: r.source,
-      observed_at: r.observed_at,
-      reason: r.reason,
-      revised_by: r.revised_by,
-      detected_at: r.detected_at,
-      before: {
-        crossing_id: r.before_crossing_id,
-        session_id: r.before_session_id,
-        value: r.before_value,
-        unit: r.before_unit,
-        quality: r.before_quality,
-      },
-      after: {
-        crossing_id: r.after_crossing_id,
-        session_id: r.after_session_id,
-        value: r.after_value,
-        unit: r.after_unit,
-        quality: r.after_quality,
-      },
-      affected: distinct(this.s.affected!.all(teamId, r.before_crossing_id) as AffectedEvaluation[]),
-    };
+    return revisionOf(r, this.s.affected!.all(teamId, r.before_crossing_id) as AffectedEvaluation[]);
   }
+}
+
+/** A stored revision row as the API answers it, with the evaluation links of its earlier crossing. */
+export function revisionOf(r: RawRevision, affected: AffectedEvaluation[]): Revision {
+  return {
+    id: r.id,
+    kind: r.kind,
+    source: r.source,
+    observed_at: r.observed_at,
+    reason: r.reason,
+    revised_by: r.revised_by,
+    detected_at: r.detected_at,
+    before: {
+      crossing_id: r.before_crossing_id,
+      session_id: r.before_session_id,
+      value: r.before_value,
+      unit: r.before_unit,
+      quality: r.before_quality,
+    },
+    after: {
+      crossing_id: r.after_crossing_id,
+      session_id: r.after_session_id,
+      value: r.after_value,
+      unit: r.after_unit,
+      quality: r.after_quality,
+    },
+    affected: distinct(affected),
+  };
 }
 
 /** One entry per evaluation and claim (repeated runs of one evaluation link the same claim once each), in link order. */
@@ -328,4 +338,4 @@ function distinct(rows: AffectedEvaluation[]): AffectedEvaluation[] {
   });
 }
 
-export type { RawRevision };
+export type { RawReading, RawRevision };

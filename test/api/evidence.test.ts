@@ -1,14 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/api/app.js";
 import { fixedClock } from "../../src/clock.js";
 import { defaultConfig } from "../../src/config.js";
 import { openDb } from "../../src/store/db.js";
 import { seedDatabase } from "../../src/store/seed.js";
 import { ensureAdminToken } from "../../src/store/teams.js";
-import { createTestApp, type TestApp } from "../helpers/db.js";
+import type { TestApp } from "../helpers/db.js";
+import { createEngineApp, ENGINES } from "../helpers/engines.js";
+import type { StoreEngine } from "../../src/store/port.js";
 
 type Finding = { code: string; message: string; severity: string };
 type Source = {
@@ -62,7 +64,15 @@ const report = (task: string, source: string, value: string | undefined) => ({
   },
 });
 
-async function setup(t: TestApp = createTestApp({ clock: fixedClock("2026-03-15T09:00:00Z") }), token?: string) {
+type Caller = Pick<TestApp, "call">;
+
+/** The engine the suites below run on (set by each describe.each block before its tests). */
+let engine: StoreEngine = "sqlite";
+const appOn = (options: Parameters<typeof createEngineApp>[1] = { clock: fixedClock("2026-03-15T09:00:00Z") }) =>
+  createEngineApp(engine, options);
+
+async function setup<T extends Caller>(given?: T, token?: string) {
+  const t = (given ?? (await appOn())) as T;
   const as = token ? { token } : {};
   await t.call("PUT", "/v1/tools/read_discharge", {
     body: { params: { site: {} }, returns: { discharge: { unit: "ft^3/s" } } },
@@ -97,7 +107,10 @@ async function setup(t: TestApp = createTestApp({ clock: fixedClock("2026-03-15T
 
 const evidence = (e: Evaluation) => e.gates.evidence!.findings.map((f) => `${f.code}: ${f.message}`);
 
-describe("evidence that resolves in the ledger, over HTTP", () => {
+describe.each(ENGINES)("evidence that resolves in the ledger, over HTTP, on %s", (e) => {
+  beforeEach(() => {
+    engine = e;
+  });
   it("releases a report whose 35.4 m^3/s restates a stored 1250 cfs, and links the crossing to its claim", async () => {
     const { t, read, evaluate } = await setup();
     const { session, crossing } = await read(reading(1250, "A"));
@@ -157,10 +170,10 @@ describe("evidence that resolves in the ledger, over HTTP", () => {
   });
 
   it("answers another team's session exactly as an unknown one, and hides its crossing's claims", async () => {
-    const base = createTestApp({ clock: fixedClock("2026-03-15T09:00:00Z") });
+    const base = await appOn();
     const mine = await setup(base);
     const { session, crossing } = await mine.read(reading(1250, "A"));
-    const theirs = await setup(base, base.teamToken("other"));
+    const theirs = await setup(base, await base.teamToken("other"));
     const foreign = await theirs.evaluate(report("flood", `ledger:sessions/${session}`, "1250 cfs"));
     const unknown = await theirs.evaluate(report("flood", "ledger:sessions/01JQNOSUCHSESSION000000000", "1250 cfs"));
     expect(foreign.status).toBe("blocked");
@@ -169,7 +182,7 @@ describe("evidence that resolves in the ledger, over HTTP", () => {
         "call or crossing of your own team (GET /v1/sessions lists them).",
     ]);
     expect(evidence(unknown)[0]!.replace("01JQNOSUCHSESSION000000000", session)).toBe(evidence(foreign)[0]);
-    const other = await base.call("GET", `/v1/crossings/${crossing}/claims`, { token: base.teamToken("other") });
+    const other = await base.call("GET", `/v1/crossings/${crossing}/claims`, { token: await base.teamToken("other") });
     expect(other.status).toBe(404);
   });
 
@@ -192,10 +205,13 @@ describe("evidence that resolves in the ledger, over HTTP", () => {
   });
 });
 
-describe("readings and their revisions, over HTTP", () => {
+describe.each(ENGINES)("readings and their revisions, over HTTP, on %s", (e) => {
+  beforeEach(() => {
+    engine = e;
+  });
   it("records a revision when a later reading of the same source and time differs, listing the March report as affected", async () => {
     const clock = fixedClock("2026-03-15T09:00:00Z");
-    const { t, read, evaluate } = await setup(createTestApp({ clock }));
+    const { t, read, evaluate } = await setup(await appOn({ clock }));
     const march = await read(reading(412000, "P"));
     const released = await evaluate(report("flood", `ledger:sessions/${march.session}`, "412000 cfs"));
     expect(released.status).toBe("released");

@@ -18,6 +18,8 @@ import {
   toCall,
   toOutput,
 } from "./rows.js";
+import { isReading } from "../revisions.js";
+import { detectRevisions } from "./revisions.js";
 import type { Q, TxQ } from "./tx.js";
 
 const OUTPUTS = `SELECT id, call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality FROM crossings
@@ -189,7 +191,9 @@ export async function storeResult(
     context: locked.context,
   });
   const at = clock.now().toISOString();
-  await (last ? q.final : q)(INSERT_RESULT, [
+  // A result holding a reading is checked against earlier readings before the commit, so it cannot ride with COMMIT.
+  const readings = verdict.crossings.some(isReading);
+  await (last && !readings ? q.final : q)(INSERT_RESULT, [
     sessionId,
     teamId,
     callId,
@@ -201,6 +205,7 @@ export async function storeResult(
     verdict.wouldBlock && call.ok ? 1 : 0,
     ...crossingArrays(verdict.crossings),
   ]);
+  if (readings) await detectRevisions(q, teamId, sessionId, callId, call.tool, verdict.crossings, at);
   after.push(history.keep);
   return { ok: verdict.ok, would_block: verdict.wouldBlock, result: verdict.result, violations: verdict.violations };
 }

@@ -16,6 +16,7 @@ import { newId } from "../ids.js";
 import type { EvaluationsRepo } from "../port.js";
 import type { Evaluation } from "../runs.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
+import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
@@ -127,9 +128,10 @@ async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, se
       at,
     ],
   );
-  if (task === null) return;
   const contract = contractGate(splitEvaluationInput(input));
   if (!contract.ok) return;
+  if (e.status === "released") await insertSources(q, teamId, e, contract.runs);
+  if (task === null) return;
   const rows: unknown[][] = [];
   contract.runs.forEach((run: Result, i) => {
     for (const c of keyedClaims(run)) {
@@ -160,6 +162,42 @@ async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, se
   );
 }
 
+const INSERT_SOURCES = `INSERT INTO evaluation_sources (run_id, team_id, task, run_index, claim_id, claim_text, locator, status,
+    crossing_id, session_id, seq, tool, value, unit, quality, observed_at, match, created_at)
+  SELECT $1, $2, $3, r.run_index, r.claim_id, r.claim_text, r.locator, r.status, r.crossing_id, r.session_id, r.seq, r.tool,
+    r.value, r.unit, r.quality, r.observed_at, r.match, $4
+  FROM unnest($5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::int[], $13::text[],
+    $14::float8[], $15::text[], $16::text[], $17::text[], $18::text[])
+    WITH ORDINALITY AS r(run_index, claim_id, claim_text, locator, status, crossing_id, session_id, seq, tool, value, unit,
+      quality, observed_at, match, n) ORDER BY r.n`;
+
+/** The released evaluation's links to the sources its claims cite, in report order (as the SQLite store writes them). */
+async function insertSources(q: Q, teamId: string, e: Evaluation, runs: readonly Result[]): Promise<void> {
+  if (e.sources.length === 0) return;
+  const rows = e.sources.map((l) => {
+    const run = runs[(l.run ?? 1) - 1];
+    const text = l.claim_id === null ? "" : (run?.claims.find((c) => c.id === l.claim_id)?.text ?? "");
+    return [
+      l.run ?? 1,
+      l.claim_id,
+      text,
+      l.locator,
+      l.status,
+      l.crossing_id,
+      l.session_id,
+      l.seq,
+      l.tool,
+      l.value,
+      l.unit,
+      l.quality,
+      l.observed_at,
+      l.match,
+    ];
+  });
+  const col = (n: number) => rows.map((r) => r[n] ?? null);
+  await q(INSERT_SOURCES, [e.id, teamId, e.task, e.created_at, ...Array.from({ length: 14 }, (_, i) => col(i))]);
+}
+
 /** Gated evaluations over the pool. */
 export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistryCache): EvaluationsRepo {
   const q = queryOn(pool);
@@ -174,8 +212,14 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
           await tq("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("evaluate", teamId, task)]);
         const datums = await registries.current(tq, teamId);
         const history = overlayHistory(await snapshot(tq, demoted, teamId, input), options.extraLedger ?? []);
+        const contract = contractGate(splitEvaluationInput(input));
+        const evidence =
+          options.resolveLedger === false
+            ? null
+            : await pgEvidenceResolver(tq, teamId, contract.ok ? contract.runs : []);
         const now = clock.now();
         const decision = decide(input, {
+          ...(evidence ? { evidence } : {}),
           settings,
           history,
           compareQuantities: createQuantityComparer(datums.names()),

@@ -12,6 +12,7 @@ import { pgDatums } from "./datums.js";
 import { pgEvaluations } from "./evaluations.js";
 import { openPg, type PgLedgerDb } from "./open.js";
 import { PgRegistryCache, PgToolCache } from "./registry.js";
+import { pgRevisions } from "./revisions.js";
 import { pgAudits, pgCalls, pgCrossings, pgManifests, pgPacks, pgSessions, type SessionDeps } from "./sessions.js";
 import { pgTeams } from "./teams.js";
 import { pgTools } from "./tools.js";
@@ -43,6 +44,7 @@ export class PgStore implements LedgerStore {
   readonly claims;
   readonly evaluations;
   readonly benchRuns;
+  readonly revisions;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -68,6 +70,7 @@ export class PgStore implements LedgerStore {
     this.claims = pgClaims(pool, clock);
     this.evaluations = pgEvaluations(pool, clock, registries);
     this.benchRuns = new PgBenchRuns(pool);
+    this.revisions = pgRevisions(pool, clock);
   }
 
   async info(): Promise<StoreInfo> {

@@ -1,0 +1,229 @@
+// Readings and their revisions on PostgreSQL: detection inside the later reading's transaction and the RevisionsRepo,
+// with the same rules and messages as the SQLite RevisionStore (src/store/revisions.ts).
+import type pg from "pg";
+import type { Clock } from "../../clock.js";
+import type { CrossingDraft } from "../../guard/verdict.js";
+import { DimensionalityError } from "../../quantity/errors.js";
+import { DEFAULT_QUALITY } from "../../quantity/quality.js";
+import { canonicalUnit } from "../../quantity/units.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { RevisionsRepo } from "../port.js";
+import {
+  type AffectedEvaluation,
+  COLUMNS,
+  type CrossingClaim,
+  differs,
+  fmt,
+  isReading,
+  observedUtc,
+  type RawReading,
+  type RawRevision,
+  type Revision,
+  revisionOf,
+} from "../revisions.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+
+const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at FROM crossings
+  WHERE team_id = $1 AND source = $2 AND observed_utc = $3 AND source IS NOT NULL AND observed_utc IS NOT NULL
+  AND id < $4 AND direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL AND outcome <> 'refused'
+  ORDER BY id DESC LIMIT 1`;
+const INSERT = `INSERT INTO revisions (team_id, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+  $15, $16, $17, $18)`;
+const GET = `SELECT ${COLUMNS} FROM revisions WHERE team_id = $1 AND id = $2`;
+const LIST = `SELECT ${COLUMNS} FROM revisions WHERE team_id = $1
+  AND ($2::text IS NULL OR source = $2) AND ($3::text IS NULL OR detected_at >= $3)
+  AND ($4::text IS NULL OR (detected_at, id) < ($4, $5::text))
+  ORDER BY detected_at DESC, id DESC LIMIT $6`;
+const AFFECTED = `SELECT s.run_id AS evaluation_id, s.task, s.claim_id FROM evaluation_sources s
+  WHERE s.team_id = $1 AND s.crossing_id = $2 ORDER BY s.id`;
+const CLAIMS_OF = `SELECT s.id, s.run_id AS evaluation_id, s.task, s.claim_id, s.claim_text, s.locator, s.status,
+  s.run_index AS run, s.created_at FROM evaluation_sources s WHERE s.team_id = $1 AND s.crossing_id = $2 AND s.id > $3
+  ORDER BY s.id LIMIT $4`;
+const CROSSING = `SELECT id, session_id, direction, value, unit, quality, source, observed_at, outcome FROM crossings
+  WHERE id = $1 AND team_id = $2`;
+const LATEST_OF = `SELECT ${COLUMNS} FROM revisions WHERE before_crossing_id = $1 AND team_id = $2 ORDER BY id DESC LIMIT 1`;
+/** The ids of a call's last `n` crossings: the ones its result just wrote. */
+const RESULT_IDS = "SELECT id FROM crossings WHERE call_id = $1 AND team_id = $2 ORDER BY id DESC LIMIT $3";
+
+const ORDER: readonly (keyof RawRevision)[] = [
+  "id",
+  "kind",
+  "source",
+  "observed_at",
+  "reason",
+  "revised_by",
+  "before_crossing_id",
+  "before_session_id",
+  "before_value",
+  "before_unit",
+  "before_quality",
+  "after_crossing_id",
+  "after_session_id",
+  "after_value",
+  "after_unit",
+  "after_quality",
+  "detected_at",
+];
+
+const numbered = (r: RawRevision): RawRevision => ({
+  ...r,
+  before_crossing_id: Number(r.before_crossing_id),
+  after_crossing_id: r.after_crossing_id === null ? null : Number(r.after_crossing_id),
+});
+
+async function insert(q: Q, teamId: string, row: RawRevision): Promise<void> {
+  await q(INSERT, [teamId, ...ORDER.map((k) => row[k])]);
+}
+
+async function revisionWith(q: Q, teamId: string, raw: RawRevision): Promise<Revision> {
+  const r = numbered(raw);
+  return revisionOf(r, await q<AffectedEvaluation>(AFFECTED, [teamId, r.before_crossing_id]));
+}
+
+/**
+ * Records the revisions a just-stored result's readings make, in its transaction: each reading that re-reads an earlier
+ * reading of the team's (same source, same observation instant) with another value or quality. Costs nothing for a
+ * result without readings.
+ */
+export async function detectRevisions(
+  q: Q,
+  teamId: string,
+  sessionId: string,
+  callId: string,
+  tool: string,
+  drafts: readonly CrossingDraft[],
+  at: string,
+): Promise<void> {
+  if (!drafts.some(isReading)) return;
+  const ids = (await q<{ id: number }>(RESULT_IDS, [callId, teamId, drafts.length])).map((r) => Number(r.id)).reverse();
+  for (const [i, c] of drafts.entries()) {
+    const id = ids[i];
+    if (id === undefined || !isReading(c)) continue;
+    const key = observedUtc(c.observedAt);
+    if (key === null || c.value === null || c.unit === null) continue;
+    const [prior] = await q<RawReading>(LATEST_READING, [teamId, c.source, key, id]);
+    if (!prior) continue;
+    const changed = differs(prior, { value: c.value, unit: c.unit });
+    if (changed === null || (!changed && prior.quality === c.quality)) continue;
+    await insert(q, teamId, {
+      id: newId(Date.parse(at)),
+      kind: "detected",
+      source: c.source,
+      observed_at: c.observedAt,
+      reason:
+        `${tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
+        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}`,
+      revised_by: tool,
+      before_crossing_id: Number(prior.id),
+      before_session_id: prior.session_id,
+      before_value: prior.value,
+      before_unit: prior.unit,
+      before_quality: prior.quality,
+      after_crossing_id: id,
+      after_session_id: sessionId,
+      after_value: c.value,
+      after_unit: c.unit,
+      after_quality: c.quality,
+      detected_at: at,
+    });
+  }
+}
+
+type RawCrossing = RawReading & {
+  direction: string;
+  source: string | null;
+  outcome: string;
+  value: number | null;
+  unit: string | null;
+};
+
+/** The RevisionsRepo over the pool. */
+export function pgRevisions(pool: pg.Pool, clock: Clock): RevisionsRepo {
+  const q = queryOn(pool);
+  return {
+    declare: (teamId, crossingId, input) =>
+      inTransaction(pool, async (tq) => {
+        // One declaration per crossing at a time, so "already stands at" is decided over the latest revision.
+        await tq("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("revise", teamId, String(crossingId))]);
+        const [c] = await tq<RawCrossing>(CROSSING, [crossingId, teamId]);
+        if (!c) throw new NotFoundError(`no crossing '${crossingId}'`);
+        if (c.direction !== "return" || c.value === null || c.unit === null || c.outcome === "refused") {
+          throw new ConflictError(
+            `crossing ${crossingId} is not a stored return value with a unit, so it cannot be revised; revise the crossing of the tool's result`,
+          );
+        }
+        const unit = canonicalUnit(input.unit);
+        const quality = DEFAULT_QUALITY.normalise(input.quality ?? null);
+        if (differs({ value: c.value, unit: c.unit }, { value: input.value, unit }) === null) {
+          throw new DimensionalityError(
+            `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: the units measure different things; ` +
+              `send the value in ${c.unit} or a unit that converts to it`,
+          );
+        }
+        const [latest] = await tq<RawRevision>(LATEST_OF, [crossingId, teamId]);
+        const current = latest
+          ? { value: latest.after_value, unit: latest.after_unit, quality: latest.after_quality }
+          : { value: c.value, unit: c.unit, quality: c.quality };
+        if (differs(current, { value: input.value, unit }) === false && current.quality === quality) {
+          throw new ConflictError(
+            `crossing ${crossingId} already stands at ${fmt(current.value, current.unit, current.quality)}; a revision must change the value or the quality`,
+          );
+        }
+        const now = clock.now();
+        const row: RawRevision = {
+          id: newId(now.getTime()),
+          kind: "declared",
+          source: c.source,
+          observed_at: c.observed_at,
+          reason: input.reason,
+          revised_by: input.revised_by,
+          before_crossing_id: Number(c.id),
+          before_session_id: c.session_id,
+          before_value: c.value,
+          before_unit: c.unit,
+          before_quality: c.quality,
+          after_crossing_id: null,
+          after_session_id: null,
+          after_value: input.value,
+          after_unit: unit,
+          after_quality: quality,
+          detected_at: now.toISOString(),
+        };
+        await insert(tq, teamId, row);
+        return revisionWith(tq, teamId, row);
+      }),
+    get: async (teamId, id) => {
+      const [r] = await q<RawRevision>(GET, [teamId, id]);
+      if (!r) throw new NotFoundError(`no revision '${id}'`);
+      return revisionWith(q, teamId, r);
+    },
+    list: async (teamId, filter) => {
+      const rows = await q<RawRevision>(LIST, [
+        teamId,
+        filter.source ?? null,
+        filter.since ?? null,
+        filter.before?.[0] ?? null,
+        filter.before?.[1] ?? null,
+        filter.limit + 1,
+      ]);
+      const items: Revision[] = [];
+      for (const r of rows.slice(0, filter.limit)) items.push(await revisionWith(q, teamId, r));
+      const last = items[items.length - 1];
+      return { items, next_cursor: rows.length > filter.limit && last ? ([last.detected_at, last.id] as const) : null };
+    },
+    claimsOf: async (teamId, crossingId, page) => {
+      if ((await q(CROSSING, [crossingId, teamId])).length === 0)
+        throw new NotFoundError(`no crossing '${crossingId}'`);
+      const rows = await q<CrossingClaim & { id: number }>(CLAIMS_OF, [
+        teamId,
+        crossingId,
+        page.after ?? 0,
+        page.limit + 1,
+      ]);
+      const items = rows.slice(0, page.limit).map(({ id: _id, ...c }) => c);
+      const last = rows[page.limit - 1];
+      return { items, next_cursor: rows.length > page.limit && last ? Number(last.id) : null };
+    },
+  };
+}
