@@ -37,6 +37,11 @@ const COMMANDS: readonly CommandSpec[] = [
   },
   { name: "export", summary: "print a session's manifest as JSON", load: () => import("./export.js") },
   {
+    name: "archive",
+    summary: "move sessions created before --before into the SQLite archive --to, verified before deleting",
+    load: () => import("./archive.js"),
+  },
+  {
     name: "backup",
     summary: "copy the database to <file> with SQLite's online backup, safe while the server runs",
     load: () => import("./backup.js"),

@@ -4,12 +4,12 @@ import { replayManifest, type ReplayDifference } from "../provenance/replay.js";
 import type { LedgerStore } from "../store/port.js";
 import { parseInstant, parseLabel } from "../store/queries.js";
 import { asCliError, teamIdOf } from "./sessions.js";
-import { CliError, cliConfig, say, withStore } from "./shared.js";
+import { CliError, say, withStore, readConfig } from "./shared.js";
 
 /** Exit code when at least one replayed verdict differs from the stored one. */
 export const EXIT_DIFFERS = 2;
 
-type Flags = { db?: string; team: string; label: string[]; since?: string };
+type Flags = { db?: string; archive?: string; team: string; label: string[]; since?: string };
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
@@ -67,7 +67,7 @@ async function selectSessions(
 }
 
 async function run(id: string | undefined, flags: Flags): Promise<void> {
-  await withStore(cliConfig(flags), async (store) => {
+  await withStore(readConfig(flags), async (store) => {
     const sessions = await selectSessions(store, id, flags);
     if (sessions.length === 0) {
       say("no sessions match; nothing to replay");
@@ -100,6 +100,7 @@ export function configure(cmd: Command): void {
   cmd
     .argument("[session-id]", "one session to replay")
     .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--archive <file>", "replay sessions from an archive written by `agent-ledger archive`")
     .option("--label <k:v>", "replay the team's sessions with this label (repeat to require several)", collect, [])
     .option("--since <date>", "replay the team's sessions created at or after this date")
     .option("--team <name>", "the team whose sessions --label and --since select", "default")

@@ -2,11 +2,12 @@
 import type { Command } from "commander";
 import type { LedgerStore } from "../store/port.js";
 import { parseInstant, parseLabel, QueryError } from "../store/queries.js";
-import { CliError, cliConfig, say, withStore } from "./shared.js";
+import { CliError, say, withStore, readConfig } from "./shared.js";
 
 /** Flags of `sessions`. */
 type Flags = {
   db?: string;
+  archive?: string;
   team: string;
   label: string[];
   tool?: string;
@@ -47,7 +48,7 @@ async function run(flags: Flags): Promise<void> {
     since: flags.since === undefined ? undefined : parseInstant(flags.since, "since"),
     until: flags.until === undefined ? undefined : parseInstant(flags.until, "until"),
   }));
-  await withStore(cliConfig(flags), async (store) => {
+  await withStore(readConfig(flags), async (store) => {
     const teamId = await teamIdOf(store, flags.team);
     const rows = (await store.sessions.list(teamId, filter)).slice(0, limit);
     if (rows.length === 0) say("no sessions match");
@@ -67,6 +68,7 @@ async function run(flags: Flags): Promise<void> {
 export function configure(cmd: Command): void {
   cmd
     .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--archive <file>", "list the sessions of an archive written by `agent-ledger archive`")
     .option("--team <name>", "the team whose sessions to list", "default")
     .option("--label <k:v>", "sessions with this label (repeat to require several)", collect, [])
     .option("--tool <name>", "sessions that called this tool")

@@ -1,4 +1,5 @@
 // Helpers the CLI commands share: settings from the environment plus flags, and opening the database.
+import { existsSync } from "node:fs";
 import { loadConfig, type Config } from "../config.js";
 import { openDb, type LedgerDb } from "../store/db.js";
 import { openStore } from "../store/open.js";
@@ -34,6 +35,18 @@ export async function withStore<T>(config: Config, fn: (store: LedgerStore) => P
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The settings of a reading command: with `--archive FILE`, the archive `agent-ledger archive --to` wrote stands in
+ * for the database (it has the same schema); a missing archive is a CliError naming the file.
+ */
+export function readConfig(flags: DbFlags & { archive?: string }): Config {
+  const config = cliConfig(flags);
+  if (flags.archive === undefined) return config;
+  if (!existsSync(flags.archive))
+    throw new CliError(`no archive at ${flags.archive}: pass the file \`agent-ledger archive --to\` wrote`);
+  return { ...config, dbFile: flags.archive };
 }
 
 /** One line on stdout. */

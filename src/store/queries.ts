@@ -66,74 +66,56 @@ type RawSession = {
   created_at: string;
 };
 
-/** One filter of the session list, in the two forms the planner below chooses between. */
-type SessionProbe = {
-  /** How many rows the filter's index holds for it, counted up to a cap: its selectivity. */
-  size: [string, (string | number)[]];
-  /** The ids of every session it matches, to drive the query when it is selective. */
-  driver: [string, (string | number)[]];
-  /** A correlated check on one session `s`, when the list is scanned newest first instead. */
-  exists: [string, (string | number)[]];
-};
+const SESSION_COLUMNS =
+  "s.id, s.context, s.enforcement, s.labels, s.call_count, s.violation_count, s.blocked_count, s.created_at";
 
-function sessionProbes(teamId: string, f: SessionFilter): SessionProbe[] {
-  const labels = (f.labels ?? []).map(
-    (l): SessionProbe => ({
-      size: [
-        "SELECT count(*) AS n FROM (SELECT 1 FROM session_labels WHERE team_id = ? AND key = ? AND value = ? LIMIT ?)",
-        [teamId, l.key, l.value],
-      ],
-      driver: [
-        "SELECT session_id FROM session_labels WHERE team_id = ? AND key = ? AND value = ?",
-        [teamId, l.key, l.value],
-      ],
-      exists: [
-        "EXISTS (SELECT 1 FROM session_labels l WHERE l.session_id = s.id AND l.key = ? AND l.value = ?)",
-        [l.key, l.value],
-      ],
-    }),
-  );
-  const tool: SessionProbe[] =
-    f.tool === undefined
-      ? []
-      : [
-          {
-            size: [
-              "SELECT count(*) AS n FROM (SELECT 1 FROM calls WHERE team_id = ? AND tool = ? LIMIT ?)",
-              [teamId, f.tool],
-            ],
-            driver: ["SELECT DISTINCT session_id FROM calls WHERE team_id = ? AND tool = ?", [teamId, f.tool]],
-            exists: ["EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id AND c.tool = ?)", [f.tool]],
-          },
-        ];
-  const code: SessionProbe[] =
-    f.code === undefined
-      ? []
-      : [
-          {
-            size: [
-              "SELECT count(*) AS n FROM (SELECT 1 FROM crossings WHERE team_id = ? AND violation = ? LIMIT ?)",
-              [teamId, f.code],
-            ],
-            driver: ["SELECT DISTINCT session_id FROM crossings WHERE team_id = ? AND violation = ?", [teamId, f.code]],
-            exists: ["EXISTS (SELECT 1 FROM crossings x WHERE x.session_id = s.id AND x.violation = ?)", [f.code]],
-          },
-        ];
-  return [...labels, ...tool, ...code];
+/** A set filter: the ordered walk that drives the list, and the check of one session when another filter drives. */
+type SetFilter = { walk: string; check: string; args: string[] };
+
+/** The label, code and tool filters as set filters, most selective kind first (a label, a violation code, a tool). */
+function setFilters(teamId: string, f: SessionFilter): SetFilter[] {
+  const out: SetFilter[] = [];
+  for (const l of f.labels ?? [])
+    out.push({
+      walk: "SELECT session_id AS sid FROM session_labels WHERE team_id = ? AND key = ? AND value = ?",
+      check: "EXISTS (SELECT 1 FROM session_labels l WHERE l.session_id = s.id AND l.key = ? AND l.value = ?)",
+      args: [teamId, l.key, l.value],
+    });
+  if (f.code !== undefined)
+    out.push({
+      walk: "SELECT session_id AS sid FROM crossings WHERE team_id = ? AND violation = ?",
+      check: "EXISTS (SELECT 1 FROM crossings x WHERE x.session_id = s.id AND x.violation = ?)",
+      args: [teamId, f.code],
+    });
+  if (f.tool !== undefined)
+    out.push({
+      walk: "SELECT session_id AS sid FROM calls WHERE team_id = ? AND tool = ?",
+      check: "EXISTS (SELECT 1 FROM calls c WHERE c.session_id = s.id AND c.tool = ?)",
+      args: [teamId, f.tool],
+    });
+  return out;
 }
 
-/** A filter matching at most this many rows drives the query; above it, the list is scanned newest first. */
-const DRIVER_CAP = 5_000;
-
 /**
- * The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows).
- * The most selective filter (counted on its index up to DRIVER_CAP rows: session_labels (team, key, value), calls
- * (team, tool), crossings (team, violation)) drives the query and the others are checked per session; when every
- * filter matches many sessions, sessions are scanned newest first on (team, created_at) and the first matches win.
+ * The SQL of a session list and its arguments. With a label, code or tool filter the list is driven by that filter's
+ * index walked backwards by session id (…_team_kv_session_idx, …_violation_session_idx, calls_team_tool_session_idx):
+ * session ids are ULIDs made from their creation time, so id order is newest-first order, and the walk stops once the
+ * page is full however many sessions match. The other filters check each session through its own indexes. The walk
+ * can repeat a session (a tool called twice), so `listSessions` reads it as a stream and skips repeats. Exported so a
+ * test can pin every plan.
  */
-export function listSessions(sqlite: Database, teamId: string, f: SessionFilter): SessionRow[] {
+export function sessionListSql(
+  teamId: string,
+  f: SessionFilter,
+): { sql: string; args: (string | number)[]; driven: boolean } {
+  const sets = setFilters(teamId, f);
   const where = ["s.team_id = ?"];
   const args: (string | number)[] = [teamId];
+  const [driver, ...checks] = sets;
+  for (const c of checks) {
+    where.push(c.check);
+    args.push(...c.args.slice(1));
+  }
   if (f.since !== undefined) {
     where.push("s.created_at >= ?");
     args.push(f.since);
@@ -142,32 +124,42 @@ export function listSessions(sqlite: Database, teamId: string, f: SessionFilter)
     where.push("s.created_at < ?");
     args.push(f.until);
   }
+  if (!driver) {
+    if (f.cursor) {
+      where.push("(s.created_at < ? OR (s.created_at = ? AND s.id < ?))");
+      args.push(f.cursor[0], f.cursor[0], f.cursor[1]);
+    }
+    const sql = `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE ${where.join(" AND ")} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`;
+    return { sql, args: [...args, f.limit + 1], driven: false };
+  }
+  const walkArgs: (string | number)[] = [...driver.args];
+  let walk = driver.walk;
   if (f.cursor) {
-    where.push("s.created_at <= ? AND (s.created_at < ? OR s.id < ?)");
-    args.push(f.cursor[0], f.cursor[0], f.cursor[1]);
+    walk += " AND session_id < ?";
+    walkArgs.push(f.cursor[1]);
   }
-  const probes = sessionProbes(teamId, f).map((p) => ({
-    ...p,
-    n: (sqlite.prepare(p.size[0]).get(...p.size[1], DRIVER_CAP + 1) as { n: number }).n,
-  }));
-  const driver = probes.reduce<(typeof probes)[number] | null>(
-    (best, p) => (best === null || p.n < best.n ? p : best),
-    null,
-  );
-  const drive = driver !== null && driver.n <= DRIVER_CAP;
-  const checks = probes.filter((p) => !(drive && p === driver));
-  for (const p of checks) {
-    where.push(p.exists[0]);
-    args.push(...p.exists[1]);
+  const sql = `SELECT ${SESSION_COLUMNS} FROM (${walk} ORDER BY session_id DESC) d CROSS JOIN sessions s ON s.id = d.sid
+               WHERE ${where.join(" AND ")} ORDER BY d.sid DESC`;
+  return { sql, args: [...walkArgs, ...args], driven: true };
+}
+
+/**
+ * The team's sessions matching every filter, newest first, `limit + 1` rows (the extra one says a page follows).
+ */
+export function listSessions(sqlite: Database, teamId: string, f: SessionFilter): SessionRow[] {
+  const { sql, args, driven } = sessionListSql(teamId, f);
+  let rows: RawSession[];
+  if (!driven) rows = sqlite.prepare(sql).all(...args) as RawSession[];
+  else {
+    rows = [];
+    let last = "";
+    for (const r of sqlite.prepare(sql).iterate(...args) as IterableIterator<RawSession>) {
+      if (r.id === last) continue;
+      last = r.id;
+      rows.push(r);
+      if (rows.length > f.limit) break; // leaving the loop ends the statement: the walk reads no further
+    }
   }
-  const columns =
-    "s.id, s.context, s.enforcement, s.labels, s.call_count, s.violation_count, s.blocked_count, s.created_at";
-  // CROSS JOIN keeps the join order: the selective filter's ids first, then each session by its primary key.
-  const from = drive
-    ? `(${driver.driver[0]}) d CROSS JOIN sessions s ON s.id = d.session_id`
-    : "sessions s INDEXED BY sessions_team_created_idx";
-  const sql = `SELECT ${columns} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`;
-  const rows = sqlite.prepare(sql).all(...(drive ? driver.driver[1] : []), ...args, f.limit + 1) as RawSession[];
   return rows.map((r) => ({
     id: r.id,
     context: r.context,

@@ -66,7 +66,7 @@ function taskIdOf(input: unknown): string | null {
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
   private readonly s: Record<
-    "insertRun" | "insertClaim" | "insertSource" | "get" | "list" | "restartKey" | "summarise",
+    "insertRun" | "insertClaim" | "insertSource" | "get" | "list" | "listByTask" | "restartKey" | "summarise",
     Statement
   >;
 
@@ -94,7 +94,12 @@ export class RunStore {
         "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
       ),
       list: p(`SELECT id, task, status, overall_score, report, created_at FROM runs
-               WHERE team_id = @team AND (@task IS NULL OR task = @task) AND (@status IS NULL OR status = @status)
+               WHERE team_id = @team AND (@status IS NULL OR status = @status)
+               AND (@since IS NULL OR created_at >= @since) AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id))
+               ORDER BY created_at DESC, id DESC LIMIT @limit`),
+      // A task's runs from runs_team_task_created_idx: walking every run of the team for one task grew with history.
+      listByTask: p(`SELECT id, task, status, overall_score, report, created_at FROM runs
+               WHERE team_id = @team AND task = @task AND (@status IS NULL OR status = @status)
                AND (@since IS NULL OR created_at >= @since) AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id))
                ORDER BY created_at DESC, id DESC LIMIT @limit`),
     };
@@ -266,9 +271,9 @@ export class RunStore {
       before?: readonly [string, string] | null;
     },
   ): { items: EvaluationSummary[]; next_cursor: readonly [string, string] | null } {
-    const rows = this.s.list.all({
+    const rows = (filter.task === undefined ? this.s.list : this.s.listByTask).all({
       team: teamId,
-      task: filter.task ?? null,
+      ...(filter.task === undefined ? {} : { task: filter.task }),
       status: filter.status ?? null,
       since: filter.since ?? null,
       before_at: filter.before?.[0] ?? null,

@@ -118,7 +118,8 @@ export const sessionLabels = sqliteTable(
     value: text("value").notNull(),
   },
   (t) => [
-    index("session_labels_team_kv_idx").on(t.teamId, t.key, t.value),
+    // Session ids sort as their creation times (ULIDs), so a label's sessions come newest first from the index.
+    index("session_labels_team_kv_session_idx").on(t.teamId, t.key, t.value, t.sessionId),
     uniqueIndex("session_labels_session_key_idx").on(t.sessionId, t.key),
   ],
 );
@@ -148,7 +149,7 @@ export const calls = sqliteTable(
   },
   (t) => [
     uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
-    index("calls_team_tool_idx").on(t.teamId, t.tool),
+    index("calls_team_tool_session_idx").on(t.teamId, t.tool, t.sessionId),
     // The dashboard's calls per day and refusal rate: a covering range scan over (team, time).
     index("calls_team_created_idx").on(t.teamId, t.createdAt, t.ok),
   ],
@@ -201,7 +202,9 @@ export const crossings = sqliteTable(
     index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
     // History: where has this magnitude crossed before; which sessions hit a violation code.
     index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
-    index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+    index("crossings_team_violation_session_idx")
+      .on(t.teamId, t.violation, t.sessionId)
+      .where(sql`violation IS NOT NULL`),
     // The dashboard: violations by code over time, converted calls per day, and the crossings list by tool.
     index("crossings_team_created_violation_idx")
       .on(t.teamId, t.createdAt, t.violation, t.outcome)

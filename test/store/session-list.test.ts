@@ -1,4 +1,4 @@
-// listSessions picks its plan by selectivity (a selective filter drives, or a newest-first scan): both plans must
+// listSessions walks a filter's index by session id (or scans newest first without one): every form must
 // answer exactly the rows and the order a plain filter over every session gives, page after page.
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDb, type LedgerDb } from "../../src/store/db.js";

@@ -1,4 +1,5 @@
 // Row shapes as PostgreSQL answers them (booleans are booleans, JSON is text) mapped to the store's row types.
+import { observedUtc } from "../revisions.js";
 import type { CrossingDraft, Violation } from "../../guard/verdict.js";
 import type { PriorOutput } from "../../guard/history.js";
 import type { CallRow, CrossingRow, SessionRow } from "../sessions.js";
@@ -91,6 +92,7 @@ export type RawCrossing = {
   tz: string | null;
   quality: string | null;
   source: string | null;
+  observed_at: string | null;
   outcome: CrossingDraft["outcome"];
   violation: string | null;
   created_at: string;
@@ -116,6 +118,7 @@ export const toCrossing = (r: RawCrossing): CrossingRow => ({
   tz: r.tz,
   quality: r.quality,
   source: r.source,
+  observedAt: r.observed_at,
   outcome: r.outcome,
   violation: r.violation as CrossingDraft["violation"],
   createdAt: r.created_at,
@@ -166,6 +169,8 @@ export function crossingArrays(drafts: readonly CrossingDraft[]): unknown[] {
     col("tz"),
     col("quality"),
     col("source"),
+    col("observedAt"),
+    drafts.map((d) => observedUtc(d.observedAt)),
     col("outcome"),
     col("violation"),
   ];
@@ -173,16 +178,17 @@ export function crossingArrays(drafts: readonly CrossingDraft[]): unknown[] {
 
 /** The columns a crossing insert names, after team_id, session_id, call_id, seq, tool. */
 export const CROSSING_INSERT_COLUMNS =
-  "direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source, outcome, violation";
+  "direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source, observed_at, " +
+  "observed_utc, outcome, violation";
 
 /**
  * The unnest over crossingArrays bound from parameter `$first` on, with ORDINALITY so ids follow the drafts' order.
  * Its columns: direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source,
- * outcome, violation, n.
+ * observed_at, observed_utc, outcome, violation, n.
  */
 export function crossingUnnest(first: number): string {
   const types = ["text", "text", "text", "float8", "text", "float8", "text", "bool"];
-  types.push("text", "text", "text", "text", "text", "text", "text");
+  types.push("text", "text", "text", "text", "text", "text", "text", "text", "text");
   const args = types.map((t, i) => `$${first + i}::${t}[]`).join(", ");
   const names = `${CROSSING_INSERT_COLUMNS}, n`;
   return `unnest(${args}) WITH ORDINALITY AS x(${names})`;

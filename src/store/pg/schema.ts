@@ -147,7 +147,7 @@ export const sessionLabels = pgTable(
     value: text("value").notNull(),
   },
   (t) => [
-    index("session_labels_team_kv_idx").on(t.teamId, t.key, t.value),
+    index("session_labels_team_kv_session_idx").on(t.teamId, t.key, t.value, t.sessionId),
     uniqueIndex("session_labels_session_key_idx").on(t.sessionId, t.key),
   ],
 );
@@ -177,7 +177,7 @@ export const calls = pgTable(
   },
   (t) => [
     uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
-    index("calls_team_tool_idx").on(t.teamId, t.tool),
+    index("calls_team_tool_session_idx").on(t.teamId, t.tool, t.sessionId),
     index("calls_team_created_idx").on(t.teamId, t.createdAt, t.ok),
   ],
 );
@@ -223,7 +223,9 @@ export const crossings = pgTable(
     index("crossings_outputs_value_idx").on(t.sessionId, t.value).where(OUTPUT),
     index("crossings_outputs_si_idx").on(t.sessionId, t.dimension, t.valueSi).where(OUTPUT),
     index("crossings_team_dim_si_idx").on(t.teamId, t.dimension, t.valueSi).where(sql`value_si IS NOT NULL`),
-    index("crossings_team_violation_idx").on(t.teamId, t.violation).where(sql`violation IS NOT NULL`),
+    index("crossings_team_violation_session_idx")
+      .on(t.teamId, t.violation, t.sessionId)
+      .where(sql`violation IS NOT NULL`),
     index("crossings_team_created_violation_idx")
       .on(t.teamId, t.createdAt, t.violation, t.outcome)
       .where(sql`violation IS NOT NULL`),

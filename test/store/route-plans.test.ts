@@ -1,0 +1,131 @@
+// Every statement the list, search, replay and audit routes prepare is answered through an index: none scans a table
+// that grows with history, and none sorts all its rows. The statements are captured as the real app prepares them.
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/api/app.js";
+import { defaultConfig } from "../../src/config.js";
+import { openDb } from "../../src/store/db.js";
+import { seedDatabase } from "../../src/store/seed.js";
+import { ensureAdminToken } from "../../src/store/teams.js";
+import { stageResult } from "../helpers/gated.js";
+
+const GROWING = [
+  "sessions",
+  "session_labels",
+  "calls",
+  "crossings",
+  "audits",
+  "audit_items",
+  "runs",
+  "run_claims",
+  "run_key_values",
+  "claims",
+  "claim_events",
+];
+const SCANS_GROWING = new RegExp(`^SCAN (${GROWING.join("|")})\\b`);
+const TOKEN = "route-plans-admin-token-0123456789";
+
+/** Sorts that are bounded by something other than the history's length, each with why. */
+const BOUNDED_SORTS: { match: RegExp; why: string }[] = [
+  {
+    match: /\bsession_id = \?/,
+    why: "the rows of one session (its calls, crossings or audits; bench:guard covers a long session)",
+  },
+  { match: /\bFROM run_key_values\b/, why: "the distinct values of one task's keys (the stability summary)" },
+  {
+    match: /INDEXED BY crossings_team_dim_si_idx/,
+    why: "the crossings of one magnitude within the tolerance, newest first",
+  },
+];
+
+/** The app over a fresh database whose handle records the SQL of every statement prepared after `record()`. */
+function recordingApp() {
+  const store = openDb(":memory:");
+  seedDatabase(store);
+  ensureAdminToken(store.db, TOKEN);
+  const seen = new Set<string>();
+  let recording = false;
+  const prepare = store.sqlite.prepare.bind(store.sqlite);
+  store.sqlite.prepare = ((sql: string) => {
+    if (recording) seen.add(sql);
+    return prepare(sql);
+  }) as typeof store.sqlite.prepare;
+  recording = true; // the app's constructors prepare their statements too
+  const app = createApp({ db: store, config: defaultConfig() });
+  const send = async (method: string, path: string, body?: unknown) => {
+    const res = await app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+    return text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : text;
+  };
+  /** The plan with every parameter bound to null (named ones by name; positional ones counted by trying). */
+  const plan = (sql: string): string[] => {
+    const st = store.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+    const named = [...sql.matchAll(/@(\w+)/g)].map((m) => m[1]!);
+    if (named.length > 0) {
+      const rows = st.all(Object.fromEntries(named.map((n) => [n, null]))) as { detail: string }[];
+      return rows.map((r) => r.detail);
+    }
+    for (let n = 0; n < 64; n += 1) {
+      try {
+        return (st.all(...Array.from({ length: n }, () => null)) as { detail: string }[]).map((r) => r.detail);
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+      }
+    }
+    throw new Error(`cannot bind the parameters of ${sql}`);
+  };
+  return { store, send, seen, plan };
+}
+
+describe("the plans of the routes' queries", () => {
+  it("use an index for every list, search, replay and audit statement, with no full scan or full sort", async () => {
+    const { send, seen, plan } = recordingApp();
+    await send("PUT", "/v1/tools/read_q", { params: { station: {} }, returns: { unit: "cfs" } });
+    await send("PUT", "/v1/tools/runoff", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } } });
+    const s = (await send("POST", "/v1/sessions", { labels: { run: "a" }, context: "Runoff?" })) as { id: string };
+    const c = (await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "read_q", args: { station: "A" } })) as {
+      call_id: string;
+    };
+    await send("POST", `/v1/sessions/${s.id}/calls/${c.call_id}/result`, { result: 1250 });
+    await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "runoff", args: { discharge: 1250, area: 29000 } });
+    await send("POST", "/v1/evaluations", { task: { id: "crest" }, result: stageResult("17.1 ft") });
+    await send("POST", "/v1/claims", { id: "CLM-1", text: "The gauge gains 2.08x", status: "live" });
+    const reads = [
+      "/v1/sessions",
+      "/v1/sessions?label=run:a",
+      "/v1/sessions?label=run:a&label=model:m",
+      "/v1/sessions?tool=runoff",
+      "/v1/sessions?code=unconverted_carry_over",
+      "/v1/sessions?label=run:a&tool=runoff&code=unconverted_carry_over&since=2026-01-01&until=2027-01-01",
+      "/v1/sessions?since=2026-01-01&until=2027-01-01",
+      "/v1/crossings?value=1250&unit=cfs",
+      "/v1/crossings?value=1250&unit=cfs&tool=read_q&since=2026-01-01",
+      "/v1/claims",
+      "/v1/evaluations",
+      "/v1/evaluations?task=crest",
+      "/v1/evaluations?status=released",
+      `/v1/sessions/${s.id}/calls`,
+      `/v1/sessions/${s.id}/report`,
+      `/v1/sessions/${s.id}/manifest`,
+    ];
+    for (const path of reads) await send("GET", path);
+    // A second page of each filtered list, so the cursor conditions are planned too.
+    for (const path of reads.slice(1, 7)) await send("GET", `${path}${path.includes("?") ? "&" : "?"}limit=1`);
+    await send("POST", "/v1/replay", { session_id: s.id });
+    await send("POST", `/v1/sessions/${s.id}/audit`, { answer: "Runoff is 3.7 mm/day from 1250 cfs." });
+
+    const selects = [...seen].filter((sql) => /^\s*(SELECT|WITH)\b/i.test(sql));
+    expect(selects.length).toBeGreaterThan(20);
+    const bad = selects.flatMap((sql) => {
+      const p = plan(sql);
+      const bounded = BOUNDED_SORTS.some((b) => b.match.test(sql));
+      const problems = p.filter((d) => SCANS_GROWING.test(d) || (d === "USE TEMP B-TREE FOR ORDER BY" && !bounded));
+      return problems.length > 0 ? [{ sql: sql.replace(/\s+/g, " ").slice(0, 300), problems }] : [];
+    });
+    expect(bad).toEqual([]);
+  });
+});
