@@ -11,12 +11,13 @@ import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
-import { renderDocsPage, type DocInput } from "./docs.js";
+import { DOCS_CSP, docsAsset, docsPage } from "./docs.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
 import { limitBody } from "./body-limit.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
+import { finishDocument, type OpenApiDocument } from "./openapi-doc.js";
 import { registerAdminRoutes } from "./routes/admin.js";
 import { registerBenchRoutes } from "./routes/bench.js";
 import { registerClaimRoutes } from "./routes/claims.js";
@@ -164,24 +165,42 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.use("/mcp", bearerAuth(deps));
   registerMcpEndpoint(app, deps);
 
-  let doc: DocInput | undefined;
-  const document = (): DocInput =>
-    (doc ??= app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "agent-ledger",
-        version: VERSION,
-        description: "Unit, datum and provenance guard for agent tool calls, with a claim ledger and release gates.",
-      },
-      security: [{ bearer: [] }],
-    }) as DocInput);
+  let doc: OpenApiDocument | undefined;
+  const document = (): OpenApiDocument =>
+    (doc ??= finishDocument(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "agent-ledger",
+          version: VERSION,
+          description:
+            "Unit, datum and provenance guard for agent tool calls, with a claim ledger and release gates. " +
+            "Every /v1 operation takes a bearer token (Authorization: Bearer <token>): enter it once in Authorize.",
+        },
+        security: [{ bearer: [] }],
+      }) as unknown as OpenApiDocument,
+    ));
   app.get("/openapi.json", (c) => c.json(document()));
-  app.get("/docs", (c) => c.html(renderDocsPage(document())));
+  // Swagger UI from node_modules/swagger-ui-dist: the page, then its files under /docs/.
+  app.get("/docs", (c) => {
+    c.header("Content-Security-Policy", DOCS_CSP);
+    return c.html(docsPage());
+  });
+  app.get("/docs/:file", (c) => {
+    const asset = docsAsset(c.req.param("file"));
+    if (!asset) return c.json(errorBody("not_found", `no file ${c.req.path}: the API page is at /docs`), 404);
+    c.header("Content-Type", asset.type);
+    c.header("Content-Security-Policy", DOCS_CSP);
+    c.header("Cache-Control", "public, max-age=3600");
+    return typeof asset.body === "string" ? c.body(asset.body) : c.body(asset.body);
+  });
   // The dashboard reads the store port (never this API) and authenticates with its own cookie session. A store without
-  // a dashboard repository (PostgreSQL, for now) serves no /ui.
+  // a dashboard repository (PostgreSQL, for now) serves no /ui, and / leads to the API page instead.
   if (deps.store.dashboard !== undefined) {
     app.get("/", (c) => c.redirect("/ui", 302));
     app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock }));
+  } else {
+    app.get("/", (c) => c.redirect("/docs", 302));
   }
   return app;
 }

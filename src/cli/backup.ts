@@ -4,7 +4,14 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
-import { assertLedger, describeLedger, integrityProblems, onlineCopy, openExisting } from "./ledger-file.js";
+import {
+  assertLedger,
+  describeLedger,
+  integrityProblems,
+  integritySummary,
+  onlineCopy,
+  openExisting,
+} from "./ledger-file.js";
 import { CliError, cliConfig, say } from "./shared.js";
 
 type Flags = { db?: string; force?: boolean };
@@ -44,7 +51,8 @@ async function run(file: string, flags: Flags): Promise<void> {
       const problems = integrityProblems(copy, partial);
       if (problems.length > 0) {
         throw new CliError(
-          `the copy of ${src} fails PRAGMA integrity_check (${problems.slice(0, 3).join("; ")}): the database itself may be damaged; no backup was written`,
+          `the copy of ${src} fails PRAGMA integrity_check (${integritySummary(problems)}): the database itself may be ` +
+            "damaged; no backup was written",
         );
       }
       summary = describeLedger(copy);

@@ -10,11 +10,19 @@ export function openExisting(file: string, options: { readonly?: boolean } = {})
   return db;
 }
 
+/** A one-line account of integrity_check problems: how many, and the first one. */
+export function integritySummary(problems: readonly string[]): string {
+  const first = problems[0] ?? "";
+  const shown = first.length > 120 ? `${first.slice(0, 117)}...` : first;
+  return `${problems.length} problem${problems.length === 1 ? "" : "s"}, the first: ${shown}`;
+}
+
 /** The problems PRAGMA integrity_check reports, [] for a sound file; a file that is not SQLite is a CliError. */
 export function integrityProblems(db: Database.Database, file: string): string[] {
   try {
     const rows = db.pragma("integrity_check") as { integrity_check: string }[];
-    const lines = rows.map((r) => r.integrity_check);
+    // One problem per line, whether SQLite answers one row per problem or several lines in one row.
+    const lines = rows.flatMap((r) => r.integrity_check.split("\n")).filter((l) => l.trim() !== "");
     return lines.length === 1 && lines[0] === "ok" ? [] : lines;
   } catch (e) {
     const err = e as { code?: string; message?: string };

@@ -4,13 +4,25 @@ import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
-import { assertLedger, describeLedger, integrityProblems, onlineCopy, openExisting } from "./ledger-file.js";
+import {
+  assertLedger,
+  describeLedger,
+  integrityProblems,
+  integritySummary,
+  onlineCopy,
+  openExisting,
+} from "./ledger-file.js";
 import { CliError, cliConfig, say } from "./shared.js";
 
-type Flags = { db?: string; force?: boolean };
+type Flags = { db?: string; force?: boolean; verbose?: boolean };
 
 /** A timestamp usable in a file name: 2026-11-30T05-59-29-123Z. */
 const stamp = (d: Date): string => d.toISOString().replace(/[:.]/g, "-");
+
+/** Every integrity_check problem on stderr, one per line, before the refusal. */
+function listProblems(file: string, problems: readonly string[]): void {
+  process.stderr.write(`PRAGMA integrity_check on ${file}:\n${problems.map((p) => `  ${p}\n`).join("")}`);
+}
 
 async function run(file: string, flags: Flags): Promise<void> {
   const target = cliConfig(flags).dbFile;
@@ -32,9 +44,11 @@ async function run(file: string, flags: Flags): Promise<void> {
   try {
     const problems = integrityProblems(backup, file);
     if (problems.length > 0) {
-      const more = problems.length > 3 ? ` and ${problems.length - 3} more` : "";
+      // A damaged file can answer dozens of lines: one summary line, and the list only when asked for.
+      if (flags.verbose) listProblems(file, problems);
       throw new CliError(
-        `${file} fails PRAGMA integrity_check (${problems.slice(0, 3).join("; ")}${more}): refusing to restore a damaged backup; nothing was changed`,
+        `${file} fails PRAGMA integrity_check (${integritySummary(problems)}): refusing to restore a damaged backup; ` +
+          `nothing was changed${flags.verbose ? "" : " (--verbose lists every problem)"}`,
       );
     }
     assertLedger(backup, file);
@@ -63,11 +77,13 @@ async function run(file: string, flags: Flags): Promise<void> {
     const restored = openExisting(target);
     try {
       const after = integrityProblems(restored, target);
-      if (after.length > 0)
+      if (after.length > 0) {
+        if (flags.verbose) listProblems(target, after);
         throw new CliError(
           `${target} fails PRAGMA integrity_check after the restore ` +
-            `(${after.slice(0, 3).join("; ")})${kept ? `; the previous database is kept as ${kept}` : ""}`,
+            `(${integritySummary(after)})${kept ? `; the previous database is kept as ${kept}` : ""}`,
         );
+      }
       say(
         `restored ${file} into ${target}: integrity ok (${describeLedger(restored)})${kept ? `; the previous database is kept as ${kept}` : ""}`,
       );
@@ -87,5 +103,9 @@ export function configure(cmd: Command): void {
     .argument("<file>", "a backup made by `agent-ledger backup`")
     .option("--db <file>", "the database to restore into (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--force", "replace an existing database (it is kept as <db>.before-restore-<time> first)")
+    .option(
+      "--verbose",
+      "list every PRAGMA integrity_check problem of a damaged file, not only the count and the first",
+    )
     .action((file: string, flags: Flags) => run(file, flags));
 }

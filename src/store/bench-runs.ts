@@ -113,7 +113,9 @@ export class BenchRunStore {
       );
       params.push(l.key, l.value);
     }
-    const sql = `SELECT ${BENCH_RUN_COLUMNS.map((c) => `r.${c}`).join(", ")} FROM bench_runs r WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.session_id`;
+    const sql =
+      `SELECT ${BENCH_RUN_COLUMNS.map((c) => `r.${c}`).join(", ")} FROM bench_runs r ` +
+      `WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.session_id`;
     return (this.sqlite.prepare(sql).all(...params) as Raw[]).map(toRun);
   }
 

@@ -114,7 +114,7 @@ describe("agent-ledger backup and restore", () => {
     console.info(
       `backup: ${ackedBefore.length} calls acknowledged before the backup all in it; ${during} more acknowledged while it ran`,
     );
-  }, 60_000);
+  }, 180_000);
 
   it("refuses to overwrite an existing file without --force, and refuses a database that does not exist", async () => {
     const before = sha(backup);
@@ -135,9 +135,9 @@ describe("agent-ledger backup and restore", () => {
     const forced = await cli(["backup", backup, "--db", live, "--force"]);
     expect(forced.code).toBe(0);
     expect(count(backup, "calls")).toBe(count(live, "calls"));
-  }, 30_000);
+  }, 180_000);
 
-  it("restore refuses a corrupt backup, naming the integrity_check problem, and changes nothing", async () => {
+  it("restore refuses a corrupt backup in one line with the count of integrity_check problems, lists them with --verbose, and changes nothing", async () => {
     const corrupt = join(dir, "corrupt.db");
     copyFileSync(backup, corrupt);
     const root = new Database(corrupt, { readonly: true });
@@ -151,11 +151,25 @@ describe("agent-ledger backup and restore", () => {
     const target = join(dir, "from-corrupt.db");
     const out = await cli(["restore", corrupt, "--db", target]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(
-      new RegExp(
-        `^agent-ledger: ${corrupt} fails PRAGMA integrity_check \\(.+\\): refusing to restore a damaged backup; nothing was changed\\n$`,
-      ),
+    // One line however many problems SQLite lists: the count and the first.
+    expect(out.stderr.split("\n")).toEqual([expect.any(String), ""]);
+    const summary = new RegExp(
+      `^agent-ledger: ${corrupt} fails PRAGMA integrity_check \\((\\d+) problems?, the first: [^\\n]+\\): ` +
+        "refusing to restore a damaged backup; nothing was changed \\(--verbose lists every problem\\)\\n$",
     );
+    expect(out.stderr).toMatch(summary);
+    const count = Number(summary.exec(out.stderr)?.[1]);
+    expect(count).toBeGreaterThan(0);
+    expect(existsSync(target)).toBe(false);
+
+    // --verbose lists each problem on its own line before the refusal: as many lines as the summary counted.
+    const verbose = await cli(["restore", corrupt, "--db", target, "--verbose"]);
+    expect(verbose.code).toBe(1);
+    const lines = verbose.stderr.split("\n");
+    expect(lines[0]).toBe(`PRAGMA integrity_check on ${corrupt}:`);
+    expect(lines.slice(1, 1 + count).every((l) => l.startsWith("  ") && l.trim() !== "")).toBe(true);
+    const refusal = out.stderr.replace(" (--verbose lists every problem)\n", "");
+    expect(lines.slice(1 + count)).toEqual([refusal, ""]);
     expect(existsSync(target)).toBe(false);
 
     const text = join(dir, "notes.db");
@@ -166,7 +180,7 @@ describe("agent-ledger backup and restore", () => {
       `agent-ledger: ${text} is not a SQLite database (file is not a database): nothing was changed\n`,
     ]);
     expect(existsSync(target)).toBe(false);
-  }, 30_000);
+  }, 120_000);
 
   it("restore refuses to replace an existing database without --force; with --force replaces it and keeps the old one beside it", async () => {
     // Make the live database differ from the backup, so a replacement shows.
@@ -194,7 +208,7 @@ describe("agent-ledger backup and restore", () => {
     expect(count(kept!, "sessions")).toBe(liveSessions);
     expect(count(live, "sessions")).toBe(count(backup, "sessions"));
     expect(count(live, "sessions")).toBe(liveSessions - 1);
-  }, 60_000);
+  }, 180_000);
 
   it("a database restored to a new path serves the backed-up session with every call", async () => {
     const target = join(dir, "restored", "ledger.db");
@@ -210,5 +224,5 @@ describe("agent-ledger backup and restore", () => {
     expect((s.body as { calls: number }).calls).toBe(calls);
     expect(calls).toBeGreaterThanOrEqual(ackedBefore.length);
     await server.stop();
-  }, 60_000);
+  }, 180_000);
 });

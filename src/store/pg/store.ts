@@ -6,6 +6,7 @@ import { newId } from "../ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
 import { EXAMPLE_TOOLS, type SeedSummary } from "../seed.js";
 import { OutputCache, storeCall, storeResult } from "./calls.js";
+import { PgBenchRuns } from "./bench-runs.js";
 import { pgClaims } from "./claims.js";
 import { pgDatums } from "./datums.js";
 import { pgEvaluations } from "./evaluations.js";
@@ -41,6 +42,7 @@ export class PgStore implements LedgerStore {
   readonly packs;
   readonly claims;
   readonly evaluations;
+  readonly benchRuns;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -65,6 +67,7 @@ export class PgStore implements LedgerStore {
     this.packs = pgPacks(this.deps);
     this.claims = pgClaims(pool, clock);
     this.evaluations = pgEvaluations(pool, clock, registries);
+    this.benchRuns = new PgBenchRuns(pool);
   }
 
   async info(): Promise<StoreInfo> {
