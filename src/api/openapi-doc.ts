@@ -53,6 +53,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /v1/evaluations/{id}": "getEvaluation",
   "PUT /v1/bench/runs/{session_id}": "storeBenchRun",
   "GET /v1/bench/runs": "listBenchRuns",
+  "POST /v1/crossings/{id}/revise": "reviseCrossing",
+  "GET /v1/revisions": "listRevisions",
+  "GET /v1/revisions/{id}": "getRevision",
+  "GET /v1/crossings/{id}/claims": "listCrossingClaims",
 };
 
 const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const;

@@ -130,8 +130,8 @@ export class RevisionStore {
         AND (@source IS NULL OR source = @source) AND (@since IS NULL OR detected_at >= @since)
         AND (@before_at IS NULL OR (detected_at, id) < (@before_at, @before_id))
         ORDER BY detected_at DESC, id DESC LIMIT @limit`),
-      affected: p(`SELECT DISTINCT s.run_id AS evaluation_id, s.task, s.claim_id FROM evaluation_sources s
-        WHERE s.team_id = ? AND s.crossing_id = ? ORDER BY s.run_id, s.claim_id`),
+      affected: p(`SELECT s.run_id AS evaluation_id, s.task, s.claim_id FROM evaluation_sources s
+        WHERE s.team_id = ? AND s.crossing_id = ? ORDER BY s.id`),
       claimsOf:
         p(`SELECT s.id, s.run_id AS evaluation_id, s.task, s.claim_id, s.claim_text, s.locator, s.status, s.run_index AS run,
         s.created_at FROM evaluation_sources s WHERE s.team_id = ? AND s.crossing_id = ? AND s.id > ? ORDER BY s.id LIMIT ?`),
@@ -314,9 +314,18 @@ export class RevisionStore {
         unit: r.after_unit,
         quality: r.after_quality,
       },
-      affected: this.s.affected!.all(teamId, r.before_crossing_id) as AffectedEvaluation[],
+      affected: distinct(this.s.affected!.all(teamId, r.before_crossing_id) as AffectedEvaluation[]),
     };
   }
+}
+
+/** One entry per evaluation and claim (repeated runs of one evaluation link the same claim once each), in link order. */
+function distinct(rows: AffectedEvaluation[]): AffectedEvaluation[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const k = JSON.stringify([r.evaluation_id, r.claim_id]);
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
 }
 
 export type { RawRevision };
