@@ -29,6 +29,7 @@ import {
 } from "./dashboard.js";
 import type { LedgerDb } from "./db.js";
 import type { SessionFilter } from "./queries.js";
+import { type Revision, RevisionStore } from "./revisions.js";
 import type { StoredEvaluation } from "./runs.js";
 import type { CrossingRow } from "./sessions.js";
 
@@ -72,10 +73,16 @@ export interface DashboardRepo {
   ): Promise<Keyset<ClaimRow, readonly [string, string]>>;
   /** A claim with its events, supersedes chain and its key's released values. */
   claim(teamId: string, id: string): Promise<ClaimDetail | null>;
+  /** A page of revisions of the team's readings, newest first, by source and detection time (ISO, inclusive). */
+  revisions(
+    teamId: string,
+    filter: { source?: string; since?: string; limit: number; before?: readonly [string, string] | null },
+  ): Promise<Keyset<Revision, readonly [string, string]>>;
 }
 
 /** The dashboard repository over an open SQLite database. */
 export function sqliteDashboard(db: LedgerDb): DashboardRepo {
+  const revisions = new RevisionStore(db.sqlite);
   return {
     openSession: (token, now) => openDashboardSession(db, token, now),
     findSession: (cookie, now) => findDashboardSession(db, cookie, now),
@@ -89,5 +96,9 @@ export function sqliteDashboard(db: LedgerDb): DashboardRepo {
     evaluation: (teamId, id) => dashboardEvaluation(db, teamId, id),
     claims: (teamId, filter) => dashboardClaims(db, teamId, filter),
     claim: (teamId, id) => dashboardClaim(db, teamId, id),
+    revisions: async (teamId, filter) => {
+      const page = revisions.list(teamId, filter);
+      return { items: page.items, next: page.next_cursor };
+    },
   };
 }

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedWorld, type World } from "./world.js";
+import { evaluate, READING_TOOL, read } from "./readings.js";
+import { seedWorld, XSS, type World } from "./world.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const FOUND = existsSync(CHROMIUM);
@@ -155,6 +156,29 @@ describe.skipIf(!FOUND)("the dashboard in Chromium", () => {
     expect(await page.$$eval("#crossings-list tbody tr", (rows) => rows.length)).toBe(1);
     expect(await page.textContent("#crossings-list a.chip.code.on")).toContain("unconverted_carry_over");
     await page.screenshot({ path: `${SHOTS}crossings-filtered-js.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a detected revision and the evaluation it affects, linked, with a source written as markup as text", async () => {
+    // A team of its own, so the other tests' lists stay as seeded.
+    const gauge = w.t.teamToken("gauge");
+    expect((await w.t.call("PUT", "/v1/tools/read_discharge", { token: gauge, body: READING_TOOL })).status).toBe(201);
+    const first = await read(w.t, gauge, 412000, "P", XSS);
+    const report = await evaluate(w.t, gauge, "flood", `ledger:crossings/${first.crossing}`, "412000 cfs");
+    await read(w.t, gauge, 405000, "A", XSS);
+    const { context, page, problems } = await open(true);
+    await logIn(page, gauge);
+    await page.goto(`${origin}/ui/revisions`);
+    expect(await page.$$eval("#revisions-list tbody tr", (rows) => rows.length)).toBe(1);
+    expect(await page.textContent("#revisions-list tbody td.mono")).toBe(XSS);
+    expect(await page.$$("main img")).toHaveLength(0);
+    await page.screenshot({ path: `${SHOTS}revisions-detected-js.png`, fullPage: true });
+    await Promise.all([
+      page.waitForURL(`${origin}/ui/evaluations/${report}`),
+      page.click(`a[href="/ui/evaluations/${report}"]`),
+    ]);
+    expect(await page.textContent("h1")).toContain(report);
     expect(problems).toEqual([]);
     await context.close();
   });

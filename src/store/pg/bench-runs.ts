@@ -1,37 +1,11 @@
 // Graded harness runs (bench_runs) on PostgreSQL: the same rows and order as ../bench-runs.ts.
 import type pg from "pg";
-import type { BenchRun, BenchRunsRepo } from "../bench-runs.js";
+import { BENCH_RUN_COLUMNS, type BenchRun, type BenchRunsRepo } from "../bench-runs.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { LabelFilter } from "../queries.js";
 import { isPgUniqueViolation, queryOn } from "./tx.js";
 
-const COLUMNS = [
-  "session_id",
-  "batch",
-  "suite",
-  "task",
-  "condition",
-  "model",
-  "replicate",
-  "recorded_id",
-  "outcome",
-  "stated",
-  "detail",
-  "violations",
-  "audit_unsourced",
-  "audit_mislabelled",
-  "audit_flagged",
-  "undetected",
-  "silent_error",
-  "tool_calls",
-  "turns",
-  "prompt_tokens",
-  "completion_tokens",
-  "derived",
-  "answer",
-  "error",
-  "created_at",
-] as const;
+const COLUMNS = BENCH_RUN_COLUMNS;
 
 /** The harness runs of a PostgreSQL ledger; every method is scoped to a team. */
 export class PgBenchRuns implements BenchRunsRepo {
