@@ -16,6 +16,9 @@ export type TeamRows = {
   audit?: string;
   claim?: string;
   evaluation?: string;
+  /** A return crossing of `call` (a numeric id) and a revision declared on it, where those routes exist. */
+  crossing?: string;
+  revision?: string;
 };
 
 const ULID_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -39,6 +42,8 @@ export function randomRows(): TeamRows {
     audit: randomUlid(),
     claim: `CLM-${m}`,
     evaluation: randomUlid(),
+    crossing: String(900_000_000 + (randomBytes(3).readUIntBE(0, 3) % 90_000_000)),
+    revision: randomUlid(),
   };
 }
 
@@ -76,6 +81,7 @@ const BODIES: Record<string, (r: TeamRows) => unknown> = {
   "POST /v1/claims/{id}/demote": () => ({ reason: "walk", demoted_by: "walk" }),
   "POST /v1/claims/import": () =>
     `${JSON.stringify({ id: `CLM-I${next()}${randomBytes(2).toString("hex")}`, text: "imported", status: "live" })}\n`,
+  "POST /v1/crossings/{id}/revise": () => ({ value: 14, unit: "mm/day", reason: "walk", revised_by: "walk" }),
   "POST /v1/evaluations": () => ({ task: { id: "walk" }, result: { output: "walk" } }),
 };
 
@@ -97,6 +103,8 @@ export function pathValue(rows: TeamRows, path: string, param: string): string {
     claims: rows.claim,
     evaluations: rows.evaluation,
     audits: rows.audit,
+    crossings: rows.crossing,
+    revisions: rows.revision,
     sites: "07374000",
     stations: "E21136",
     datums: rows.datum,
@@ -175,6 +183,25 @@ export async function seedTeam(
     201,
   );
   const rows: TeamRows = { marker, session, call, callWithoutResult, tool, datum, team, token: tokenId };
+  if (has(routes, "POST", "/v1/crossings/{id}/revise")) {
+    const calls = (await must(url, token, "GET", `/v1/sessions/${session}/calls`, undefined, 200)).items as {
+      call_id: string;
+      crossings: { id: number; direction: string }[];
+    }[];
+    const ret = calls.find((c) => c.call_id === call)?.crossings.find((x) => x.direction === "return");
+    if (!ret) throw new Error(`no return crossing stored for call ${call}`);
+    rows.crossing = String(ret.id);
+    rows.revision = (
+      await must(
+        url,
+        token,
+        "POST",
+        `/v1/crossings/${rows.crossing}/revise`,
+        { value: 13, unit: "mm/day", reason: `${marker} revision`, revised_by: marker },
+        201,
+      )
+    ).id as string;
+  }
   if (has(routes, "POST", "/v1/sessions/{id}/audit")) {
     rows.audit = (
       await must(
