@@ -209,44 +209,7 @@ export class RevisionStore {
         `crossing ${crossingId} is not a stored return value with a unit, so it cannot be revised; revise the crossing of the tool's result`,
       );
     }
-    const unit = canonicalUnit(input.unit);
-    const quality = DEFAULT_QUALITY.normalise(input.quality ?? null);
-    const changed = differs({ value: c.value, unit: c.unit }, { value: input.value, unit });
-    if (changed === null) {
-      throw new DimensionalityError(
-        `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: the units measure different things; ` +
-          `send the value in ${c.unit} or a unit that converts to it`,
-      );
-    }
-    const latest = this.latestOf(teamId, crossingId);
-    const current = latest
-      ? { value: latest.after_value, unit: latest.after_unit, quality: latest.after_quality }
-      : { value: c.value, unit: c.unit, quality: c.quality };
-    if (differs(current, { value: input.value, unit }) === false && current.quality === quality) {
-      throw new ConflictError(
-        `crossing ${crossingId} already stands at ${fmt(current.value, current.unit, current.quality)}; a revision must change the value or the quality`,
-      );
-    }
-    const at = now.toISOString();
-    const row: RawRevision = {
-      id: newId(now.getTime()),
-      kind: "declared",
-      source: c.source,
-      observed_at: c.observed_at,
-      reason: input.reason,
-      revised_by: input.revised_by,
-      before_crossing_id: c.id,
-      before_session_id: c.session_id,
-      before_value: c.value,
-      before_unit: c.unit,
-      before_quality: c.quality,
-      after_crossing_id: null,
-      after_session_id: null,
-      after_value: input.value,
-      after_unit: unit,
-      after_quality: quality,
-      detected_at: at,
-    };
+    const row = declaredRevision(crossingId, c, this.latestOf(teamId, crossingId), input, now);
     this.s.insert!.run({ ...row, team_id: teamId });
     return this.toRevision(teamId, row);
   }
@@ -339,3 +302,60 @@ function distinct(rows: AffectedEvaluation[]): AffectedEvaluation[] {
 }
 
 export type { RawReading, RawRevision };
+
+/** A stored crossing as both engines read it before declaring a revision on it. */
+export type RevisableCrossing = {
+  id: number;
+  session_id: string;
+  value: number;
+  unit: string;
+  quality: string | null;
+  source: string | null;
+  observed_at: string | null;
+};
+
+/** The row a declared revision writes, after the checks both engines share (422 across dimensions, 409 no change). */
+export function declaredRevision(
+  crossingId: number,
+  c: RevisableCrossing,
+  latest: RawRevision | null | undefined,
+  input: { value: number; unit: string; quality?: string | null; reason: string; revised_by: string },
+  now: Date,
+): RawRevision {
+  const unit = canonicalUnit(input.unit);
+  const quality = DEFAULT_QUALITY.normalise(input.quality ?? null);
+  if (differs({ value: c.value, unit: c.unit }, { value: input.value, unit }) === null) {
+    throw new DimensionalityError(
+      `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: ` +
+        `the units measure different things; send the value in ${c.unit} or a unit that converts to it`,
+    );
+  }
+  const current = latest
+    ? { value: latest.after_value, unit: latest.after_unit, quality: latest.after_quality }
+    : { value: c.value, unit: c.unit, quality: c.quality };
+  if (differs(current, { value: input.value, unit }) === false && current.quality === quality) {
+    throw new ConflictError(
+      `crossing ${crossingId} already stands at ${fmt(current.value, current.unit, current.quality)}; ` +
+        "a revision must change the value or the quality",
+    );
+  }
+  return {
+    id: newId(now.getTime()),
+    kind: "declared",
+    source: c.source,
+    observed_at: c.observed_at,
+    reason: input.reason,
+    revised_by: input.revised_by,
+    before_crossing_id: c.id,
+    before_session_id: c.session_id,
+    before_value: c.value,
+    before_unit: c.unit,
+    before_quality: c.quality,
+    after_crossing_id: null,
+    after_session_id: null,
+    after_value: input.value,
+    after_unit: unit,
+    after_quality: quality,
+    detected_at: now.toISOString(),
+  };
+}

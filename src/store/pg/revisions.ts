@@ -3,9 +3,6 @@
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import type { CrossingDraft } from "../../guard/verdict.js";
-import { DimensionalityError } from "../../quantity/errors.js";
-import { DEFAULT_QUALITY } from "../../quantity/quality.js";
-import { canonicalUnit } from "../../quantity/units.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { RevisionsRepo } from "../port.js";
@@ -13,6 +10,7 @@ import {
   type AffectedEvaluation,
   COLUMNS,
   type CrossingClaim,
+  declaredRevision,
   differs,
   fmt,
   isReading,
@@ -153,43 +151,14 @@ export function pgRevisions(pool: pg.Pool, clock: Clock): RevisionsRepo {
             `crossing ${crossingId} is not a stored return value with a unit, so it cannot be revised; revise the crossing of the tool's result`,
           );
         }
-        const unit = canonicalUnit(input.unit);
-        const quality = DEFAULT_QUALITY.normalise(input.quality ?? null);
-        if (differs({ value: c.value, unit: c.unit }, { value: input.value, unit }) === null) {
-          throw new DimensionalityError(
-            `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: the units measure different things; ` +
-              `send the value in ${c.unit} or a unit that converts to it`,
-          );
-        }
         const [latest] = await tq<RawRevision>(LATEST_OF, [crossingId, teamId]);
-        const current = latest
-          ? { value: latest.after_value, unit: latest.after_unit, quality: latest.after_quality }
-          : { value: c.value, unit: c.unit, quality: c.quality };
-        if (differs(current, { value: input.value, unit }) === false && current.quality === quality) {
-          throw new ConflictError(
-            `crossing ${crossingId} already stands at ${fmt(current.value, current.unit, current.quality)}; a revision must change the value or the quality`,
-          );
-        }
-        const now = clock.now();
-        const row: RawRevision = {
-          id: newId(now.getTime()),
-          kind: "declared",
-          source: c.source,
-          observed_at: c.observed_at,
-          reason: input.reason,
-          revised_by: input.revised_by,
-          before_crossing_id: Number(c.id),
-          before_session_id: c.session_id,
-          before_value: c.value,
-          before_unit: c.unit,
-          before_quality: c.quality,
-          after_crossing_id: null,
-          after_session_id: null,
-          after_value: input.value,
-          after_unit: unit,
-          after_quality: quality,
-          detected_at: now.toISOString(),
-        };
+        const row = declaredRevision(
+          crossingId,
+          { ...c, id: Number(c.id), value: c.value, unit: c.unit },
+          latest,
+          input,
+          clock.now(),
+        );
         await insert(tq, teamId, row);
         return revisionWith(tq, teamId, row);
       }),
