@@ -5,7 +5,8 @@ import { fixedClock, systemClock, type Clock } from "../../clock.js";
 import { newId } from "../ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
 import { EXAMPLE_TOOLS, type SeedSummary } from "../seed.js";
-import { OutputCache, storeCall, storeResult } from "./calls.js";
+import { SessionCache } from "./call-cache.js";
+import { storeCall, storeResult } from "./calls.js";
 import { PgBenchRuns } from "./bench-runs.js";
 import { pgClaims } from "./claims.js";
 import { pgDatums } from "./datums.js";
@@ -21,7 +22,7 @@ import { inTransaction, lockKey, queryOn } from "./tx.js";
 /** How a PostgreSQL store is opened. */
 export type PgStoreOptions = {
   clock?: Clock;
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool (default: the URL's `?pool=N`, else 25). */
   poolSize?: number;
 };
 
@@ -60,7 +61,7 @@ export class PgStore implements LedgerStore {
     this.teams = pgTeams(db.db, clock);
     this.datums = pgDatums(pool, registries);
     this.tools = pgTools(pool, registries, toolCache);
-    this.deps = { pool, clock, registries, tools: toolCache, outputs: new OutputCache(), toolsRepo: this.tools };
+    this.deps = { pool, clock, registries, tools: toolCache, sessionCache: new SessionCache(), toolsRepo: this.tools };
     this.sessions = pgSessions(this.deps);
     this.calls = pgCalls(this.deps);
     this.crossings = pgCrossings(this.deps);
