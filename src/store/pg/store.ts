@@ -1,5 +1,5 @@
-// The LedgerStore over PostgreSQL: drizzle's pg dialect and raw statements on one `pg` Pool. Any number of processes
-// may serve one database: every decision locks what it decides over (a session row, an advisory lock per team and
+// The LedgerStore over PostgreSQL, the dashboard's repository included: drizzle's pg dialect and raw statements on one
+// `pg` Pool. Any number of processes may serve one database: every decision locks what it decides over (a session row, an advisory lock per team and
 // task, per team registry or ledger), and per-process caches check the team's counters in team_versions.
 import { fixedClock, systemClock, type Clock } from "../../clock.js";
 import { newId } from "../ids.js";
@@ -9,6 +9,7 @@ import { SessionCache } from "./call-cache.js";
 import { storeCall, storeResult } from "./calls.js";
 import { PgBenchRuns } from "./bench-runs.js";
 import { pgClaims } from "./claims.js";
+import { pgDashboard } from "./dashboard.js";
 import { pgDatums } from "./datums.js";
 import { pgEvaluations } from "./evaluations.js";
 import { openPg, type PgLedgerDb } from "./open.js";
@@ -46,6 +47,7 @@ export class PgStore implements LedgerStore {
   readonly evaluations;
   readonly benchRuns;
   readonly revisions;
+  readonly dashboard;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -72,6 +74,7 @@ export class PgStore implements LedgerStore {
     this.evaluations = pgEvaluations(pool, clock, registries);
     this.benchRuns = new PgBenchRuns(pool);
     this.revisions = pgRevisions(pool, clock);
+    this.dashboard = pgDashboard(pool, this);
   }
 
   async info(): Promise<StoreInfo> {
