@@ -22,7 +22,7 @@ import {
 } from "./rows.js";
 import { isReading } from "../revisions.js";
 import { detectRevisions } from "./revisions.js";
-import type { Q, TxQ } from "./tx.js";
+import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
@@ -175,6 +175,20 @@ const knownCall = (d: Decided, seq: number, tool: string): KnownCall => ({
 });
 
 /**
+ * The rows of a one-statement write, or none when it lost a serialization race (40001, 40P01: a SERIALIZABLE engine
+ * such as CockroachDB reports the concurrent write that READ COMMITTED answers with no row), so the caller falls back
+ * to the locked transaction, which is retried.
+ */
+async function orRetry<R>(rows: Promise<R[]>): Promise<R[]> {
+  try {
+    return await rows;
+  } catch (e) {
+    if (isRetryable(e)) return [];
+    throw e;
+  }
+}
+
+/**
  * A call decided on the session this instance remembers and written in one autocommitted statement, or null when
  * nothing is remembered or the session, registry or tool changed since (then nothing was written).
  */
@@ -194,12 +208,14 @@ export async function rememberedCall(
   const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
   if (decl === undefined) return null;
   const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry });
-  const [row] = await q<{ seq: number; write_count: number }>(REMEMBERED_CALL, [
-    ...callValues(sessionId, teamId, tool, args, d),
-    state.writes,
-    registry.version,
-    latest,
-  ]);
+  const [row] = await orRetry(
+    q<{ seq: number; write_count: number }>(REMEMBERED_CALL, [
+      ...callValues(sessionId, teamId, tool, args, d),
+      state.writes,
+      registry.version,
+      latest,
+    ]),
+  );
   if (!row) {
     deps.sessionCache.forget(sessionId);
     return null;
@@ -327,11 +343,13 @@ export async function rememberedResult(
   if (decl === undefined) return null;
   const l = decideResult(clock, decl, result, { ...state, datums: registry.registry });
   if (l.verdict.crossings.some(isReading)) return null;
-  const rows = await q<ResultRow>(REMEMBERED_RESULT, [
-    ...resultValues(sessionId, teamId, callId, result, call.ok, l),
-    state.writes,
-    registry.version,
-  ]);
+  const rows = await orRetry(
+    q<ResultRow>(REMEMBERED_RESULT, [
+      ...resultValues(sessionId, teamId, callId, result, call.ok, l),
+      state.writes,
+      registry.version,
+    ]),
+  );
   if (rows[0]?.n !== 1 || rows[0].write_count === null) {
     deps.sessionCache.forget(sessionId);
     return null;
