@@ -324,9 +324,12 @@ function passedCrossing(direction: "param" | "return", param: string, raw: unkno
   return q ? { ...row, ...quantityColumns(q) } : row;
 }
 
+// A number with nothing after it carries no unit: parsing it would only build and throw an error (a station id).
+const BARE_NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
 function selfDescribed(raw: unknown): Quantity | null {
   try {
-    if (typeof raw === "string" && /^\s*[-+.\d]/.test(raw)) return Quantity.parse(raw);
+    if (typeof raw === "string" && /^\s*[-+.\d]/.test(raw)) return BARE_NUMBER.test(raw) ? null : Quantity.parse(raw);
     if (typeof raw === "object" && raw !== null && !Array.isArray(raw) && "unit" in raw) return Quantity.fromJSON(raw);
   } catch {
     return null;

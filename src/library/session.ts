@@ -226,6 +226,15 @@ function asStored(v: unknown): unknown {
 /** The declaration version each tool of a team was last stored at by this process, by canonical declaration. */
 const declared = new WeakMap<Ledger, Map<string, number>>();
 
+/** Each tool's canonical declaration, made once: a tool's declaration is compiled when it is made and never changes. */
+const canonical = new WeakMap<ToolFacts, string>();
+
+function canonicalOf(tool: ToolFacts): string {
+  let c = canonical.get(tool);
+  if (c === undefined) canonical.set(tool, (c = `${tool.declaration.name}\u0000${canonicalJson(tool.input)}`));
+  return c;
+}
+
 /**
  * Calls recorded through the store's Ledger, exactly as `POST /v1/sessions/{id}/calls` records them, and
  * group-committed as that route is: calls made in the same event-loop turn (by concurrent agents, or parallel
@@ -256,7 +265,7 @@ class StoreBackend implements Backend {
     let known = declared.get(this.ledger);
     if (!known) declared.set(this.ledger, (known = new Map()));
     const name = tool.declaration.name;
-    const key = `${this.teamId}\u0000${name}\u0000${canonicalJson(tool.input)}`;
+    const key = `${this.teamId}\u0000${canonicalOf(tool)}`;
     const version = known.get(key);
     if (version !== undefined && version === this.ledger.tools.latestVersion(this.teamId, name)) return;
     const { row } = this.ledger.tools.put(this.teamId, name, tool.input, this.ledger.datums(this.teamId));

@@ -2,35 +2,60 @@
 // functions on every use (about 14 us), more than a guarded call's own inserts; these statements cost under 2 us.
 import type { Database, Statement } from "better-sqlite3";
 
-type Control = Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", Statement>;
+type Control = Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "changes", Statement>;
 
-const controls = new WeakMap<Database, Control>();
+/** A handle's control statements, and whether a group commit is running its jobs without savepoints. */
+type HandleState = { c: Control; optimistic: boolean; poisoned: boolean };
 
-/** The prepared transaction-control statements of one handle. */
-function control(sqlite: Database): Control {
-  let c = controls.get(sqlite);
-  if (!c) {
+const states = new WeakMap<Database, HandleState>();
+
+/** The prepared transaction-control statements of one handle, with its group-commit state. */
+function state(sqlite: Database): HandleState {
+  let s = states.get(sqlite);
+  if (!s) {
     const p = (sql: string) => sqlite.prepare(sql);
-    c = {
-      begin: p("BEGIN IMMEDIATE"),
-      commit: p("COMMIT"),
-      rollback: p("ROLLBACK"),
-      savepoint: p('SAVEPOINT "atomic"'),
-      release: p('RELEASE "atomic"'),
-      rollbackTo: p('ROLLBACK TO "atomic"'),
+    s = {
+      c: {
+        begin: p("BEGIN IMMEDIATE"),
+        commit: p("COMMIT"),
+        rollback: p("ROLLBACK"),
+        savepoint: p('SAVEPOINT "atomic"'),
+        release: p('RELEASE "atomic"'),
+        rollbackTo: p('ROLLBACK TO "atomic"'),
+        changes: p("SELECT total_changes()").pluck(),
+      },
+      optimistic: false,
+      poisoned: false,
     };
-    controls.set(sqlite, c);
+    states.set(sqlite, s);
   }
-  return c;
+  return s;
+}
+
+/** Rows inserted, updated or deleted on this handle since it opened (a failed statement leaves it unchanged). */
+export function totalChanges(sqlite: Database): number {
+  return state(sqlite).c.changes.get() as number;
 }
 
 /**
  * Runs `fn` so that its writes are all kept or none are: in a savepoint when a transaction is already open on the
  * handle (a group commit, a caller's transaction), else in its own IMMEDIATE transaction. `fn` must be synchronous.
+ * Inside a group commit running without savepoints (`runOptimistic`), `fn` runs bare: if it throws after writing,
+ * the group is marked, and the batch is rolled back and run again with a savepoint per job.
  */
 export function atomic<T>(sqlite: Database, fn: () => T): T {
-  const c = control(sqlite);
+  const s = state(sqlite);
+  const c = s.c;
   const nested = sqlite.inTransaction;
+  if (nested && s.optimistic) {
+    const before = c.changes.get() as number;
+    try {
+      return fn();
+    } catch (e) {
+      if (!sqlite.inTransaction || (c.changes.get() as number) !== before) s.poisoned = true;
+      throw e;
+    }
+  }
   (nested ? c.savepoint : c.begin).run();
   let value: T;
   try {
@@ -49,14 +74,94 @@ export function atomic<T>(sqlite: Database, fn: () => T): T {
   return value;
 }
 
+/** What one job of a group commit gave: its value, or what it threw. */
+export type JobOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Runs the jobs of a group commit in the open transaction, without a savepoint each: a savepoint journals every page
+ * a job touches, which cost a guarded call more than its inserts. A job that throws before writing anything needs no
+ * undo. When one throws after writing (or a nested `atomic` did and was caught), answers null: the caller must roll
+ * the transaction back and run the jobs again with `runEach`.
+ */
+export function runOptimistic(sqlite: Database, jobs: readonly (() => unknown)[]): JobOutcome[] | null {
+  const s = state(sqlite);
+  const out: JobOutcome[] = [];
+  s.optimistic = true;
+  s.poisoned = false;
+  try {
+    let before = s.c.changes.get() as number;
+    for (const fn of jobs) {
+      try {
+        out.push({ ok: true, value: fn() });
+      } catch (error) {
+        if (!sqlite.inTransaction || (s.c.changes.get() as number) !== before) return null;
+        out.push({ ok: false, error });
+      }
+      if (s.poisoned) return null;
+      before = s.c.changes.get() as number;
+    }
+    return out;
+  } finally {
+    s.optimistic = false;
+    s.poisoned = false;
+  }
+}
+
+/** Runs each job in its own savepoint in the open transaction, so a job that throws is rolled back alone. */
+export function runEach(sqlite: Database, jobs: readonly (() => unknown)[]): JobOutcome[] {
+  return jobs.map((fn): JobOutcome => {
+    try {
+      return { ok: true, value: atomic(sqlite, fn) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+}
+
+/**
+ * Runs `fn` in one IMMEDIATE transaction whose nested `atomic` steps take no savepoint each (a bulk load of many
+ * calls). All or nothing, as `atomic`; if a nested step threw after writing and `fn` went on, the transaction is
+ * rolled back and `fn` runs again with a savepoint per step, so `fn` must not act outside the database.
+ */
+export function atomicGroup<T>(sqlite: Database, fn: () => T): T {
+  if (sqlite.inTransaction) return atomic(sqlite, fn);
+  const s = state(sqlite);
+  s.c.begin.run();
+  s.optimistic = true;
+  s.poisoned = false;
+  let value: T;
+  let poisoned: boolean;
+  try {
+    value = fn();
+  } catch (e) {
+    rollback(sqlite);
+    throw e;
+  } finally {
+    poisoned = s.poisoned;
+    s.optimistic = false;
+    s.poisoned = false;
+  }
+  if (poisoned) {
+    rollback(sqlite);
+    return atomic(sqlite, fn);
+  }
+  commitOrRollback(sqlite);
+  return value;
+}
+
 /** Opens the IMMEDIATE transaction a group commit runs its jobs in. */
 export function beginImmediate(sqlite: Database): void {
-  control(sqlite).begin.run();
+  state(sqlite).c.begin.run();
+}
+
+/** Rolls the open transaction back, when SQLite has not already. */
+export function rollback(sqlite: Database): void {
+  if (sqlite.inTransaction) state(sqlite).c.rollback.run();
 }
 
 /** Commits the open transaction; on failure rolls it back (when SQLite has not already) and rethrows. */
 export function commitOrRollback(sqlite: Database): void {
-  const c = control(sqlite);
+  const c = state(sqlite).c;
   try {
     c.commit.run();
   } catch (e) {

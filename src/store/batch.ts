@@ -1,13 +1,14 @@
 // Group commit: writes that arrive in the same turn of the event loop share one transaction and one commit.
 import type { Database } from "better-sqlite3";
-import { atomic, beginImmediate, commitOrRollback } from "./atomic.js";
+import { beginImmediate, commitOrRollback, type JobOutcome, rollback, runEach, runOptimistic } from "./atomic.js";
 
 type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
 
 /**
- * Runs write jobs in batches. Each job runs in its own savepoint inside the batch's IMMEDIATE transaction, so a
- * job that throws is rolled back alone; every promise settles only after the batch has committed, so nothing is
- * acknowledged before it is durable in the database.
+ * Runs write jobs in batches, in one IMMEDIATE transaction each. A job that throws is rolled back alone: jobs run
+ * bare, and when one throws after writing, the batch is undone and run again with a savepoint per job
+ * (`runOptimistic`). Every promise settles only after the batch has committed, so nothing is acknowledged before it
+ * is durable in the database. A job may run twice, so it must not act outside the database before it answers.
  */
 export class WriteBatcher {
   private queue: Job[] = [];
@@ -45,27 +46,28 @@ export class WriteBatcher {
       }
       return;
     }
+    let outcomes: JobOutcome[];
     try {
       beginImmediate(this.sqlite);
-    } catch (e) {
-      for (const j of jobs) j.reject(e);
-      return;
-    }
-    const settle: (() => void)[] = [];
-    for (const j of jobs) {
-      try {
-        const value = atomic(this.sqlite, j.fn);
-        settle.push(() => j.resolve(value));
-      } catch (e) {
-        settle.push(() => j.reject(e));
+      const fns = jobs.map((j) => j.fn);
+      const fast = runOptimistic(this.sqlite, fns);
+      if (fast) outcomes = fast;
+      else {
+        // A job threw after writing: undo the whole group and run it again, each job in its own savepoint.
+        rollback(this.sqlite);
+        beginImmediate(this.sqlite);
+        outcomes = runEach(this.sqlite, fns);
       }
-    }
-    try {
       commitOrRollback(this.sqlite);
     } catch (e) {
+      rollback(this.sqlite);
       for (const j of jobs) j.reject(e);
       return;
     }
-    for (const s of settle) s();
+    jobs.forEach((j, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) j.resolve(o.value);
+      else j.reject(o.error);
+    });
   }
 }

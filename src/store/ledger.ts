@@ -65,7 +65,7 @@ export class Ledger {
     clock: Clock = this.clock,
   ): CallAnswer {
     return this.sessions.transaction(() => {
-      const session = this.sessions.get(teamId, sessionId);
+      const session = this.sessions.head(teamId, sessionId);
       const datums = this.datums(teamId);
       const decl = this.declaration(teamId, tool);
       const verdict = checkCall(decl, tool, args, {
@@ -106,10 +106,9 @@ export class Ledger {
   /** Labels and stores a call's result against the declaration version the call was checked with; a second result is a 409. */
   result(teamId: string, sessionId: string, callId: string, result: unknown, clock: Clock = this.clock): ResultAnswer {
     return this.sessions.transaction(() => {
-      const session = this.sessions.get(teamId, sessionId);
-      const call = this.sessions.getCall(teamId, sessionId, callId);
-      if (call.resultRaw !== null || call.resultAt !== null)
-        throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
+      const session = this.sessions.head(teamId, sessionId);
+      const call = this.sessions.callHead(teamId, sessionId, callId);
+      if (call.hasResult) throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
       const decl = call.guarded ? this.declaration(teamId, call.tool, call.toolVersion) : null;
       const verdict = checkResult(decl, result, {
         datums: this.datums(teamId),

@@ -37,6 +37,14 @@ export type CallRow = {
   resultAt: string | null;
 };
 
+/** What recording a result needs of its call, read without parsing the call's JSON columns. */
+export type CallHead = Pick<CallRow, "id" | "sessionId" | "seq" | "tool" | "toolVersion" | "guarded" | "ok"> & {
+  hasResult: boolean;
+};
+
+/** What checking a call needs of its session. */
+export type SessionHead = Pick<SessionRow, "context" | "enforcement">;
+
 /** A crossing as stored and answered. */
 export type CrossingRow = CrossingDraft & {
   id: number;
@@ -201,6 +209,9 @@ export class SessionStore {
       getSession: p(
         "SELECT id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at FROM sessions WHERE id = ? AND team_id = ?",
       ),
+      sessionHead: p("SELECT context, enforcement FROM sessions WHERE id = ? AND team_id = ?"),
+      callHead: p(`SELECT id, session_id AS sessionId, seq, tool, tool_version AS toolVersion, guarded, ok,
+                   result_raw IS NOT NULL OR result_at IS NOT NULL AS hasResult FROM calls WHERE id = ? AND session_id = ? AND team_id = ?`),
       bumpCall: p(
         "UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + ?, " +
           "blocked_count = blocked_count + ? WHERE id = ? RETURNING call_count",
@@ -245,7 +256,7 @@ export class SessionStore {
   ): SessionRow {
     const id = newId(now.getTime());
     const labels = input.labels ?? {};
-    this.sqlite.transaction(() => {
+    atomic(this.sqlite, () => {
       this.s.insertSession!.run(
         id,
         teamId,
@@ -255,7 +266,7 @@ export class SessionStore {
         now.toISOString(),
       );
       for (const [k, v] of Object.entries(labels)) this.s.insertLabel!.run(id, teamId, k, v);
-    })();
+    });
     return this.get(teamId, id);
   }
 
@@ -264,6 +275,22 @@ export class SessionStore {
     const r = this.s.getSession!.get(id, teamId) as RawSession | undefined;
     if (!r) throw new NotFoundError(`no session '${id}'`);
     return toSession(r);
+  }
+
+  /** The context and enforcement of a session, or 404: all a call's verdict needs of it. */
+  head(teamId: string, id: string): SessionHead {
+    const r = this.s.sessionHead!.get(id, teamId) as SessionHead | undefined;
+    if (!r) throw new NotFoundError(`no session '${id}'`);
+    return r;
+  }
+
+  /** What recording a result needs of a call, or 404. */
+  callHead(teamId: string, sessionId: string, callId: string): CallHead {
+    const r = this.s.callHead!.get(callId, sessionId, teamId) as
+      | (Omit<CallHead, "guarded" | "ok" | "hasResult"> & { guarded: number; ok: number; hasResult: number })
+      | undefined;
+    if (!r) throw new NotFoundError(`no call '${callId}' in session '${sessionId}'`);
+    return { ...r, guarded: r.guarded === 1, ok: r.ok === 1, hasResult: r.hasResult === 1 };
   }
 
   /** The History port over one session's stored outputs. */
@@ -318,7 +345,7 @@ export class SessionStore {
   /** Stores a call's result and its crossings in the caller's transaction; false when a result was already stored. */
   insertResult(
     teamId: string,
-    call: CallRow,
+    call: Pick<CallRow, "id" | "sessionId" | "seq" | "tool" | "ok">,
     result: { raw: unknown; ok: boolean; violations: Violation[]; blocked: boolean },
     crossings: CrossingDraft[],
     now: Date,

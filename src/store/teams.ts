@@ -51,6 +51,9 @@ export function findTeamByName(db: Db, name: string): Team | null {
 
 /** The id of the team `default`, creating it on first use. */
 export function ensureDefaultTeam(db: Db): string {
+  // Read first: a write per call would take the write lock for nothing once the team exists (every library session).
+  const found = findTeamByName(db, DEFAULT_TEAM);
+  if (found) return found.id;
   db.insert(teams).values({ id: newId(), name: DEFAULT_TEAM }).onConflictDoNothing().run();
   return findTeamByName(db, DEFAULT_TEAM)!.id;
 }
