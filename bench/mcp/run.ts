@@ -1,8 +1,11 @@
 // bench:mcp — what the Streamable HTTP proxy adds to a tool call: the same calls to the demo server over HTTP, made
 // directly and through `agent-ledger mcp --upstream-url ... --listen` (checked, recorded in a file database, result
-// labelled), alternated call by call in one run so a neighbour's load lands on both. Prints p50/p90/p99 and the p50 gap.
+// labelled), alternated call by call in one run so a neighbour's load lands on both. A second pair calls an
+// unannotated tool (`station_name`), which the proxy forwards without guarding: the gap there is the HTTP hop alone,
+// so the guard's own share is the difference. Prints p50/p90/p99, the p50 gaps, and the CPU time each process spent
+// per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), "bench-mcp-"));
 
 // Both servers are real processes, as a user runs them: the demo server over Streamable HTTP, and the CLI proxy.
 const children: ChildProcess[] = [];
-function launch(args: string[], ready: RegExp): Promise<string> {
+function launch(args: string[], ready: RegExp): Promise<{ url: string; pid: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     children.push(child);
@@ -24,18 +27,21 @@ function launch(args: string[], ready: RegExp): Promise<string> {
     child.stderr!.on("data", (c: Buffer) => {
       err += c.toString("utf8");
       const m = ready.exec(err);
-      if (m) resolve(m[1]!);
+      if (m) resolve({ url: m[1]!, pid: child.pid! });
     });
     child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited (${code}): ${err}`)));
   });
 }
 const port = 20_000 + Math.floor(Math.random() * 20_000);
-const upstreamUrl = await launch(
+const upstream = await launch(
   ["--import", "tsx", join(ROOT, "demo/server.ts"), "--http", String(port)],
   /serving on (http:\/\/\S+)/,
 );
-const frontUrl = await launch(
+// BENCH_CPU_PROF=DIR writes a CPU profile of the proxy process there (on its clean exit at the end of the run).
+const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+const front = await launch(
   [
+    ...profile,
     join(ROOT, "bin/agent-ledger.js"),
     "mcp",
     "--annotations",
@@ -43,7 +49,7 @@ const frontUrl = await launch(
     "--db",
     join(dir, "ledger.db"),
     "--upstream-url",
-    upstreamUrl,
+    upstream.url,
     "--listen",
     "127.0.0.1:0",
   ],
@@ -55,33 +61,67 @@ const connect = async (url: string) => {
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
   return c;
 };
-const direct = await connect(upstreamUrl);
-const guarded = await connect(frontUrl);
+const direct = await connect(upstream.url);
+const guarded = await connect(front.url);
 
 // runoff_depth with a discharge in the declared m^3/s: checked, recorded (call and result), labelled in mm/day.
-const args = { discharge: 35.39605824, area: 29000 };
-const time = async (c: Client): Promise<number> => {
+// station_name is not annotated: the proxy forwards it untouched and records nothing.
+type Leg = { client: Client; name: string; args: Record<string, unknown> };
+const RUNOFF = { name: "runoff_depth", args: { discharge: 35.39605824, area: 29000 } };
+const STATION = { name: "station_name", args: { station: "07374000" } };
+const legs = {
+  direct: { client: direct, ...RUNOFF },
+  guarded: { client: guarded, ...RUNOFF },
+  directPlain: { client: direct, ...STATION },
+  forwarded: { client: guarded, ...STATION },
+} satisfies Record<string, Leg>;
+type LegName = keyof typeof legs;
+const names = Object.keys(legs) as LegName[];
+
+const time = async (leg: Leg): Promise<number> => {
   const t0 = performance.now();
-  const r = await c.callTool({ name: "runoff_depth", arguments: args });
-  if (r.isError) throw new Error(`runoff_depth failed: ${JSON.stringify(r.content)}`);
+  const r = await leg.client.callTool({ name: leg.name, arguments: leg.args });
+  if (r.isError) throw new Error(`${leg.name} failed: ${JSON.stringify(r.content)}`);
   return performance.now() - t0;
 };
 
-const d: number[] = [];
-const g: number[] = [];
+/** User + system CPU of a process so far, in ms (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
+const cpuMs = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const selfCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+const lat = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<LegName, number[]>;
+const cpu = Object.fromEntries(names.map((n) => [n, { proxy: 0, upstream: 0, client: 0, calls: 0 }])) as Record<
+  LegName,
+  { proxy: number; upstream: number; client: number; calls: number }
+>;
+const BLOCK = 25;
 try {
-  for (let i = 0; i < WARMUP; i += 1) {
-    await time(direct);
-    await time(guarded);
-  }
+  for (let i = 0; i < WARMUP; i += 1) for (const n of names) await time(legs[n]);
+  // Latency: the legs alternated call by call, each round in a rotated order so none always follows the same one.
   for (let i = 0; i < CALLS; i += 1) {
-    // Alternate which goes first so neither always runs on a warm socket.
-    if (i % 2 === 0) {
-      d.push(await time(direct));
-      g.push(await time(guarded));
-    } else {
-      g.push(await time(guarded));
-      d.push(await time(direct));
+    for (let k = 0; k < names.length; k += 1) {
+      const n = names[(i + k) % names.length]!;
+      lat[n].push(await time(legs[n]));
+    }
+  }
+  // CPU: blocks of calls of one leg, rotated, so each process's CPU time is charged to the leg that caused it.
+  for (let b = 0; b < Math.max(4, Math.round(CALLS / BLOCK)); b += 1) {
+    for (const n of names) {
+      const p0 = cpuMs(front.pid);
+      const u0 = cpuMs(upstream.pid);
+      const c0 = selfCpuMs();
+      for (let i = 0; i < BLOCK; i += 1) await time(legs[n]);
+      cpu[n].proxy += cpuMs(front.pid) - p0;
+      cpu[n].upstream += cpuMs(upstream.pid) - u0;
+      cpu[n].client += selfCpuMs() - c0;
+      cpu[n].calls += BLOCK;
     }
   }
 } finally {
@@ -94,13 +134,32 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
-const row = (name: string, xs: number[]) =>
-  `| ${name} | ${xs.length} | ${pct(xs, 50).toFixed(3)} | ${pct(xs, 90).toFixed(3)} | ${pct(xs, 99).toFixed(3)} |`;
-console.log("| path | calls | p50 ms | p90 ms | p99 ms |");
-console.log("|---|---|---|---|---|");
-console.log(row("direct: SDK client -> HTTP upstream", d));
-console.log(row("guarded: SDK client -> --listen proxy -> HTTP upstream (checked, recorded, labelled)", g));
-const gap = pct(g, 50) - pct(d, 50);
+const TITLES: Record<LegName, string> = {
+  direct: "direct: SDK client -> HTTP upstream (runoff_depth)",
+  guarded: "guarded: SDK client -> --listen proxy -> HTTP upstream (runoff_depth: checked, recorded, labelled)",
+  directPlain: "direct: SDK client -> HTTP upstream (station_name)",
+  forwarded: "forwarded: SDK client -> --listen proxy -> HTTP upstream (station_name: not annotated, not recorded)",
+};
+const per = (n: LegName, k: "proxy" | "upstream" | "client") => (cpu[n][k] / cpu[n].calls).toFixed(3);
+console.log("| path | calls | p50 ms | p90 ms | p99 ms | CPU ms/call: client | upstream | proxy |");
+console.log("|---|---|---|---|---|---|---|---|");
+for (const n of names) {
+  const xs = lat[n];
+  console.log(
+    `| ${TITLES[n]} | ${xs.length} | ${pct(xs, 50).toFixed(3)} | ${pct(xs, 90).toFixed(3)} | ${pct(xs, 99).toFixed(3)} | ` +
+      `${per(n, "client")} | ${per(n, "upstream")} | ${per(n, "proxy")} |`,
+  );
+}
+const gap = (a: LegName, b: LegName) => pct(lat[a], 50) - pct(lat[b], 50);
 console.log(
-  `\nproxy adds ${gap.toFixed(3)} ms at p50 (target <= 1 ms); guarded / direct p50: ${(pct(g, 50) / pct(d, 50)).toFixed(2)}`,
+  `\nproxy adds ${gap("guarded", "direct").toFixed(3)} ms at p50 (target <= 1 ms); guarded / direct p50: ${(pct(lat.guarded, 50) / pct(lat.direct, 50)).toFixed(2)}`,
+);
+console.log(
+  `the HTTP hop alone (forwarded, not guarded) adds ${gap("forwarded", "directPlain").toFixed(3)} ms at p50; ` +
+    `the guard's share is ${(gap("guarded", "direct") - gap("forwarded", "directPlain")).toFixed(3)} ms`,
+);
+const cpuPer = (n: LegName) => cpu[n].proxy / cpu[n].calls;
+console.log(
+  `proxy CPU per call: guarded ${cpuPer("guarded").toFixed(3)} ms, forwarded ${cpuPer("forwarded").toFixed(3)} ms ` +
+    `(guard and recording: ${(cpuPer("guarded") - cpuPer("forwarded")).toFixed(3)} ms)`,
 );

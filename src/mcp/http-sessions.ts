@@ -55,22 +55,27 @@ export class McpHttpSessions<C = void> {
     return this.sessions.size;
   }
 
-  /** Answers one HTTP request to the MCP endpoint (POST, GET or DELETE) on behalf of `owner`. */
-  async handle(req: Request, owner: string, context: C): Promise<Response> {
+  /**
+   * Answers one HTTP request to the MCP endpoint (POST, GET or DELETE) on behalf of `owner`. `parsedBody` is a POST's
+   * body when the caller has already read and parsed it (the transport then does not read the request again).
+   */
+  async handle(req: Request, owner: string, context: C, parsedBody?: unknown): Promise<Response> {
     const id = req.headers.get("mcp-session-id");
     if (id !== null) {
       const entry = this.sessions.get(id);
       if (!entry || entry.owner !== owner) return jsonRpcError(404, -32001, "Session not found");
       entry.lastUsed = Date.now();
-      return entry.transport.handleRequest(req);
+      return entry.transport.handleRequest(req, parsedBody === undefined ? undefined : { parsedBody });
     }
     if (req.method !== "POST")
       return jsonRpcError(400, -32000, "Bad Request: send an initialize request first, or an Mcp-Session-Id header");
-    let body: unknown;
-    try {
-      body = JSON.parse(await req.text());
-    } catch {
-      return jsonRpcError(400, -32700, "Parse error: the request body is not JSON");
+    let body: unknown = parsedBody;
+    if (body === undefined) {
+      try {
+        body = JSON.parse(await req.text());
+      } catch {
+        return jsonRpcError(400, -32700, "Parse error: the request body is not JSON");
+      }
     }
     if (!isInitializeRequest(body))
       return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header, and the request is not initialize");

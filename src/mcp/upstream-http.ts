@@ -10,6 +10,7 @@ import {
   type UpstreamLink,
   type UpstreamUrl,
 } from "./upstream-link.js";
+import { nodeHttpFetch } from "./node-fetch.js";
 
 type WithCode = { code?: unknown; message?: unknown; errors?: unknown };
 
@@ -60,8 +61,10 @@ export function isExpiredSession(e: unknown, hadSession: boolean): boolean {
 
 /** A link over one Streamable HTTP session with the upstream at `target.url`. */
 export function httpLink(target: UpstreamUrl, log: (line: string) => void): UpstreamLink & { hadSession(): boolean } {
+  const fetchImpl = nodeHttpFetch();
   const transport = new StreamableHTTPClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
+    fetch: fetchImpl,
     // A stream the upstream dropped ends this link; the next call opens a new session instead of retrying in the dark.
     reconnectionOptions: {
       maxRetries: 0,
@@ -79,6 +82,7 @@ export function httpLink(target: UpstreamUrl, log: (line: string) => void): Upst
   };
   transport.onclose = () => {
     lost ??= "the connection to the upstream server was closed";
+    fetchImpl.close();
   };
   const where = `the upstream server at ${target.url}`;
   const failure = (e: unknown): string | null => {

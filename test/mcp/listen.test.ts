@@ -153,6 +153,101 @@ describe("agent-ledger mcp --listen", () => {
   });
 });
 
+describe("agent-ledger mcp --listen, request bodies", () => {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const LIMIT = 4 * 1024 * 1024;
+  const overLimit = () => ({
+    jsonrpc: "2.0",
+    error: { code: -32000, message: `the request body is over the limit of ${LIMIT} bytes` },
+    id: null,
+  });
+
+  it("answers 413 to a body over 4 MiB, whether it states its length or arrives in chunks", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(LIMIT) } });
+    const stated = await fetch(url, { method: "POST", headers, body: big });
+    expect(stated.status).toBe(413);
+    expect(await stated.json()).toEqual(overLimit());
+    // A stream body goes out chunked, without a Content-Length: the front counts as it reads.
+    const bytes = new TextEncoder().encode(big);
+    const chunked = await fetch(url, {
+      method: "POST",
+      headers,
+      duplex: "half",
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 65536) c.enqueue(bytes.subarray(i, i + 65536));
+          c.close();
+        },
+      }),
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toEqual(overLimit());
+  });
+
+  it("answers 400 with a JSON-RPC parse error to a body that is not JSON, stated or chunked", async () => {
+    const parseError = {
+      jsonrpc: "2.0",
+      error: { code: -32700, message: "Parse error: the request body is not JSON" },
+      id: null,
+    };
+    const stated = await fetch(url, { method: "POST", headers, body: "{not json" });
+    expect(stated.status).toBe(400);
+    expect(await stated.json()).toEqual(parseError);
+    const chunked = await fetch(url, {
+      method: "POST",
+      headers,
+      duplex: "half",
+      body: new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode("{not "));
+          c.enqueue(new TextEncoder().encode("json"));
+          c.close();
+        },
+      }),
+    } as RequestInit);
+    expect(chunked.status).toBe(400);
+    expect(await chunked.json()).toEqual(parseError);
+  });
+
+  it("serves an initialize and a call sent with chunked bodies like any other", async () => {
+    const chunkedPost = (body: unknown, extra: Record<string, string> = {}) =>
+      fetch(url, {
+        method: "POST",
+        headers: { ...headers, ...extra },
+        duplex: "half",
+        body: new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(JSON.stringify(body)));
+            c.close();
+          },
+        }),
+      } as RequestInit);
+    const init = await chunkedPost({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "chunked", version: "1" } },
+    });
+    expect(init.status).toBe(200);
+    const sid = init.headers.get("mcp-session-id")!;
+    const session = { "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" };
+    expect((await chunkedPost({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202);
+    const called = await chunkedPost(
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "read_discharge", arguments: { station: "07374000" } },
+      },
+      session,
+    );
+    expect(called.status).toBe(200);
+    const answer = (await called.json()) as { result: CallToolResult };
+    expect(answer.result.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+    await fetch(url, { method: "DELETE", headers: session });
+  });
+});
+
 describe("agent-ledger mcp --upstream-url, refusing to start", () => {
   it("says when the upstream is unreachable, answers an HTTP error, or the flags are wrong", async () => {
     const closed = await startHttpUpstream();
