@@ -122,15 +122,20 @@ function demotedCheck(
 ): void {
   const published = publishedText(result);
   const normPublished = ` ${normaliseValueText(published)} `;
-  const withWatch = demoted.flatMap((d, i) => (d.watch !== null && d.watch !== "" ? [i] : []));
-  const scan = scanWatches(
-    withWatch.map((i) => demoted[i]?.watch ?? ""),
-    published,
-    cache,
-  );
-  const watchState = new Map<number, "matched" | "clear">(
-    withWatch.flatMap((i, k) => (scan.refused.has(k) ? [] : [[i, scan.matched.has(k) ? "matched" : "clear"] as const])),
-  );
+  // Plain loops: at 10,000 demoted claims, a small array per claim was a third of an evaluation's time.
+  const withWatch: number[] = [];
+  const watches: string[] = [];
+  demoted.forEach((d, i) => {
+    if (d.watch !== null && d.watch !== "") {
+      withWatch.push(i);
+      watches.push(d.watch);
+    }
+  });
+  const scan = scanWatches(watches, published, cache);
+  const watchState = new Map<number, "matched" | "clear">();
+  withWatch.forEach((i, k) => {
+    if (!scan.refused.has(k)) watchState.set(i, scan.matched.has(k) ? "matched" : "clear");
+  });
   const byKey = new Map<string, (Claim & { key: string })[]>();
   for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
   const failures: Finding[] = [];

@@ -51,9 +51,11 @@ export function evidenceLocators(runs: readonly Result[]): WellFormedLocator[] {
   return [...seen.values()];
 }
 
-/** Asks the resolver once per distinct locator, before any gate runs. */
+/** Asks the resolver about every distinct locator (in one batch when it can), before any gate runs. */
 export function snapshotEvidence(resolver: EvidenceResolver, runs: readonly Result[]): EvidenceSnapshot {
-  return new Map(evidenceLocators(runs).map((l) => [l.text, resolver.scope(l)]));
+  const locators = evidenceLocators(runs);
+  if (resolver.scopes) return resolver.scopes(locators);
+  return new Map(locators.map((l) => [l.text, resolver.scope(l)]));
 }
 
 /** A resolver over fixed scopes (a prefetch by an asynchronous store, or a test). */
@@ -406,13 +408,15 @@ function qualityFindings(
 ): Finding[] {
   const floor = settings.evidence.min_quality;
   const g = grade(quality);
-  const what = `${u ? stored(u) : `${fmt(x.value ?? 0)} ${x.unit}`} from ${where(x)}${x.observed_at ? ` observed ${x.observed_at}` : ""}`;
+  // Only when there is a finding to write: formatting the value costs more than the rest of an approved claim's check.
+  const what = () =>
+    `${u ? stored(u) : `${fmt(x.value ?? 0)} ${x.unit}`} from ${where(x)}${x.observed_at ? ` observed ${x.observed_at}` : ""}`;
   if (floor !== "" && !meetsFloor(g, floor)) {
     const carries = g === null ? "an unflagged reading (no quality)" : `${article(g)} ${g} reading`;
     return [
       finding(
         "LEDGER_PROVISIONAL_SOURCE",
-        `${name} rests on ${carries}: ${what}, and evidence.min_quality is ${floor}. ` +
+        `${name} rests on ${carries}: ${what()}, and evidence.min_quality is ${floor}. ` +
           `Cite a reading of quality ${floor} or better, or wait for the publisher to approve this one.`,
         { claim_id: c.id },
       ),
@@ -422,7 +426,7 @@ function qualityFindings(
     return [
       finding(
         "LEDGER_PROVISIONAL_SOURCE",
-        `${name} rests on ${article(g)} ${g} reading: ${what}. It may still be revised; ` +
+        `${name} rests on ${article(g)} ${g} reading: ${what()}. It may still be revised; ` +
           `cite the approved value once the publisher approves it, or set evidence.min_quality = "approved" to require it.`,
         { claim_id: c.id, severity: "warning" },
       ),

@@ -93,7 +93,6 @@ export interface RevisedState {
 export interface LedgerCrossing {
   id: number;
   session_id: string;
-  call_id: string;
   /** The call's sequence number in its session. */
   seq: number;
   tool: string;
@@ -105,7 +104,6 @@ export interface LedgerCrossing {
   series: (number | null)[] | null;
   unit: string;
   quality: string | null;
-  source: string | null;
   observed_at: string | null;
   /** Set when the reading has been revised since, to its current state. */
   revised: RevisedState | null;
@@ -121,6 +119,8 @@ export interface LedgerCrossing {
 export interface EvidenceResolver {
   /** The crossings a well-formed locator names, or null. */
   scope(locator: WellFormedLocator): LedgerCrossing[] | null;
+  /** Every locator's scope at once, keyed by locator text, when the store can batch them (the same answers as `scope`). */
+  scopes?(locators: readonly WellFormedLocator[]): EvidenceSnapshot;
 }
 
 /** A ledger locator that parsed. */

@@ -313,7 +313,7 @@ export interface LedgerStore {
   readonly packs: PacksRepo;
   readonly claims: ClaimsRepo;
   readonly evaluations: EvaluationsRepo;
-  /** The dashboard's reads and login sessions; absent on an engine that does not implement them yet (PostgreSQL). */
+  /** The dashboard's reads and login sessions (both engines have them; a store built elsewhere may not, and serves no /ui). */
   readonly dashboard?: DashboardRepo;
   /** Revisions and crossing-to-claim links; optional until the PostgreSQL store implements it (routes mount only with it). */
   readonly revisions?: RevisionsRepo;

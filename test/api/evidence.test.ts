@@ -186,6 +186,75 @@ describe.each(ENGINES)("evidence that resolves in the ledger, over HTTP, on %s",
     expect(other.status).toBe(404);
   });
 
+  it("answers each locator of one evaluation as if it were cited alone, though the store reads them in one batch", async () => {
+    const { t, evaluate } = await setup();
+    let hour = 10;
+    // Each reading at its own time: one source read twice at one time would be a revision.
+    const session = async (...values: number[]) => {
+      const s = (await t.call("POST", "/v1/sessions", { body: { context: "Baton Rouge" } })).body as { id: string };
+      for (const v of values) {
+        const c = (
+          await t.call("POST", `/v1/sessions/${s.id}/calls`, {
+            body: { tool: "read_discharge", args: { site: "07374000" } },
+          })
+        ).body as { call_id: string };
+        await t.call("POST", `/v1/sessions/${s.id}/calls/${c.call_id}/result`, {
+          body: { result: reading(v, "A", `2026-03-14T${hour++}:15:00-05:00`) },
+        });
+      }
+      const calls = (await t.call("GET", `/v1/sessions/${s.id}/calls`)).body as {
+        items: { crossings: { id: number; direction: string }[] }[];
+      };
+      const of = (i: number, d: string) => calls.items[i]!.crossings.find((x) => x.direction === d)!.id;
+      return { id: s.id, returns: values.map((_, i) => of(i, "return")), param: of(0, "param") };
+    };
+    const a = await session(1250, 60);
+    const b = await session(2000);
+    const cited: [string, string][] = [
+      [`ledger:sessions/${a.id}`, "35.4 m^3/s"],
+      [`ledger:sessions/${a.id}/calls/2`, "1.699 m^3/s"],
+      [`LEDGER:sessions/${a.id}`, "60 cfs"],
+      [`ledger:sessions/${b.id}/calls/1`, "2000 cfs"],
+      [`ledger:crossings/${b.returns[0]}`, "56.63 m^3/s"],
+      [`ledger:sessions/${a.id}/calls/3`, "1250 cfs"],
+      [`ledger:crossings/${a.param}`, "1250 cfs"],
+    ];
+    const result = (claims: [string, string][]) => ({
+      task: { id: "batch" },
+      result: {
+        output: "The Mississippi at Baton Rouge carried the March flood.",
+        claims: claims.map(([source, value], i) => ({
+          id: `F${i + 1}`,
+          kind: "fact",
+          text: `Discharge reading ${i + 1}.`,
+          value,
+          source,
+          confidence: 0.9,
+          verified: true,
+        })),
+      },
+    });
+    const all = await evaluate(result(cited));
+    expect(all.sources.map((x) => [x.locator, x.status, x.crossing_id])).toEqual([
+      [cited[0]![0], "resolved", a.returns[0]],
+      [cited[1]![0], "resolved", a.returns[1]],
+      [cited[2]![0], "resolved", a.returns[1]],
+      [cited[3]![0], "resolved", b.returns[0]],
+      [cited[4]![0], "resolved", b.returns[0]],
+      [cited[5]![0], "not_found", null],
+      [cited[6]![0], "not_found", null],
+    ]);
+    for (const [i, c] of cited.entries()) {
+      const alone = await evaluate(result([c]));
+      expect([{ ...alone.sources[0], claim_id: `F${i + 1}` }, evidence(alone)]).toEqual([
+        all.sources[i],
+        evidence(all)
+          .filter((f) => f.includes(`Fact F${i + 1} `))
+          .map((f) => f.replace(`Fact F${i + 1} `, "Fact F1 ")),
+      ]);
+    }
+  });
+
   it("warns on a provisional reading, and blocks it when the request sets evidence.min_quality = approved", async () => {
     const { read, evaluate } = await setup();
     const { session } = await read(reading(1250, "P"));

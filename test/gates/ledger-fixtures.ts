@@ -13,7 +13,6 @@ export function crossing(fields: Partial<LedgerCrossing> = {}): LedgerCrossing {
   return {
     id: 7,
     session_id: SESSION,
-    call_id: "01JQCALL0000000000000000001",
     seq: 1,
     tool: "read_discharge",
     field: "return.discharge",
@@ -21,7 +20,6 @@ export function crossing(fields: Partial<LedgerCrossing> = {}): LedgerCrossing {
     series: null,
     unit: "ft^3/s",
     quality: "approved",
-    source: "usgs:07374000:00060",
     observed_at: "2026-03-14T10:15:00.000-05:00",
     revised: null,
     ...fields,
