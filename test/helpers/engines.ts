@@ -20,6 +20,8 @@ export type EngineApp = Pick<TestApp, "app" | "adminToken" | "defaultTeamId" | "
   teamId(name: string): Promise<string>;
   /** Rows in `table`, on either engine. */
   count(table: string): Promise<number>;
+  /** The rows of a query written with `?` placeholders, on either engine. */
+  rows<R = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<R[]>;
   /** The SQLite handle, for the few assertions that read SQLite rows directly (absent on PostgreSQL). */
   db?: TestApp["db"];
 };
@@ -35,7 +37,8 @@ export async function createEngineApp(
     const t = createTestApp(options);
     const count = async (table: string) =>
       (t.db.sqlite.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
-    return { ...t, engine, count, teamToken: async (n) => t.teamToken(n), teamId: async (n) => t.teamId(n) };
+    const rows = async <R>(sql: string, ...params: unknown[]) => t.db.sqlite.prepare(sql).all(...params) as R[];
+    return { ...t, engine, count, rows, teamToken: async (n) => t.teamToken(n), teamId: async (n) => t.teamId(n) };
   }
   const store = await openPgStore(await createPgDatabase(), {
     ...(options.clock ? { clock: options.clock } : {}),
@@ -90,7 +93,16 @@ export async function createEngineApp(
   };
   const count = async (table: string) =>
     (await store.db.pool.query<{ n: number }>(`SELECT count(*) AS n FROM "${table}"`)).rows[0]!.n;
-  return { engine, store, app, adminToken, defaultTeamId, authHeaders, call, teamToken, teamId, count };
+  const rows = async <R>(sql: string, ...params: unknown[]) => {
+    let n = 0;
+    return (
+      await store.db.pool.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows as R[];
+  };
+  return { engine, store, app, adminToken, defaultTeamId, authHeaders, call, teamToken, teamId, count, rows };
 }
 
 /** Closes the PostgreSQL pools this file opened (call from afterAll). */

@@ -162,7 +162,7 @@ describe.skipIf(!FOUND)("the dashboard in Chromium", () => {
 
   it("shows a detected revision and the evaluation it affects, linked, with a source written as markup as text", async () => {
     // A team of its own, so the other tests' lists stay as seeded.
-    const gauge = w.t.teamToken("gauge");
+    const gauge = await w.t.teamToken("gauge");
     expect((await w.t.call("PUT", "/v1/tools/read_discharge", { token: gauge, body: READING_TOOL })).status).toBe(201);
     const first = await read(w.t, gauge, 412000, "P", XSS);
     const report = await evaluate(w.t, gauge, "flood", `ledger:crossings/${first.crossing}`, "412000 cfs");

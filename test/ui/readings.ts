@@ -1,6 +1,9 @@
 // Readings of one gauge written through the real call path, and evaluations citing them: what revisions are made of.
 import type { TestApp } from "../helpers/db.js";
 
+/** An app on either engine: only its JSON API is used. */
+type Caller = Pick<TestApp, "call">;
+
 /** The observation time of the seeded readings, with an offset. */
 export const MARCH = "2026-03-14T10:15:00-05:00";
 /** The source of the seeded readings. */
@@ -12,7 +15,7 @@ export const READING_TOOL = { params: { site: {} }, returns: { discharge: { unit
 type Body = Record<string, unknown>;
 
 /** POSTs as a team; throws on any status but 2xx. */
-export async function post(t: TestApp, token: string, path: string, body: unknown): Promise<Body> {
+export async function post(t: Caller, token: string, path: string, body: unknown): Promise<Body> {
   const r = await t.call("POST", path, { body, token });
   if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body as Body;
@@ -20,7 +23,7 @@ export async function post(t: TestApp, token: string, path: string, body: unknow
 
 /** Reads a discharge through read_discharge in a new session; answers the session id and the return crossing's id. */
 export async function read(
-  t: TestApp,
+  t: Caller,
   token: string,
   value: number,
   quality: string,
@@ -43,7 +46,7 @@ export async function read(
 
 /** A released evaluation whose one fact cites `locator` with `value`. */
 export async function evaluate(
-  t: TestApp,
+  t: Caller,
   token: string,
   task: string,
   locator: string,

@@ -1,6 +1,7 @@
 // A seeded team for the dashboard tests, written through the real JSON API, and a logged-in dashboard client.
 import { fixedClock } from "../../src/clock.js";
-import { createTestApp, type TestApp } from "../helpers/db.js";
+import type { StoreEngine } from "../../src/store/port.js";
+import { createEngineApp, type EngineApp } from "../helpers/engines.js";
 import { stageResult } from "../helpers/gated.js";
 
 /** Agent-written text that must render as text wherever it appears. */
@@ -11,7 +12,7 @@ export const T0 = "2026-11-20T10:00:00.000Z";
 
 /** What seedWorld built: ids and tokens the tests look for. */
 export type World = {
-  t: TestApp;
+  t: EngineApp;
   clock: ReturnType<typeof fixedClock>;
   acme: string;
   other: string;
@@ -26,13 +27,13 @@ export type World = {
 
 type Body = Record<string, unknown>;
 
-async function post(t: TestApp, token: string, path: string, body: unknown): Promise<Body> {
+async function post(t: EngineApp, token: string, path: string, body: unknown): Promise<Body> {
   const r = await t.call("POST", path, { body, token });
   if (r.status >= 300) throw new Error(`${path} answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body as Body;
 }
 
-async function call(t: TestApp, token: string, session: string, tool: string, args: unknown, result?: unknown) {
+async function call(t: EngineApp, token: string, session: string, tool: string, args: unknown, result?: unknown) {
   const c = await post(t, token, `/v1/sessions/${session}/calls`, { tool, args });
   if (result !== undefined)
     await post(t, token, `/v1/sessions/${session}/calls/${c.call_id as string}/result`, { result });
@@ -44,11 +45,11 @@ async function call(t: TestApp, token: string, session: string, tool: string, ar
  * carry-over), a session whose agent wrote markup into its context, label, unit and claim; a released and a blocked
  * evaluation. Team other: one session and one evaluation, never visible to acme.
  */
-export async function seedWorld(): Promise<World> {
+export async function seedWorld(engine: StoreEngine = "sqlite"): Promise<World> {
   const clock = fixedClock(T0);
-  const t = createTestApp({ clock });
-  const acme = t.teamToken("acme");
-  const other = t.teamToken("other");
+  const t = await createEngineApp(engine, { clock });
+  const acme = await t.teamToken("acme");
+  const other = await t.teamToken("other");
   for (const token of [acme, other]) {
     await t.call("PUT", "/v1/tools/read_discharge", {
       token,
@@ -109,7 +110,7 @@ export async function seedWorld(): Promise<World> {
 export const SAME_ORIGIN = { origin: "http://localhost" };
 
 /** Logs in with `token` and answers the session cookie ("name=value"). */
-export async function login(t: TestApp, token: string): Promise<string> {
+export async function login(t: Pick<EngineApp, "app">, token: string): Promise<string> {
   const res = await t.app.request("/ui/login", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...SAME_ORIGIN },
@@ -121,7 +122,12 @@ export async function login(t: TestApp, token: string): Promise<string> {
 }
 
 /** GET a dashboard path with a cookie; answers the status, the HTML and the headers. */
-export async function page(t: TestApp, path: string, cookie: string | null, headers: Record<string, string> = {}) {
+export async function page(
+  t: Pick<EngineApp, "app">,
+  path: string,
+  cookie: string | null,
+  headers: Record<string, string> = {},
+) {
   const res = await t.app.request(path, { headers: { ...(cookie ? { cookie } : {}), ...headers }, redirect: "manual" });
   return { status: res.status, html: await res.text(), headers: res.headers };
 }

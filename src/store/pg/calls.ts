@@ -3,7 +3,9 @@
 // serves them, and an output stored through one instance is history for the next call through any other.
 import type { Clock } from "../../clock.js";
 import { MemoryHistory, type PriorOutput } from "../../guard/history.js";
-import { callOutcome, checkCall, checkResult } from "../../guard/verdict.js";
+import { type CallVerdict, callOutcome, checkCall, checkResult, type ResultVerdict } from "../../guard/verdict.js";
+import type { ToolDeclaration } from "../../guard/declaration.js";
+import type { DatumRegistry } from "../../quantity/datums.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { CallAnswer, ResultAnswer } from "../ledger.js";
@@ -20,30 +22,43 @@ import {
 } from "./rows.js";
 import { isReading } from "../revisions.js";
 import { detectRevisions } from "./revisions.js";
-import type { Q, TxQ } from "./tx.js";
-
-const OUTPUTS = `SELECT id, call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality FROM crossings
-  WHERE session_id = $1 AND id > $2 AND direction = 'return' AND unit IS NOT NULL AND value IS NOT NULL AND outcome <> 'refused'
-  ORDER BY id`;
+import { isRetryable, type Q, type TxQ } from "./tx.js";
+import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
-const LOCK_FOR_CALL = `SELECT s.context, s.enforcement,
+const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,
     (SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry') AS registry_version,
     (SELECT max(t.version) FROM tools t WHERE t.team_id = $2 AND t.name = $3) AS tool_version
   FROM sessions s WHERE s.id = $1 AND s.team_id = $2 FOR UPDATE OF s`;
 
-const INSERT_CALL = `WITH s AS (
-    UPDATE sessions SET call_count = call_count + 1, violation_count = violation_count + $3, blocked_count = blocked_count + $4
-    WHERE id = $1 RETURNING call_count),
-  c AS (
+/** The call's rows, after the session's counters: $1 session, $2 team, $5 call id, $6 tool, $12 time, $13.. crossings. */
+const CALL_ROWS = `c AS (
     INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
     SELECT $5, $2, $1, s.call_count, $6, $7, $8, $9, $10, $11, $12 FROM s RETURNING seq),
   x AS (
     INSERT INTO crossings (team_id, session_id, call_id, seq, tool, ${CROSSING_INSERT_COLUMNS}, created_at)
     SELECT $2, $1, $5, c.seq, $6, ${CROSSING_INSERT_COLUMNS}, $12 FROM c, ${crossingUnnest(13)} ORDER BY x.n)
-  SELECT seq FROM c`;
+  SELECT c.seq, s.write_count FROM c, s`;
 
-const LOCK_FOR_RESULT = `SELECT s.context, s.enforcement,
+const COUNT_CALL = `call_count = call_count + 1, write_count = write_count + 1,
+    violation_count = violation_count + $3, blocked_count = blocked_count + $4`;
+
+const INSERT_CALL = `WITH s AS (UPDATE sessions SET ${COUNT_CALL} WHERE id = $1 RETURNING call_count, write_count),
+  ${CALL_ROWS}`;
+
+/**
+ * A whole call in one autocommitted statement, decided on a remembered session: it writes only if the session, the
+ * team's registry and the tool's latest version are still what the verdict was computed on ($30, $31, $32), so it
+ * is exactly the write the locked path would have made; otherwise it writes nothing and answers no row.
+ */
+const REMEMBERED_CALL = `WITH s AS (UPDATE sessions SET ${COUNT_CALL}
+    WHERE id = $1 AND team_id = $2 AND write_count = $30::int
+      AND coalesce((SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry'), 0) = $31::int
+      AND (SELECT max(t.version) FROM tools t WHERE t.team_id = $2 AND t.name = $6) IS NOT DISTINCT FROM $32::int
+    RETURNING call_count, write_count),
+  ${CALL_ROWS}`;
+
+const LOCK_FOR_RESULT = `SELECT s.context, s.enforcement, s.write_count,
     (SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry') AS registry_version,
     ${CALL_COLUMNS.split(", ")
       .map((c) => `c.${c} AS c_${c}`)
@@ -51,59 +66,166 @@ const LOCK_FOR_RESULT = `SELECT s.context, s.enforcement,
   FROM sessions s LEFT JOIN calls c ON c.id = $3 AND c.session_id = s.id AND c.team_id = s.team_id
   WHERE s.id = $1 AND s.team_id = $2 FOR UPDATE OF s`;
 
-const INSERT_RESULT = `WITH u AS (
-    UPDATE calls SET result_raw = $4, result_ok = $5, result_violations = $6, result_at = $7 WHERE id = $3 AND result_raw IS NULL
-    RETURNING id, seq, tool),
-  b AS (
-    UPDATE sessions SET violation_count = violation_count + $8, blocked_count = blocked_count + $9
-    WHERE id = $1 AND $8 > 0 AND EXISTS (SELECT 1 FROM u)),
+/** The result's rows once the session row is counted in `b`: the outputs it stored come back for the cache. */
+const RESULT_ROWS = `u AS (
+    UPDATE calls SET result_raw = $4, result_ok = $5, result_violations = $6, result_at = $7
+    WHERE id = $3 AND result_raw IS NULL AND EXISTS (SELECT 1 FROM b) RETURNING id, seq, tool),
   x AS (
     INSERT INTO crossings (team_id, session_id, call_id, seq, tool, ${CROSSING_INSERT_COLUMNS}, created_at)
-    SELECT $2, $1, u.id, u.seq, u.tool, ${CROSSING_INSERT_COLUMNS}, $7 FROM u, ${crossingUnnest(10)} ORDER BY x.n)
-  SELECT count(*)::int AS n FROM u`;
+    SELECT $2, $1, u.id, u.seq, u.tool, ${CROSSING_INSERT_COLUMNS}, $7 FROM u, ${crossingUnnest(10)} ORDER BY x.n
+    RETURNING id, call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality, direction, outcome)
+  SELECT (SELECT count(*)::int FROM u) AS n, (SELECT write_count FROM b) AS write_count,
+    o.id, o.call_id, o.seq, o.tool, o.param, o.value, o.unit, o.value_si, o.dimension, o.datum, o.quality
+  FROM (SELECT 1) AS one LEFT JOIN (SELECT * FROM x WHERE ${OUTPUT_FILTER}) AS o ON true ORDER BY o.id`;
 
-type Cached = { lastId: number; ids: number[]; outputs: PriorOutput[] };
+const COUNT_RESULT =
+  "write_count = write_count + 1, violation_count = violation_count + $8, blocked_count = blocked_count + $9";
 
-/** One session's outputs as read in a transaction, and how to keep them once it commits. */
-export type SessionOutputs = { outputs: PriorOutput[]; keep(): void };
+// The session is counted only when the call is still unlabelled, so a second result changes nothing.
+const INSERT_RESULT = `WITH b AS (
+    UPDATE sessions SET ${COUNT_RESULT} WHERE id = $1
+      AND EXISTS (SELECT 1 FROM calls WHERE id = $3 AND result_raw IS NULL) RETURNING write_count),
+  ${RESULT_ROWS}`;
 
-/**
- * Sessions' outputs, cached per process and topped up by id. Every crossing of a session is written while its row is
- * locked, and identities only grow, so after the lock the rows with a larger id are exactly the ones not yet seen.
- */
-export class OutputCache {
-  private readonly bySession = new Map<string, Cached>();
-
-  /** The session's outputs as committed before this transaction took the lock. */
-  async read(q: Q, sessionId: string): Promise<SessionOutputs> {
-    const hit = this.bySession.get(sessionId);
-    const after = hit?.lastId ?? 0;
-    const fresh = await q<RawOutput>(OUTPUTS, [sessionId, after]);
-    if (fresh.length === 0) return { outputs: hit?.outputs ?? [], keep: () => {} };
-    const outputs = [...(hit?.outputs ?? []), ...fresh.map(toOutput)];
-    const ids = [...(hit?.ids ?? []), ...fresh.map((r) => r.id)];
-    return {
-      outputs,
-      keep: () => {
-        const now = this.bySession.get(sessionId);
-        // Another call of this process may have stored a longer list meanwhile: keep the longest.
-        if (now && now.lastId >= ids[ids.length - 1]!) return;
-        if (this.bySession.size > 20_000) this.bySession.clear();
-        this.bySession.set(sessionId, { lastId: ids[ids.length - 1]!, ids, outputs });
-      },
-    };
-  }
-}
+/** A result in one autocommitted statement on a remembered session and call (see REMEMBERED_CALL); $27, $28 the counts. */
+const REMEMBERED_RESULT = `WITH b AS (
+    UPDATE sessions SET ${COUNT_RESULT} WHERE id = $1 AND team_id = $2 AND write_count = $27::int
+      AND coalesce((SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry'), 0) = $28::int
+      AND EXISTS (SELECT 1 FROM calls WHERE id = $3 AND result_raw IS NULL) RETURNING write_count),
+  ${RESULT_ROWS}`;
 
 /** What the call path shares with the rest of the store. */
-export type CallDeps = { registries: PgRegistryCache; tools: PgToolCache; outputs: OutputCache };
+export type CallDeps = { registries: PgRegistryCache; tools: PgToolCache; sessionCache: SessionCache };
 
 type Locked = {
   context: string;
   enforcement: "enforce" | "warn";
+  write_count: number;
   registry_version: number | null;
   tool_version: number | null;
 };
+
+type Decided = { verdict: CallVerdict; decl: ToolDeclaration | null; id: string; now: Date };
+
+function decideCall(
+  clock: Clock,
+  tool: string,
+  args: Record<string, unknown>,
+  decl: ToolDeclaration | null,
+  at: { datums: DatumRegistry; enforcement: "enforce" | "warn"; context: string; outputs: PriorOutput[] },
+): Decided {
+  const verdict = checkCall(decl, tool, args, {
+    datums: at.datums,
+    enforcement: at.enforcement,
+    history: new MemoryHistory(at.outputs),
+    context: at.context,
+  });
+  const now = clock.now();
+  return { verdict, decl, id: newId(now.getTime()), now };
+}
+
+/** The parameters of INSERT_CALL and REMEMBERED_CALL up to the crossings ($1..$29). */
+function callValues(
+  sessionId: string,
+  teamId: string,
+  tool: string,
+  args: Record<string, unknown>,
+  d: Decided,
+): unknown[] {
+  const { verdict } = d;
+  return [
+    sessionId,
+    teamId,
+    verdict.violations.length,
+    verdict.wouldBlock ? 1 : 0,
+    d.id,
+    tool,
+    d.decl?.version ?? null,
+    verdict.guarded,
+    JSON.stringify(args),
+    verdict.ok,
+    JSON.stringify(verdict.violations),
+    d.now.toISOString(),
+    ...crossingArrays(verdict.crossings),
+  ];
+}
+
+function callAnswer(d: Decided, seq: number): CallAnswer {
+  const { verdict } = d;
+  return {
+    call_id: d.id,
+    seq,
+    ok: verdict.ok,
+    guarded: verdict.guarded,
+    would_block: verdict.wouldBlock,
+    tool_version: d.decl?.version ?? null,
+    outcome: callOutcome(verdict),
+    args: verdict.args,
+    violations: verdict.violations,
+  };
+}
+
+const knownCall = (d: Decided, seq: number, tool: string): KnownCall => ({
+  seq,
+  tool,
+  toolVersion: d.decl?.version ?? null,
+  guarded: d.verdict.guarded,
+  ok: d.verdict.ok,
+  hasResult: false,
+});
+
+/**
+ * The rows of a one-statement write, or none when it lost a serialization race (40001, 40P01: a SERIALIZABLE engine
+ * such as CockroachDB reports the concurrent write that READ COMMITTED answers with no row), so the caller falls back
+ * to the locked transaction, which is retried.
+ */
+async function orRetry<R>(rows: Promise<R[]>): Promise<R[]> {
+  try {
+    return await rows;
+  } catch (e) {
+    if (isRetryable(e)) return [];
+    throw e;
+  }
+}
+
+/**
+ * A call decided on the session this instance remembers and written in one autocommitted statement, or null when
+ * nothing is remembered or the session, registry or tool changed since (then nothing was written).
+ */
+export async function rememberedCall(
+  q: Q,
+  deps: CallDeps,
+  clock: Clock,
+  teamId: string,
+  sessionId: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<CallAnswer | null> {
+  const state = deps.sessionCache.get(teamId, sessionId);
+  const registry = deps.registries.remembered(teamId);
+  const latest = deps.tools.latest(teamId, tool);
+  if (!state || !registry || latest === undefined) return null;
+  const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
+  if (decl === undefined) return null;
+  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry });
+  const [row] = await orRetry(
+    q<{ seq: number; write_count: number }>(REMEMBERED_CALL, [
+      ...callValues(sessionId, teamId, tool, args, d),
+      state.writes,
+      registry.version,
+      latest,
+    ]),
+  );
+  if (!row) {
+    deps.sessionCache.forget(sessionId);
+    return null;
+  }
+  deps.sessionCache.keep({ ...state, writes: row.write_count }, sessionId, {
+    id: d.id,
+    known: knownCall(d, row.seq, tool),
+  });
+  return callAnswer(d, row.seq);
+}
 
 /**
  * Checks and stores one call in the caller's transaction; `after` collects what to do once it commits. With `last`,
@@ -124,42 +246,119 @@ export async function storeCall(
   if (!session) throw new NotFoundError(`no session '${sessionId}'`);
   const datums = await deps.registries.at(q, teamId, session.registry_version ?? 0);
   const decl = await deps.tools.compiled(q, teamId, tool, session.tool_version, datums);
-  const history = await deps.outputs.read(q, sessionId);
-  const verdict = checkCall(decl, tool, args, {
-    datums,
-    enforcement: session.enforcement,
-    history: new MemoryHistory(history.outputs),
-    context: session.context,
+  const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
+  const d = decideCall(clock, tool, args, decl, { ...session, datums, outputs: history.outputs });
+  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(
+    INSERT_CALL,
+    callValues(sessionId, teamId, tool, args, d),
+  );
+  after.push(() => {
+    deps.tools.sawLatest(teamId, tool, session.tool_version);
+    deps.sessionCache.keep(
+      { teamId, writes: row!.write_count, context: session.context, enforcement: session.enforcement, ...history },
+      sessionId,
+      { id: d.id, known: knownCall(d, row!.seq, tool) },
+    );
   });
-  const now = clock.now();
-  const id = newId(now.getTime());
-  const [row] = await (last ? q.final : q)<{ seq: number }>(INSERT_CALL, [
+  return callAnswer(d, row!.seq);
+}
+
+type ResultRow = RawOutput & { n: number; write_count: number | null };
+
+type Labelled = { verdict: ResultVerdict; at: string };
+
+function decideResult(
+  clock: Clock,
+  decl: ToolDeclaration | null,
+  result: unknown,
+  at: { datums: DatumRegistry; enforcement: "enforce" | "warn"; context: string; outputs: PriorOutput[] },
+): Labelled {
+  const verdict = checkResult(decl, result, {
+    datums: at.datums,
+    enforcement: at.enforcement,
+    history: new MemoryHistory(at.outputs),
+    context: at.context,
+  });
+  return { verdict, at: clock.now().toISOString() };
+}
+
+/** The parameters of INSERT_RESULT and REMEMBERED_RESULT up to the crossings ($1..$26). */
+function resultValues(
+  sessionId: string,
+  teamId: string,
+  callId: string,
+  result: unknown,
+  callOk: boolean,
+  l: Labelled,
+) {
+  const { verdict } = l;
+  return [
     sessionId,
     teamId,
-    verdict.violations.length,
-    verdict.wouldBlock ? 1 : 0,
-    id,
-    tool,
-    decl?.version ?? null,
-    verdict.guarded,
-    JSON.stringify(args),
+    callId,
+    JSON.stringify(result ?? null),
     verdict.ok,
     JSON.stringify(verdict.violations),
-    now.toISOString(),
+    l.at,
+    verdict.violations.length,
+    verdict.wouldBlock && callOk ? 1 : 0,
     ...crossingArrays(verdict.crossings),
-  ]);
-  after.push(history.keep);
-  return {
-    call_id: id,
-    seq: row!.seq,
-    ok: verdict.ok,
-    guarded: verdict.guarded,
-    would_block: verdict.wouldBlock,
-    tool_version: decl?.version ?? null,
-    outcome: callOutcome(verdict),
-    args: verdict.args,
-    violations: verdict.violations,
-  };
+  ];
+}
+
+const resultAnswer = ({ verdict }: Labelled): ResultAnswer => ({
+  ok: verdict.ok,
+  would_block: verdict.wouldBlock,
+  result: verdict.result,
+  violations: verdict.violations,
+});
+
+/** The outputs a result statement stored (its rows carry them; a row of nulls when it stored none). */
+function storedOutputs(rows: ResultRow[], before: ReadOutputs): ReadOutputs {
+  const fresh = rows.filter((r) => r.id !== null);
+  if (fresh.length === 0) return before;
+  return { outputs: [...before.outputs, ...fresh.map(toOutput)], lastId: fresh[fresh.length - 1]!.id };
+}
+
+/**
+ * A result labelled on the session and call this instance remembers, in one autocommitted statement, or null when
+ * either is not remembered, the result holds a reading (checked against earlier readings in a transaction), or the
+ * session or registry changed since (then nothing was written).
+ */
+export async function rememberedResult(
+  q: Q,
+  deps: CallDeps,
+  clock: Clock,
+  teamId: string,
+  sessionId: string,
+  callId: string,
+  result: unknown,
+): Promise<ResultAnswer | null> {
+  const state = deps.sessionCache.get(teamId, sessionId);
+  const call = state?.calls.get(callId);
+  const registry = deps.registries.remembered(teamId);
+  if (!state || !call || call.hasResult || !registry) return null;
+  const decl =
+    call.guarded && call.toolVersion !== null ? deps.tools.remembered(teamId, call.tool, call.toolVersion) : null;
+  if (decl === undefined) return null;
+  const l = decideResult(clock, decl, result, { ...state, datums: registry.registry });
+  if (l.verdict.crossings.some(isReading)) return null;
+  const rows = await orRetry(
+    q<ResultRow>(REMEMBERED_RESULT, [
+      ...resultValues(sessionId, teamId, callId, result, call.ok, l),
+      state.writes,
+      registry.version,
+    ]),
+  );
+  if (rows[0]?.n !== 1 || rows[0].write_count === null) {
+    deps.sessionCache.forget(sessionId);
+    return null;
+  }
+  deps.sessionCache.keep({ ...state, ...storedOutputs(rows, state), writes: rows[0].write_count }, sessionId, {
+    id: callId,
+    known: { ...call, hasResult: true },
+  });
+  return resultAnswer(l);
 }
 
 /** Labels and stores a call's result in the caller's transaction (`last`: with the COMMIT); a second result is a ConflictError. */
@@ -183,29 +382,35 @@ export async function storeResult(
     throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
   const datums = await deps.registries.at(q, teamId, locked.registry_version ?? 0);
   const decl = call.guarded ? await deps.tools.compiled(q, teamId, call.tool, call.toolVersion, datums) : null;
-  const history = await deps.outputs.read(q, sessionId);
-  const verdict = checkResult(decl, result, {
-    datums,
-    enforcement: locked.enforcement,
-    history: new MemoryHistory(history.outputs),
-    context: locked.context,
-  });
-  const at = clock.now().toISOString();
+  const history = await deps.sessionCache.outputs(q, teamId, sessionId, locked.write_count);
+  const l = decideResult(clock, decl, result, { ...locked, datums, outputs: history.outputs });
   // A result holding a reading is checked against earlier readings before the commit, so it cannot ride with COMMIT.
-  const readings = verdict.crossings.some(isReading);
-  await (last && !readings ? q.final : q)(INSERT_RESULT, [
-    sessionId,
-    teamId,
-    callId,
-    JSON.stringify(result ?? null),
-    verdict.ok,
-    JSON.stringify(verdict.violations),
-    at,
-    verdict.violations.length,
-    verdict.wouldBlock && call.ok ? 1 : 0,
-    ...crossingArrays(verdict.crossings),
-  ]);
-  if (readings) await detectRevisions(q, teamId, sessionId, callId, call.tool, verdict.crossings, at);
-  after.push(history.keep);
-  return { ok: verdict.ok, would_block: verdict.wouldBlock, result: verdict.result, violations: verdict.violations };
+  const readings = l.verdict.crossings.some(isReading);
+  const rows = await (last && !readings ? q.final : q)<ResultRow>(
+    INSERT_RESULT,
+    resultValues(sessionId, teamId, callId, result, call.ok, l),
+  );
+  if (readings) await detectRevisions(q, teamId, sessionId, callId, call.tool, l.verdict.crossings, l.at);
+  const known: KnownCall = {
+    seq: call.seq,
+    tool: call.tool,
+    toolVersion: call.toolVersion,
+    guarded: call.guarded,
+    ok: call.ok,
+    hasResult: true,
+  };
+  after.push(() =>
+    deps.sessionCache.keep(
+      {
+        teamId,
+        writes: rows[0]!.write_count!,
+        context: locked.context,
+        enforcement: locked.enforcement,
+        ...storedOutputs(rows, history),
+      },
+      sessionId,
+      { id: callId, known },
+    ),
+  );
+  return resultAnswer(l);
 }

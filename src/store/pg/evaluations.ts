@@ -21,19 +21,24 @@ import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 
-const PRIOR = `WITH wanted(key) AS (SELECT DISTINCT unnest($3::text[])),
-  replacing AS MATERIALIZED (
-    SELECT w.key, (SELECT s.run_id FROM run_claims s WHERE s.team_id = $1 AND s.task = $2 AND s.key = w.key AND s.released
-                   AND s.supersedes IS NOT NULL ORDER BY s.id DESC LIMIT 1) AS run_id
-    FROM wanted w),
-  starts AS MATERIALIZED (
-    SELECT r.key, (SELECT min(x.id) FROM run_claims x WHERE x.team_id = $1 AND x.task = $2 AND x.key = r.key AND x.run_id = r.run_id) AS first_id
-    FROM replacing r)
-  SELECT max(c.run_id) AS run_id, c.key, c.value, min(c.text) AS text, max(c.created_at) AS created_at, c.claim_id
-  FROM starts st JOIN run_claims c ON c.team_id = $1 AND c.task = $2 AND c.key = st.key
-  WHERE c.released AND c.id >= coalesce(st.first_id, 0)
-  GROUP BY c.key, c.value, c.claim_id
-  ORDER BY min(c.id)`;
+// The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
+// (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.
+// PRIOR_RUN_CLAIMS in test/store/contract is the definition over run_claims it is tested against.
+const PRIOR = `SELECT v.last_run_id AS run_id, v.key, v.value, v.text, v.last_created_at AS created_at, nullif(v.claim_id, '') AS claim_id
+  FROM run_key_values v WHERE v.team_id = $1 AND v.task = $2 AND v.key = ANY($3::text[])
+  ORDER BY v.first_id`;
+
+// A key whose claim in this released run names `supersedes` starts its history afresh at this run.
+const RESTART_KEYS = "DELETE FROM run_key_values WHERE team_id = $1 AND task = $2 AND key = ANY($3::text[])";
+
+// Every released value merged into its (key, value, claim) row; a run naming one value twice merges it once.
+const SUMMARISE = `INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)
+  SELECT $1, $2, r.key, r.value, coalesce(r.claim_id, ''), min(r.id), $3, min(r.text), $4
+  FROM unnest($5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[]) AS r(id, key, value, text, claim_id)
+  GROUP BY r.key, r.value, coalesce(r.claim_id, '')
+  ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = least(run_key_values.first_id, excluded.first_id),
+    last_run_id = greatest(run_key_values.last_run_id, excluded.last_run_id), text = least(run_key_values.text, excluded.text),
+    last_created_at = greatest(run_key_values.last_created_at, excluded.last_created_at)`;
 
 const LIVE = `SELECT c.id, c.text, c.key, c.value FROM claims c
   WHERE c.team_id = $1 AND c.key = ANY($2::text[])
@@ -153,13 +158,20 @@ async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, se
   });
   if (rows.length === 0) return;
   const col = (n: number) => rows.map((r) => r[n]);
-  await q(
+  const released = e.status === "released";
+  const stored = await q<{ id: number; key: string; value: string; text: string; claim_id: string | null }>(
     `INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
      SELECT $1, $2, $3, r.key, r.value, r.text, r.claim_id, r.run_index, $4, r.supersedes, $5
      FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
-       WITH ORDINALITY AS r(key, value, text, claim_id, run_index, supersedes, n) ORDER BY r.n`,
-    [id, teamId, task, e.status === "released", at, col(0), col(1), col(2), col(3), col(4), col(5)],
+       WITH ORDINALITY AS r(key, value, text, claim_id, run_index, supersedes, n) ORDER BY r.n
+     RETURNING id, key, value, text, claim_id`,
+    [id, teamId, task, released, at, col(0), col(1), col(2), col(3), col(4), col(5)],
   );
+  if (!released) return;
+  const restarted = [...new Set(rows.filter((r) => r[5] !== null).map((r) => r[0] as string))];
+  if (restarted.length > 0) await q(RESTART_KEYS, [teamId, task, restarted]);
+  const of = <K extends keyof (typeof stored)[number]>(k: K) => stored.map((r) => r[k]);
+  await q(SUMMARISE, [teamId, task, id, at, of("id"), of("key"), of("value"), of("text"), of("claim_id")]);
 }
 
 const INSERT_SOURCES = `INSERT INTO evaluation_sources (run_id, team_id, task, run_index, claim_id, claim_text, locator, status,

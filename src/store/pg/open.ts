@@ -51,9 +51,35 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** A pool over `url` with the ledger's type parsers. */
-export function createPool(url: string, max = 25): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, types });
+/** Connections a process keeps to PostgreSQL unless the URL says `?pool=N`. */
+export const DEFAULT_POOL_SIZE = 25;
+
+/** Raised for a `pool` URL parameter that is not a whole number from 1 to 1000. */
+export class PoolSizeError extends Error {
+  readonly code = "bad_pool_size";
+}
+
+/**
+ * The ledger's own URL parameter `pool` (connections per process) read and removed, so the driver sees a plain URL.
+ * Each instance holds up to this many connections: instances x pool must stay under the server's max_connections.
+ */
+export function poolOption(url: string): { url: string; pool: number | null } {
+  const m = /[?&]pool=([^&#]*)/.exec(url);
+  if (!m) return { url, pool: null };
+  const raw = decodeURIComponent(m[1]!);
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 1000)
+    throw new PoolSizeError(
+      `the database URL's pool=${raw} is not a connection count: send a whole number from 1 to 1000, as in ?pool=25`,
+    );
+  const rest = url.replace(/([?&])pool=[^&#]*&?/, "$1").replace(/[?&]$/, "");
+  return { url: rest, pool: n };
+}
+
+/** A pool over `url` with the ledger's type parsers (`?pool=N` in the URL sets its size). */
+export function createPool(url: string, max?: number): pg.Pool {
+  const option = poolOption(url);
+  const pool = new pg.Pool({ connectionString: option.url, max: max ?? option.pool ?? DEFAULT_POOL_SIZE, types });
   // An idle client losing its server (a restart, a closed test database) must not crash the process: the next
   // query reports it instead.
   pool.on("error", () => {});

@@ -49,6 +49,11 @@ export class PgRegistryCache {
     return registry;
   }
 
+  /** The registry last read for the team and its counter, without asking the database. */
+  remembered(teamId: string): { version: number; registry: DatumRegistry } | undefined {
+    return this.byTeam.get(teamId);
+  }
+
   /** The team's registry as stored now. */
   async current(q: Q, teamId: string): Promise<DatumRegistry> {
     return this.at(q, teamId, await readVersion(q, teamId, "registry"));
@@ -71,6 +76,23 @@ export const TOOL_COLUMNS = "name, version, declaration, created_at";
 /** Compiled declarations by (team, name, version): a stored version never changes. */
 export class PgToolCache {
   private readonly byVersion = new Map<string, ToolDeclaration>();
+  private readonly latestByName = new Map<string, number | null>();
+
+  /** The latest version of a tool last seen under a session lock (null: none declared), or undefined when not seen. */
+  latest(teamId: string, name: string): number | null | undefined {
+    return this.latestByName.get(`${teamId}\u0000${name}`);
+  }
+
+  /** Notes the latest version of a tool as read under a session lock. */
+  sawLatest(teamId: string, name: string, version: number | null): void {
+    if (this.latestByName.size > 20_000) this.latestByName.clear();
+    this.latestByName.set(`${teamId}\u0000${name}`, version);
+  }
+
+  /** The compiled declaration of a stored version already in memory, or undefined. */
+  remembered(teamId: string, name: string, version: number): ToolDeclaration | undefined {
+    return this.byVersion.get(`${teamId}\u0000${name}\u0000${version}`);
+  }
 
   /** The compiled form of a stored row. */
   compiledOf(teamId: string, row: ToolRow, datums: DatumRegistry): ToolDeclaration {

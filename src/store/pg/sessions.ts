@@ -19,7 +19,7 @@ import type {
 } from "../port.js";
 import { CROSSING_TOLERANCE } from "../queries.js";
 import type { CallRow, SessionRow } from "../sessions.js";
-import { type CallDeps, storeCall, storeResult } from "./calls.js";
+import { type CallDeps, rememberedCall, rememberedResult, storeCall, storeResult } from "./calls.js";
 import { DATUM_SELECT, OFFSET_SELECT, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import {
   CALL_COLUMNS,
@@ -75,7 +75,7 @@ async function sessionCrossings(q: Q, teamId: string, sessionId: string, afterSe
 }
 
 /** Sessions: open, read, list. */
-export function pgSessions({ pool, clock }: SessionDeps): SessionsRepo {
+export function pgSessions({ pool, clock, sessionCache }: SessionDeps): SessionsRepo {
   const q = queryOn(pool);
   return {
     create: async (teamId, input) => {
@@ -94,7 +94,13 @@ export function pgSessions({ pool, clock }: SessionDeps): SessionsRepo {
             [id, teamId, entries.map(([k]) => k), entries.map(([, v]) => v)],
           );
       });
-      return getSession(q, teamId, id);
+      const session = await getSession(q, teamId, id);
+      // A new session has no writes and no outputs: its first call can already go the one-statement way.
+      sessionCache.keep(
+        { teamId, writes: 0, context: session.context, enforcement: session.enforcement, outputs: [], lastId: 0 },
+        id,
+      );
+      return session;
     },
     get: (teamId, id) => getSession(q, teamId, id),
     list: async (teamId, f) => {
@@ -147,9 +153,12 @@ export function pgCalls(deps: SessionDeps): CallsRepo {
   const { pool, clock } = deps;
   const q = queryOn(pool);
   return {
-    call: (teamId, sessionId, tool, args) =>
+    // The remembered session first (one statement); the locked transaction when it is not remembered or changed.
+    call: async (teamId, sessionId, tool, args) =>
+      (await rememberedCall(q, deps, clock, teamId, sessionId, tool, args)) ??
       callTx(pool, (tq, after) => storeCall(tq, deps, clock, teamId, sessionId, tool, args, after, true)),
-    result: (teamId, sessionId, callId, result) =>
+    result: async (teamId, sessionId, callId, result) =>
+      (await rememberedResult(q, deps, clock, teamId, sessionId, callId, result)) ??
       callTx(pool, (tq, after) => storeResult(tq, deps, clock, teamId, sessionId, callId, result, after, true)),
     list: async (teamId, sessionId, options = {}) => {
       await getSession(q, teamId, sessionId);
@@ -249,15 +258,18 @@ export function pgAudits(deps: SessionDeps): AuditsRepo {
   return {
     audit: (teamId, sessionId, input) =>
       callTx(pool, async (tq, after) => {
-        const [session] = await tq<{ context: string }>(
-          "SELECT context FROM sessions WHERE id = $1 AND team_id = $2 FOR UPDATE",
+        const [session] = await tq<{ context: string; enforcement: "enforce" | "warn"; write_count: number }>(
+          "SELECT context, enforcement, write_count FROM sessions WHERE id = $1 AND team_id = $2 FOR UPDATE",
           [sessionId, teamId],
         );
         if (!session) throw new NotFoundError(`no session '${sessionId}'`);
         // API.md: an audit without context uses the session's context (the question), so numbers repeated from it are quoted.
         const context = input.context ?? session.context;
-        const history = await deps.outputs.read(tq, sessionId);
-        after.push(history.keep);
+        const history = await deps.sessionCache.outputs(tq, teamId, sessionId, session.write_count);
+        // An audit is not a write to the session's history: the count stays, and the outputs read are kept at it.
+        after.push(() =>
+          deps.sessionCache.keep({ ...session, teamId, writes: session.write_count, ...history }, sessionId),
+        );
         const result = auditAnswer(input.answer, history.outputs, { context });
         const now = clock.now();
         const id = newId(now.getTime());

@@ -1,13 +1,15 @@
-// The LedgerStore over PostgreSQL: drizzle's pg dialect and raw statements on one `pg` Pool. Any number of processes
-// may serve one database: every decision locks what it decides over (a session row, an advisory lock per team and
+// The LedgerStore over PostgreSQL, the dashboard's repository included: drizzle's pg dialect and raw statements on one
+// `pg` Pool. Any number of processes may serve one database: every decision locks what it decides over (a session row, an advisory lock per team and
 // task, per team registry or ledger), and per-process caches check the team's counters in team_versions.
 import { fixedClock, systemClock, type Clock } from "../../clock.js";
 import { newId } from "../ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
 import { EXAMPLE_TOOLS, type SeedSummary } from "../seed.js";
-import { OutputCache, storeCall, storeResult } from "./calls.js";
+import { SessionCache } from "./call-cache.js";
+import { storeCall, storeResult } from "./calls.js";
 import { PgBenchRuns } from "./bench-runs.js";
 import { pgClaims } from "./claims.js";
+import { pgDashboard } from "./dashboard.js";
 import { pgDatums } from "./datums.js";
 import { pgEvaluations } from "./evaluations.js";
 import { openPg, type PgLedgerDb } from "./open.js";
@@ -21,7 +23,7 @@ import { inTransaction, lockKey, queryOn } from "./tx.js";
 /** How a PostgreSQL store is opened. */
 export type PgStoreOptions = {
   clock?: Clock;
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool (default: the URL's `?pool=N`, else 25). */
   poolSize?: number;
 };
 
@@ -45,6 +47,7 @@ export class PgStore implements LedgerStore {
   readonly evaluations;
   readonly benchRuns;
   readonly revisions;
+  readonly dashboard;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -60,7 +63,7 @@ export class PgStore implements LedgerStore {
     this.teams = pgTeams(db.db, clock);
     this.datums = pgDatums(pool, registries);
     this.tools = pgTools(pool, registries, toolCache);
-    this.deps = { pool, clock, registries, tools: toolCache, outputs: new OutputCache(), toolsRepo: this.tools };
+    this.deps = { pool, clock, registries, tools: toolCache, sessionCache: new SessionCache(), toolsRepo: this.tools };
     this.sessions = pgSessions(this.deps);
     this.calls = pgCalls(this.deps);
     this.crossings = pgCrossings(this.deps);
@@ -71,6 +74,7 @@ export class PgStore implements LedgerStore {
     this.evaluations = pgEvaluations(pool, clock, registries);
     this.benchRuns = new PgBenchRuns(pool);
     this.revisions = pgRevisions(pool, clock);
+    this.dashboard = pgDashboard(pool, this);
   }
 
   async info(): Promise<StoreInfo> {

@@ -20,7 +20,31 @@ export const TOKEN_CACHE_MS = 1000;
 /** Teams and tokens over drizzle. */
 export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
   const verified = new Map<string, { principal: Principal; until: number }>();
-  const forget = () => verified.clear();
+  const pending = new Map<string, Promise<Principal | null>>();
+  // A lookup that began before a revocation in this process must not cache what it read.
+  let generation = 0;
+  const forget = () => {
+    generation += 1;
+    verified.clear();
+    pending.clear();
+  };
+  const verify = async (digest: Buffer): Promise<Principal | null> => {
+    const key = digest.toString("hex");
+    const began = generation;
+    const [row] = await db
+      .select({ id: tokens.id, teamId: tokens.teamId, hash: tokens.hash, isAdmin: tokens.isAdmin })
+      .from(tokens)
+      .where(and(eq(tokens.hash, key), isNull(tokens.revokedAt)));
+    if (!row) return null;
+    // The index finds the row; the constant-time compare is the actual check.
+    const stored = Buffer.from(row.hash, "hex");
+    if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
+    const principal = { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
+    if (began !== generation) return principal;
+    if (verified.size > 10_000) verified.clear();
+    verified.set(key, { principal, until: Date.now() + TOKEN_CACHE_MS });
+    return principal;
+  };
   const findTeam = async (id: string): Promise<Team | null> =>
     (await db.select().from(teams).where(eq(teams.id, id)))[0] ?? null;
   const byName = async (name: string): Promise<Team | null> =>
@@ -67,18 +91,13 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
       const key = digest.toString("hex");
       const hit = verified.get(key);
       if (hit && hit.until > Date.now()) return hit.principal;
-      const [row] = await db
-        .select({ id: tokens.id, teamId: tokens.teamId, hash: tokens.hash, isAdmin: tokens.isAdmin })
-        .from(tokens)
-        .where(and(eq(tokens.hash, digest.toString("hex")), isNull(tokens.revokedAt)));
-      if (!row) return null;
-      // The index finds the row; the constant-time compare is the actual check.
-      const stored = Buffer.from(row.hash, "hex");
-      if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
-      const principal = { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
-      if (verified.size > 10_000) forget();
-      verified.set(key, { principal, until: Date.now() + TOKEN_CACHE_MS });
-      return principal;
+      // Every connection's request misses at the same moment when the trust expires: one lookup answers them all.
+      let lookup = pending.get(key);
+      if (!lookup) {
+        lookup = verify(digest).finally(() => pending.delete(key));
+        pending.set(key, lookup);
+      }
+      return lookup;
     },
     ensureAdminToken: async (envToken) => {
       forget();

@@ -37,6 +37,9 @@ export function sqlState(e: unknown): string | undefined {
   return undefined;
 }
 
+/** True for a serialization failure or deadlock, after which the whole transaction can run again. */
+export const isRetryable = (e: unknown): boolean => RETRYABLE.has(sqlState(e) ?? "");
+
 /** True for PostgreSQL's unique violation (23505). */
 export const isPgUniqueViolation = (e: unknown): boolean => sqlState(e) === "23505";
 

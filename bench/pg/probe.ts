@@ -1,0 +1,74 @@
+// bench:pg:probe — the guarded-call path on PostgreSQL measured in process: round trips per call, and the CPU the Node
+// process and the PostgreSQL server each spend per call (from /proc), with PROBE_CONCURRENCY sessions in parallel.
+import { readdirSync, readFileSync } from "node:fs";
+import pg from "pg";
+import { openPgStore } from "../../src/store/pg/store.js";
+import { benchPg } from "../pg-server.js";
+
+const CALLS = Number(process.env.PROBE_CALLS ?? 2000);
+const CONCURRENCY = Number(process.env.PROBE_CONCURRENCY ?? 25);
+
+/** User+system CPU seconds of every process whose command line names postgres (the embedded server and backends). */
+function postgresCpu(): number {
+  const tick = 100;
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!/postgres/.test(cmd) || /node/.test(cmd)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(f[11]) + Number(f[12])) / tick;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+let roundTrips = 0;
+const original = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  roundTrips += 1;
+  return (original as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof original;
+
+const server = await benchPg();
+const url = await server.newDatabase("bench_probe");
+const store = await openPgStore(url, { poolSize: Number(process.env.PROBE_POOL ?? 25) });
+try {
+  const team = await store.teams.ensureDefault();
+  await store.tools.put(team, "runoff_depth", {
+    params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } },
+    returns: { unit: "mm/day" },
+  });
+  if (process.env.PROBE_DROP) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    for (const stmt of process.env.PROBE_DROP.split(";")) await c.query(stmt);
+    await c.end();
+  }
+  const sessions: string[] = [];
+  for (let i = 0; i < CONCURRENCY; i += 1) sessions.push((await store.sessions.create(team, { context: "probe" })).id);
+  const args = { discharge: "1250 cfs", area: 29000 };
+  const worker = async (s: string, n: number) => {
+    for (let i = 0; i < n; i += 1) await store.calls.call(team, s, "runoff_depth", args);
+  };
+  await Promise.all(sessions.map((s) => worker(s, 10)));
+  const rt0 = roundTrips;
+  const cpu0 = process.cpuUsage();
+  const pg0 = postgresCpu();
+  const t0 = performance.now();
+  await Promise.all(sessions.map((s) => worker(s, Math.ceil(CALLS / CONCURRENCY))));
+  const wall = (performance.now() - t0) / 1000;
+  const n = Math.ceil(CALLS / CONCURRENCY) * CONCURRENCY;
+  const cpu = process.cpuUsage(cpu0);
+  const pgCpu = postgresCpu() - pg0;
+  const node = (cpu.user + cpu.system) / 1e6;
+  console.log(`${server.describe}; ${n} calls, ${CONCURRENCY} sessions in parallel, node ${process.version}`);
+  console.log(`calls/s ${(n / wall).toFixed(0)}; round trips per call ${((roundTrips - rt0) / n).toFixed(2)}`);
+  console.log(`CPU per call: node ${((node / n) * 1e6).toFixed(0)} us, postgres ${((pgCpu / n) * 1e6).toFixed(0)} us`);
+} finally {
+  await store.close();
+  await server.stop();
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `write_count` integer DEFAULT 0 NOT NULL;
