@@ -1,12 +1,14 @@
-// bench:crash: a serving process is SIGKILLed CRASH_KILLS times (default 100) under 16 writers on SQLite and restarted
-// each time; then every acknowledged write must be present, every call whole, and integrity_check ok.
+// bench:crash: a serving process is SIGKILLed CRASH_KILLS times (default 100) under 16 writers and restarted each time,
+// on SQLite and on PostgreSQL (CRASH_ENGINES=sqlite,pg by default); then every acknowledged write must be present and
+// every call whole: integrity_check on SQLite, row-level invariants on both (bench/crash/check.ts).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { seeded, send } from "../../test/reliability/harness.js";
+import { benchPg } from "../pg-server.js";
+import { type Acks, type Stored, storedPg, storedSqlite } from "./check.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -54,7 +56,6 @@ const TOOLS: Record<string, { decl: unknown; args: Record<string, unknown> }> = 
   },
 };
 const NAMES = Object.keys(TOOLS);
-type Acks = { sessions: Set<string>; calls: Map<string, string>; results: Set<string>; requests: number };
 
 /** One client: sessions of up to 10 calls, most followed by their result, until the connection fails. */
 async function writer(url: string, acks: Acks, rand: () => number): Promise<void> {
@@ -91,99 +92,101 @@ async function writer(url: string, acks: Acks, rand: () => number): Promise<void
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), "bench-crash-"));
-const db = join(dir, "ledger.db");
-const rand = seeded(100);
-const acks: Acks = { sessions: new Set(), calls: new Map(), results: new Set(), requests: 0 };
-const t0 = Date.now();
-for (let kill = 0; kill < KILLS; kill += 1) {
-  const server = await serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN });
-  if (kill === 0)
-    for (const [name, t] of Object.entries(TOOLS))
-      if ((await send(server.url, "PUT", `/v1/tools/${name}`, { token: TOKEN, body: t.decl })).status !== 201)
-        throw new Error(`could not declare ${name}`);
-  const before = acks.calls.size;
-  const writers = Array.from({ length: WRITERS }, () => writer(server.url, acks, rand));
-  const deadline = Date.now() + 20_000;
-  while (acks.calls.size < before + 40 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  await new Promise((r) => setTimeout(r, Math.floor(rand() * 150)));
-  await server.stop("SIGKILL");
-  await Promise.all(writers);
-  if ((kill + 1) % 10 === 0) console.log(`${kill + 1} kills, ${acks.calls.size} calls acknowledged`);
+/** Kills a server on `db` KILLS times under WRITERS clients, restarting it each time; answers what was acknowledged. */
+async function soak(db: string, engine: string): Promise<{ acks: Acks; healthy: boolean; seconds: number }> {
+  const rand = seeded(100);
+  const acks: Acks = { sessions: new Set(), calls: new Map(), results: new Set(), requests: 0 };
+  const t0 = Date.now();
+  for (let kill = 0; kill < KILLS; kill += 1) {
+    const server = await serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN });
+    if (kill === 0)
+      for (const [name, t] of Object.entries(TOOLS))
+        if ((await send(server.url, "PUT", `/v1/tools/${name}`, { token: TOKEN, body: t.decl })).status !== 201)
+          throw new Error(`could not declare ${name}`);
+    const before = acks.calls.size;
+    const writers = Array.from({ length: WRITERS }, () => writer(server.url, acks, rand));
+    const deadline = Date.now() + 20_000;
+    while (acks.calls.size < before + 40 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, Math.floor(rand() * 150)));
+    await server.stop("SIGKILL");
+    await Promise.all(writers);
+    if ((kill + 1) % 10 === 0) console.log(`${engine}: ${kill + 1} kills, ${acks.calls.size} calls acknowledged`);
+  }
+  const last = await serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN });
+  const healthy = (await send(last.url, "GET", "/healthz")).status === 200;
+  await last.stop("SIGTERM");
+  return { acks, healthy, seconds: (Date.now() - t0) / 1000 };
 }
-const last = await serve(db, { AGENT_LEDGER_ADMIN_TOKEN: TOKEN });
-const healthy = (await send(last.url, "GET", "/healthz")).status === 200;
-await last.stop("SIGTERM");
 
-const sqlite = new Database(db, { fileMustExist: true });
-const integrity = sqlite.pragma("integrity_check", { simple: true });
-const fkProblems = (sqlite.pragma("foreign_key_check") as unknown[]).length;
-const calls = sqlite.prepare("SELECT id, tool, result_raw FROM calls WHERE tool LIKE 'crash_%'").all() as {
-  id: string;
-  tool: string;
-  result_raw: string | null;
-}[];
-const byId = new Map(calls.map((c) => [c.id, c]));
-const counts = new Map<string, { param: number; ret: number }>();
-for (const r of sqlite
-  .prepare(
-    "SELECT call_id, direction, count(*) AS n FROM crossings WHERE tool LIKE 'crash_%' GROUP BY call_id, direction",
-  )
-  .all() as { call_id: string; direction: string; n: number }[]) {
-  const x = counts.get(r.call_id) ?? { param: 0, ret: 0 };
-  if (r.direction === "param") x.param = r.n;
-  else x.ret = r.n;
-  counts.set(r.call_id, x);
+/** Prints one engine's table and JSON line; answers whether every check held. */
+function report(engine: string, run: Awaited<ReturnType<typeof soak>>, stored: Stored): boolean {
+  const { acks } = run;
+  const byId = new Map(stored.calls.map((c) => [c.id, c]));
+  const missing = {
+    sessions: [...acks.sessions].filter((id) => !stored.sessions.has(id)).length,
+    calls: [...acks.calls.keys()].filter((id) => !byId.has(id)).length,
+    results: [...acks.results].filter((id) => byId.get(id)?.result_raw == null).length,
+  };
+  const broken = stored.calls.filter((c) => {
+    const x = stored.crossings.get(c.id) ?? { param: 0, ret: 0 };
+    return x.param !== Object.keys(TOOLS[c.tool]!.args).length || x.ret !== (c.result_raw === null ? 0 : 1);
+  }).length;
+  console.log(`\n${engine}\n\n| figure | value |\n|---|---|`);
+  console.log(
+    `| SIGKILLs under ${WRITERS} writers, each followed by a restart | ${KILLS} (${run.seconds.toFixed(0)} s) |`,
+  );
+  console.log(
+    `| acknowledged requests | ${acks.requests} (${acks.sessions.size} sessions, ${acks.calls.size} calls, ${acks.results.size} results) |`,
+  );
+  console.log(`| acknowledged writes missing | ${missing.sessions + missing.calls + missing.results} |`);
+  console.log(
+    `| calls in the database / not whole | ${stored.calls.length} / ${broken} (${stored.calls.length - acks.calls.size} committed but unanswered at a kill) |`,
+  );
+  console.log(`| sessions whose counter or sequence is off | ${stored.gaps} |`);
+  console.log(`| crossings without their call | ${stored.orphans} |`);
+  console.log(`| ${stored.integrityName} / restart healthy | ${stored.integrity} / ${run.healthy} |`);
+  const ok =
+    missing.sessions + missing.calls + missing.results + broken + stored.gaps + stored.orphans === 0 &&
+    stored.integrity === "ok" &&
+    run.healthy;
+  console.log(
+    JSON.stringify({
+      bench: "crash",
+      engine,
+      kills: KILLS,
+      writers: WRITERS,
+      acknowledged: acks.requests,
+      calls: stored.calls.length,
+      missing,
+      broken,
+      gaps: stored.gaps,
+      orphans: stored.orphans,
+      integrity: stored.integrity,
+      ok,
+    }),
+  );
+  return ok;
 }
-const sessions = new Set(sqlite.prepare("SELECT id FROM sessions").pluck().all() as string[]);
-const missing = {
-  sessions: [...acks.sessions].filter((id) => !sessions.has(id)).length,
-  calls: [...acks.calls.keys()].filter((id) => !byId.has(id)).length,
-  results: [...acks.results].filter((id) => byId.get(id)?.result_raw == null).length,
-};
-const broken = calls.filter((c) => {
-  const x = counts.get(c.id) ?? { param: 0, ret: 0 };
-  return x.param !== Object.keys(TOOLS[c.tool]!.args).length || x.ret !== (c.result_raw === null ? 0 : 1);
-}).length;
-const gaps = sqlite
-  .prepare(`SELECT count(*) FROM (SELECT s.id FROM sessions s LEFT JOIN calls c ON c.session_id = s.id
-      WHERE s.context = 'crash soak' GROUP BY s.id HAVING s.call_count != count(c.id) OR coalesce(max(c.seq), 0) != count(c.id))`)
-  .pluck()
-  .get() as number;
-sqlite.close();
-rmSync(dir, { recursive: true, force: true });
 
-console.log(`\n| figure | value |\n|---|---|`);
-console.log(
-  `| SIGKILLs under ${WRITERS} writers, each followed by a restart | ${KILLS} (${((Date.now() - t0) / 1000).toFixed(0)} s) |`,
-);
-console.log(
-  `| acknowledged requests | ${acks.requests} (${acks.sessions.size} sessions, ${acks.calls.size} calls, ${acks.results.size} results) |`,
-);
-console.log(`| acknowledged writes missing | ${missing.sessions + missing.calls + missing.results} |`);
-console.log(
-  `| calls in the file / not whole | ${calls.length} / ${broken} (${calls.length - acks.calls.size} committed but unanswered at a kill) |`,
-);
-console.log(`| sessions whose counter or sequence is off | ${gaps} |`);
-console.log(
-  `| integrity_check / foreign_key_check rows / restart healthy | ${integrity} / ${fkProblems} / ${healthy} |`,
-);
-const ok =
-  missing.sessions + missing.calls + missing.results + broken + gaps + fkProblems === 0 &&
-  integrity === "ok" &&
-  healthy;
-console.log(
-  JSON.stringify({
-    bench: "crash",
-    engine: "sqlite",
-    kills: KILLS,
-    writers: WRITERS,
-    acknowledged: acks.requests,
-    calls: calls.length,
-    missing,
-    broken,
-    integrity,
-    ok,
-  }),
-);
-if (!ok) process.exitCode = 1;
+const ENGINES = (process.env.CRASH_ENGINES ?? "sqlite,pg").split(",").map((e) => e.trim());
+let allOk = true;
+for (const engine of ENGINES) {
+  if (engine === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "bench-crash-"));
+    const db = join(dir, "ledger.db");
+    const run = await soak(db, engine);
+    allOk = report(engine, run, storedSqlite(db)) && allOk;
+    rmSync(dir, { recursive: true, force: true });
+  } else if (engine === "pg") {
+    const server = await benchPg();
+    console.log(`pg: ${server.describe}; the killed process is agent-ledger serve, PostgreSQL keeps running`);
+    try {
+      const url = await server.newDatabase("bench_crash");
+      const run = await soak(url, engine);
+      allOk = report(engine, run, await storedPg(url)) && allOk;
+    } finally {
+      await server.stop();
+    }
+  } else throw new Error(`CRASH_ENGINES names '${engine}'; use sqlite, pg or both (sqlite,pg)`);
+}
+if (!allOk) process.exitCode = 1;

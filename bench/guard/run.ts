@@ -1,6 +1,7 @@
 // bench:guard — one guarded call in process (parse "1250 cfs", convert, carry-over and sourced look-ups, record the
 // crossings in one SQLite transaction) at session lengths 1k, 10k and 100k, beside a bare prepared insert of the same
-// rows (one transaction each) on the same database file in the same run.
+// rows (one transaction each) on the same database file in the same run; then revision detection on vs off, and the
+// library's group commit.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,6 +96,72 @@ console.log(
   `\n100k / 1k guarded: ${(last.guarded / first.guarded).toFixed(2)}x (target <= 1.5x); worst guarded / bare: ${Math.max(...rows.map((r) => r.guarded / r.bare)).toFixed(2)}x (target <= 5x)`,
 );
 
+// Revision detection (issue 11) for a guarded call whose result is not a reading: a call and its numeric result, each
+// committed as the service commits them, with SessionStore.detectRevisions switched on and off call by call (ABBA, so
+// drift and the other processes on the machine hit both alike), and the median per call of each. A reading (source and
+// observation time, a new one each call, so the look-up runs and finds nothing) is measured the same way, to show what
+// the switch turns off when it has work to do. The noise floor is the same comparison between two halves of "off".
+const REVISION_PAIRS = Number(process.env.BENCH_REVISION_PAIRS ?? 4_000);
+const revisionSession = ledger.sessions.create(teamId, { context: "revision detection" }, new Date());
+let observed = Date.parse("2026-03-14T15:15:00Z");
+const notReading = () => 1250;
+const reading = () => ({
+  value: 1250,
+  unit: "cfs",
+  quality: "P",
+  source: "usgs:07374000:00060",
+  observed_at: new Date((observed += 900_000)).toISOString(),
+});
+type Sample = { wall: number; cpu: number };
+/** Microseconds of wall and CPU time of one call and its result, with detection `on` or off. */
+function callAndResult(on: boolean, result: () => unknown): Sample {
+  ledger.sessions.detectRevisions = on;
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  const c = ledger.call(teamId, revisionSession.id, "read_discharge", { station: "07374000" });
+  ledger.result(teamId, revisionSession.id, c.call_id, result());
+  const wall = Number(process.hrtime.bigint() - t0) / 1e3;
+  const u = process.cpuUsage(c0);
+  ledger.sessions.detectRevisions = true;
+  return { wall, cpu: u.user + u.system };
+}
+/** Detection on and off, alternating call by call; `off` also split into two halves for the noise floor. */
+function detectionCase(result: () => unknown) {
+  const on: Sample[] = [];
+  const off: Sample[] = [];
+  for (let i = 0; i < 200; i += 1) callAndResult(i % 2 === 0, result); // warm-up
+  for (let i = 0; i < REVISION_PAIRS; i += 1) {
+    for (const o of i % 2 === 0 ? [true, false] : [false, true]) (o ? on : off).push(callAndResult(o, result));
+  }
+  const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
+  const halves = [off.filter((_, i) => i % 2 === 0), off.filter((_, i) => i % 2 === 1)] as const;
+  return {
+    off: { wall: med(off, "wall"), cpu: med(off, "cpu") },
+    on: { wall: med(on, "wall"), cpu: med(on, "cpu") },
+    ratio: { wall: med(on, "wall") / med(off, "wall"), cpu: med(on, "cpu") / med(off, "cpu") },
+    floor: {
+      wall: med(halves[0], "wall") / med(halves[1], "wall"),
+      cpu: med(halves[0], "cpu") / med(halves[1], "cpu"),
+    },
+  };
+}
+const detection = { plain: detectionCase(notReading), reading: detectionCase(reading) };
+console.log(
+  `\nrevision detection, one call and its result (each committed), ${REVISION_PAIRS.toLocaleString("en")} calls each way, alternating:`,
+);
+console.log(
+  "| result | off: wall / CPU us | on: wall / CPU us | on / off wall | on / off CPU | noise floor (off / off) wall, CPU |",
+);
+console.log("|---|---|---|---|---|---|");
+for (const [what, x] of [
+  ["not a reading (1250)", detection.plain],
+  ["a reading (source, observed_at)", detection.reading],
+] as const)
+  console.log(
+    `| ${what} | ${x.off.wall.toFixed(1)} / ${x.off.cpu.toFixed(1)} | ${x.on.wall.toFixed(1)} / ${x.on.cpu.toFixed(1)} | ` +
+      `${x.ratio.wall.toFixed(3)}x | ${x.ratio.cpu.toFixed(3)}x | ${x.floor.wall.toFixed(3)}x, ${x.floor.cpu.toFixed(3)}x |`,
+  );
+
 // The library: AGENTS store-backed sessions calling at once share group commits; one agent alone commits each write.
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -137,6 +204,8 @@ const summary = {
   batched_us: Number(median(wall(batched)).toFixed(1)),
   per_call_commit_us: Number(median(wall(alone)).toFixed(1)),
   bare_insert_us: Number(median(bareRounds).toFixed(1)),
+  // Issue 11: detection on / off for a result that is not a reading (median CPU per call and result).
+  revision_detection_ratio: Number(detection.plain.ratio.cpu.toFixed(3)),
 };
 console.log(`\nlibrary guarded call (invoke: call and result, each committed before it answers), ${ROUNDS} rounds:`);
 const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");

@@ -1,8 +1,10 @@
 // bench:http:otel — what OpenTelemetry export costs a guarded call: two `serve` processes on file databases, one
 // without OTEL_EXPORTER_OTLP_ENDPOINT and one exporting http/protobuf to a collector stand-in in this process,
-// measured with autocannon alternately (off, on, off, on) in one run so a neighbour's load lands on both.
+// measured with autocannon in BENCH_ROUNDS alternating rounds (off, on; then on, off; ...) in one run, so a
+// neighbour's load and any drift land on both; the verdict is the ratio of the median throughputs. Each server's CPU
+// time per request (from /proc) is printed too: it is what export costs even where throughput is noise.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,13 +12,17 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONNECTIONS = 50;
 const TOKEN = "bench-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "bench-otel-"));
 
+// BENCH_CPU_PROF=DIR writes CPU profiles of both servers there (on their clean exit at the end of the run).
+const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+
 function serve(name: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0"], {
+    const child = spawn(process.execPath, [...profile, "--import", "tsx", "src/cli/main.ts", "serve", "--port", "0"], {
       env: { ...process.env, AGENT_LEDGER_DB: join(dir, `${name}.db`), AGENT_LEDGER_ADMIN_TOKEN: TOKEN, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -49,6 +55,13 @@ async function guardedSession(base: string): Promise<string> {
   return (await json(`${base}/v1/sessions`, "POST", { context: "bench" })).id;
 }
 
+/** User + system CPU of a process so far, in ms (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const run = (opts: autocannon.Options): Promise<autocannon.Result> =>
   new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 
@@ -75,25 +88,48 @@ try {
     headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
     body: JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } }),
   });
-  const results: { off: autocannon.Result[]; on: autocannon.Result[] } = { off: [], on: [] };
-  for (let round = 0; round < 2; round += 1) {
-    results.off.push(await run(leg(off.url, sessions.off)));
-    results.on.push(await run(leg(on.url, sessions.on)));
+  type Leg = { result: autocannon.Result; cpuMsPerRequest: number };
+  const results: { off: Leg[]; on: Leg[] } = { off: [], on: [] };
+  const measure = async (which: "off" | "on") => {
+    const server = which === "off" ? off : on;
+    const before = cpuMs(server.child.pid!);
+    const result = await run(leg(server.url, sessions[which]));
+    const requests = result.requests.total || 1;
+    results[which].push({ result, cpuMsPerRequest: (cpuMs(server.child.pid!) - before) / requests });
+  };
+  // A short warm-up of each, then the rounds; each round swaps which goes first.
+  await run({ ...leg(off.url, sessions.off), duration: 2 });
+  await run({ ...leg(on.url, sessions.on), duration: 2 });
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order = round % 2 === 0 ? (["off", "on"] as const) : (["on", "off"] as const);
+    for (const which of order) await measure(which);
   }
-  const mean = (rs: autocannon.Result[]) => rs.reduce((n, r) => n + r.requests.average, 0) / rs.length;
-  console.log("| guarded call (POST .../calls, 1250 cfs converted) | req/s (2 runs) | p50 ms | p99 ms | non-2xx |");
-  console.log("|---|---|---|---|---|");
-  for (const [name, rs] of [
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  };
+  const rps = (ls: Leg[]) => ls.map((l) => l.result.requests.average);
+  const cpu = (ls: Leg[]) => ls.map((l) => l.cpuMsPerRequest);
+  console.log(
+    `| guarded call (POST .../calls, 1250 cfs converted) | req/s (${ROUNDS} rounds) | median req/s | median CPU ms/req | p50 ms | p99 ms | non-2xx |`,
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  for (const [name, ls] of [
     ["export off (no OTEL_EXPORTER_OTLP_ENDPOINT)", results.off],
     ["export on (http/protobuf, batch processor)", results.on],
   ] as const)
     console.log(
-      `| ${name} | ${rs.map((r) => r.requests.average.toFixed(0)).join(" / ")} | ${rs.map((r) => r.latency.p50).join(" / ")} | ` +
-        `${rs.map((r) => r.latency.p99).join(" / ")} | ${rs.reduce((n, r) => n + r.non2xx, 0)} |`,
+      `| ${name} | ${rps(ls)
+        .map((r) => r.toFixed(0))
+        .join(" / ")} | ${median(rps(ls)).toFixed(0)} | ${median(cpu(ls)).toFixed(3)} | ` +
+        `${ls.map((l) => l.result.latency.p50).join(" / ")} | ${ls.map((l) => l.result.latency.p99).join(" / ")} | ` +
+        `${ls.reduce((n, l) => n + l.result.non2xx, 0)} |`,
     );
   console.log(
-    `\nexport on / off guarded throughput: ${(mean(results.on) / mean(results.off)).toFixed(3)} (target >= 0.90); ` +
-      `${exported} bytes of spans reached the collector before shutdown`,
+    `\nexport on / off, ratio of median throughputs: ${(median(rps(results.on)) / median(rps(results.off))).toFixed(3)} ` +
+      `(target >= 0.90); CPU per request off / on: ${(median(cpu(results.off)) / median(cpu(results.on))).toFixed(3)}; ` +
+      `${exported} bytes of spans reached the collector`,
   );
 } finally {
   off.child.kill("SIGTERM");

@@ -66,9 +66,18 @@ export function keyedResult(n: number, tag: string): Record<string, unknown> {
 /** Builds `crossings` crossings (about one session per 10) and the evaluations, claims and audits that go with them. */
 export function buildLedger(store: LedgerDb, crossings: number, log: (line: string) => void = () => {}): Built {
   const started = Date.now();
-  // The build's random inserts (the magnitude index) touch pages all over a large file: a page cache of 1 GiB
-  // keeps them in memory instead of re-reading them (the store's own default stays as it is).
+  // The build's random inserts (the magnitude index) touch pages all over a large file: a page cache of 1 GiB keeps
+  // them in memory instead of re-reading them. Put back afterwards, so the measurements see the store's own setting.
+  const cacheSize = store.sqlite.pragma("cache_size", { simple: true }) as number;
   store.sqlite.pragma("cache_size = -1048576");
+  try {
+    return build(store, crossings, log, started);
+  } finally {
+    store.sqlite.pragma(`cache_size = ${cacheSize}`);
+  }
+}
+
+function build(store: LedgerDb, crossings: number, log: (line: string) => void, started: number): Built {
   const rand = seeded(20261201);
   const start = Date.parse("2025-12-01T00:00:00Z");
   const clock = fixedClock("2025-12-01T00:00:00Z");

@@ -111,6 +111,33 @@ function reappearance(
   return null;
 }
 
+type DemotedPlan = {
+  /** Positions (into the demoted list) of the entries with a watch pattern, and the patterns. */
+  withWatch: number[];
+  watches: string[];
+  /** Entries that can reappear without a watch match: a key with a value, or no watch pattern. */
+  unwatched: number[];
+};
+
+// Per demoted list: the SQLite store answers the same array until a claim event is written.
+const plans = new WeakMap<readonly DemotedClaim[], DemotedPlan>();
+
+function demotedPlan(demoted: readonly DemotedClaim[]): DemotedPlan {
+  let plan = plans.get(demoted);
+  if (plan) return plan;
+  plan = { withWatch: [], watches: [], unwatched: [] };
+  demoted.forEach((d, i) => {
+    const watched = d.watch !== null && d.watch !== "";
+    if (watched) {
+      plan!.withWatch.push(i);
+      plan!.watches.push(d.watch!);
+    }
+    if (!watched || (d.key !== null && d.value !== undefined && d.value !== null)) plan!.unwatched.push(i);
+  });
+  plans.set(demoted, plan);
+  return plan;
+}
+
 function demotedCheck(
   t: Tally,
   result: Result,
@@ -122,30 +149,41 @@ function demotedCheck(
 ): void {
   const published = publishedText(result);
   const normPublished = ` ${normaliseValueText(published)} `;
-  const withWatch = demoted.flatMap((d, i) => (d.watch !== null && d.watch !== "" ? [i] : []));
-  const scan = scanWatches(
-    withWatch.map((i) => demoted[i]?.watch ?? ""),
-    published,
-    cache,
-  );
-  const watchState = new Map<number, "matched" | "clear">(
-    withWatch.flatMap((i, k) => (scan.refused.has(k) ? [] : [[i, scan.matched.has(k) ? "matched" : "clear"] as const])),
-  );
+  const { withWatch, watches, unwatched } = demotedPlan(demoted);
+  const scan = scanWatches(watches, published, cache);
+  const watchState = new Map<number, "matched" | "clear">();
+  // Only these entries can reappear: a matched watch, a demoted key and value, or a text with no usable watch. An
+  // entry whose watch ran clear and that has no key says nothing here, and most demoted claims are such entries.
+  const candidates = new Set<number>(unwatched);
+  for (const k of scan.matched) {
+    const i = withWatch[k]!;
+    watchState.set(i, "matched");
+    candidates.add(i);
+  }
+  const refusedAt = new Set<number>();
+  for (const k of scan.refused.keys()) {
+    refusedAt.add(withWatch[k]!);
+    candidates.add(withWatch[k]!);
+  }
+  // A usable watch that did not match is clear; no watch, or one RE2 refused, leaves the text check.
+  const stateOf = (i: number, d: DemotedClaim): "matched" | "clear" | "none" =>
+    watchState.get(i) ?? (d.watch !== null && d.watch !== "" && !refusedAt.has(i) ? "clear" : "none");
+  const ordered = [...candidates].sort((x, y) => x - y);
   const byKey = new Map<string, (Claim & { key: string })[]>();
   for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
   const failures: Finding[] = [];
-  withWatch.forEach((i, k) => {
-    const reason = scan.refused.get(k);
-    if (reason !== undefined)
-      failures.push(
-        finding("LEDGER_BAD_WATCH", `The watch pattern of demoted claim ${demoted[i]?.id} is not used: ${reason}.`, {
-          severity: "info",
-        }),
-      );
-  });
-  demoted.forEach((entry, i) => {
-    const how = reappearance(entry, watchState.get(i) ?? "none", normPublished, byKey, same);
-    if (how === null) return;
+  for (const [k, reason] of scan.refused)
+    failures.push(
+      finding(
+        "LEDGER_BAD_WATCH",
+        `The watch pattern of demoted claim ${demoted[withWatch[k]!]?.id} is not used: ${reason}.`,
+        { severity: "info" },
+      ),
+    );
+  for (const i of ordered) {
+    const entry = demoted[i]!;
+    const how = reappearance(entry, stateOf(i, entry), normPublished, byKey, same);
+    if (how === null) continue;
     const about =
       `demoted claim ${entry.id} ` +
       `("${entry.text}")${entry.demoted_by ? `, demoted by ${entry.demoted_by}` : ""}${entry.reason ? `: ${entry.reason}` : ""}`;
@@ -161,7 +199,7 @@ function demotedCheck(
             `The result repeats ${about}; it ${how}. Remove it, or name ${entry.id} in supersedes on the claim that replaces it.`,
           ),
     );
-  });
+  }
   const errors = failures.filter((f) => f.severity === "error");
   t.check(errors.length === 0, errors);
   for (const f of failures) if (f.severity !== "error") t.note(f);

@@ -149,8 +149,6 @@ function candidates(pool: readonly LedgerCrossing[]): Candidate[] {
 function prefilter(cs: readonly Candidate[], value: number, unit: string | null): Candidate[] {
   const figSi = unit === null ? Number.NaN : safeSI(Math.abs(value), unit);
   const dim = unit === null ? null : dimensionKey(unit);
-  const near = (a: number, b: number) =>
-    b === 0 ? Math.abs(a) < 1e-12 : Math.abs(Math.abs(a) - Math.abs(b)) / Math.abs(b) <= PREFILTER;
   return cs.filter(
     (c, i) =>
       i < DERIVABLE_BASE ||
@@ -161,6 +159,11 @@ function prefilter(cs: readonly Candidate[], value: number, unit: string | null)
 
 /** Relative width of the pre-filter window (see `prefilter`). */
 const PREFILTER = 0.06;
+
+/** True when magnitude `a` lies within PREFILTER of `b`. */
+function near(a: number, b: number): boolean {
+  return b === 0 ? Math.abs(a) < 1e-12 : Math.abs(Math.abs(a) - Math.abs(b)) / Math.abs(b) <= PREFILTER;
+}
 
 function toOutput(c: Candidate, index: number): PriorOutput {
   const valueSi = c.si;
@@ -206,19 +209,11 @@ export type ClaimResolution = { findings: Finding[]; links: SourceLink[]; unchec
 
 type Resolved = { loc: WellFormedLocator; crossings: LedgerCrossing[] };
 
-/**
- * Resolves the ledger locators of one fact claim against the snapshot (null: no ledger available). `name` is how
- * messages name the claim ("Fact F1"). Malformed, unknown and other teams' locators are LEDGER_SOURCE_NOT_FOUND.
- */
-export function resolveClaim(
-  c: Claim,
-  name: string,
-  snapshot: EvidenceSnapshot | null,
-  settings: Settings,
-): ClaimResolution {
-  const out: ClaimResolution = { findings: [], links: [], unchecked: 0 };
-  const claimId = c.id ?? null;
-  const empty = (locator: string, status: SourceStatus): SourceLink => ({
+// Module-level rather than closures inside resolveClaim: the service runs under tsx, whose keepNames wraps every named
+// closure in a defineProperty call each time it is created, which cost more than the rest of a resolved claim's links.
+/** A link that rests on no one crossing. */
+function emptyLink(claimId: string | null, locator: string, status: SourceStatus): SourceLink {
+  return {
     claim_id: claimId,
     locator,
     status,
@@ -231,7 +226,46 @@ export function resolveClaim(
     quality: null,
     observed_at: null,
     match: null,
-  });
+  };
+}
+
+/** A link resting on crossing `x`, under the first of the claim's locators whose scope holds it. */
+function crossingLink(
+  claimId: string | null,
+  found: readonly Resolved[],
+  x: LedgerCrossing,
+  status: SourceStatus,
+  cand: Candidate | null,
+  match: SourceLink["match"],
+): SourceLink {
+  return {
+    claim_id: claimId,
+    locator: found.find((f) => f.crossings.some((y) => y.id === x.id))?.loc.text ?? crossingLocator(x.id),
+    status,
+    crossing_id: x.id,
+    session_id: x.session_id,
+    seq: x.seq,
+    tool: x.tool,
+    value: cand ? cand.value : x.value,
+    unit: cand ? cand.unit : x.unit,
+    quality: cand?.kind === "current" && x.revised ? x.revised.quality : x.quality,
+    observed_at: x.observed_at,
+    match,
+  };
+}
+
+/**
+ * Resolves the ledger locators of one fact claim against the snapshot (null: no ledger available). `name` is how
+ * messages name the claim ("Fact F1"). Malformed, unknown and other teams' locators are LEDGER_SOURCE_NOT_FOUND.
+ */
+export function resolveClaim(
+  c: Claim,
+  name: string,
+  snapshot: EvidenceSnapshot | null,
+  settings: Settings,
+): ClaimResolution {
+  const out: ClaimResolution = { findings: [], links: [], unchecked: 0 };
+  const claimId = c.id ?? null;
   const found: Resolved[] = [];
   for (const text of sourceList(c)) {
     const loc = parseLedgerLocator(text);
@@ -243,12 +277,12 @@ export function resolveClaim(
           { claim_id: c.id },
         ),
       );
-      out.links.push(empty(text, "not_found"));
+      out.links.push(emptyLink(claimId, text, "not_found"));
       continue;
     }
     if (snapshot === null) {
       out.unchecked += 1;
-      out.links.push(empty(text, "unchecked"));
+      out.links.push(emptyLink(claimId, text, "unchecked"));
       continue;
     }
     const crossings = snapshot.get(text) ?? null;
@@ -258,48 +292,31 @@ export function resolveClaim(
           ? "which names nothing in this team's ledger; cite a session, call or crossing of your own team (GET /v1/sessions lists them)"
           : "which holds no stored return value with a unit to rest on; cite the call that returned the figure";
       out.findings.push(finding("LEDGER_SOURCE_NOT_FOUND", `${name} cites ${text}, ${why}.`, { claim_id: c.id }));
-      out.links.push(empty(text, "not_found"));
+      out.links.push(emptyLink(claimId, text, "not_found"));
       continue;
     }
     found.push({ loc, crossings });
   }
   if (found.length === 0) return out;
-  const locatorOf = (x: LedgerCrossing): string =>
-    found.find((f) => f.crossings.some((y) => y.id === x.id))?.loc.text ?? crossingLocator(x.id);
-  const link = (x: LedgerCrossing, status: SourceStatus, cand: Candidate | null, match: SourceLink["match"]) => ({
-    claim_id: claimId,
-    locator: locatorOf(x),
-    status,
-    crossing_id: x.id,
-    session_id: x.session_id,
-    seq: x.seq,
-    tool: x.tool,
-    value: cand ? cand.value : x.value,
-    unit: cand ? cand.unit : x.unit,
-    quality: cand?.kind === "current" && x.revised ? x.revised.quality : x.quality,
-    observed_at: x.observed_at,
-    match,
-  });
-
   const figure = claimFigure(c.value);
   const pool = dedupe(found.flatMap((f) => f.crossings));
   const lit = figure === null ? undefined : literalsIn(figure)[0];
   const cs = lit === undefined ? [] : prefilter(candidates(pool), lit.value, lit.unit?.unit ?? null);
-  const item = figure === null || lit === undefined ? null : auditFigure(figure, cs.map(toOutput));
+  const item = figure === null || lit === undefined ? null : auditFigure(figure, cs.map(toOutput), { literal: lit });
 
   if (item === null || figure === null) {
     // Nothing compared: the claim rests on the crossing its locator names, when it names exactly one.
     for (const f of found) {
       const only = f.crossings.length === 1 ? f.crossings[0]! : null;
       if (!only) {
-        const l = empty(f.loc.text, "resolved");
+        const l = emptyLink(claimId, f.loc.text, "resolved");
         if (f.loc.kind !== "crossing") l.session_id = f.loc.sessionId;
         if (f.loc.kind === "call") l.seq = f.loc.seq;
         out.links.push(l);
         continue;
       }
       const revised = valueChanged(only);
-      out.links.push(link(only, revised ? "revised" : "resolved", null, null));
+      out.links.push(crossingLink(claimId, found, only, revised ? "revised" : "resolved", null, null));
       if (revised) out.findings.push(revisedFinding(name, c, { crossing: only, value: only.value!, unit: only.unit }));
       else
         out.findings.push(
@@ -309,31 +326,30 @@ export function resolveClaim(
     return out;
   }
 
-  const at = (id: string | null): Candidate | undefined => (id === null ? undefined : cs[Number(id)]);
   const shown = `${figure}`;
   if (item.status === "sourced" || item.status === "derived") {
-    const used = item.status === "sourced" ? [at(item.callId)!] : item.callIds.map((i) => at(i)!);
+    const used = item.status === "sourced" ? [cs[Number(item.callId)]!] : item.callIds.map((i) => cs[Number(i)]!);
     const match = item.status === "sourced" ? "restated" : "derived";
     const rested = new Set<number>();
     for (const u of used) {
       if (rested.has(u.crossing.id)) continue;
       rested.add(u.crossing.id);
       if (u.kind === "old") {
-        out.links.push(link(u.crossing, "revised", u, match));
+        out.links.push(crossingLink(claimId, found, u.crossing, "revised", u, match));
         out.findings.push(revisedFinding(name, c, u));
       } else {
-        out.links.push(link(u.crossing, "resolved", u, match));
+        out.links.push(crossingLink(claimId, found, u.crossing, "resolved", u, match));
         const q = u.crossing.revised ? u.crossing.revised.quality : u.crossing.quality;
         out.findings.push(...qualityFindings(name, c, u.crossing, q, settings, u));
       }
     }
     for (const f of found) {
-      if (!f.crossings.some((x) => rested.has(x.id))) out.links.push(empty(f.loc.text, "resolved"));
+      if (!f.crossings.some((x) => rested.has(x.id))) out.links.push(emptyLink(claimId, f.loc.text, "resolved"));
     }
     return out;
   }
   if (item.status === "unit_mislabelled") {
-    const m = at(item.callId)!;
+    const m = cs[Number(item.callId)]!;
     const figureUnit = item.unit ?? "";
     const target = registryUnit(figure);
     const converted = target === null ? null : tryConvert(m.value, m.unit, target);
@@ -346,7 +362,7 @@ export function resolveClaim(
         { claim_id: c.id },
       ),
     );
-    out.links.push(link(m.crossing, "unit_mislabelled", m, null));
+    out.links.push(crossingLink(claimId, found, m.crossing, "unit_mislabelled", m, null));
     return out;
   }
   const near = nearest(item.value, item.unit === null ? null : registryUnit(figure), candidates(pool));
@@ -364,7 +380,7 @@ export function resolveClaim(
       },
     ),
   );
-  for (const f of found) out.links.push(empty(f.loc.text, "value_mismatch"));
+  for (const f of found) out.links.push(emptyLink(claimId, f.loc.text, "value_mismatch"));
   return out;
 }
 
@@ -398,6 +414,12 @@ function grade(q: string | null): Grade | null {
   return q !== null && Object.hasOwn(GRADE_RANK, q) ? (q as Grade) : null;
 }
 
+// Written only with a finding: formatting the value costs more than the rest of an approved claim's check.
+/** The reading a quality finding names: its value, tool, call and observation time. */
+function readingText(x: LedgerCrossing, u?: Candidate): string {
+  return `${u ? stored(u) : `${fmt(x.value ?? 0)} ${x.unit}`} from ${where(x)}${x.observed_at ? ` observed ${x.observed_at}` : ""}`;
+}
+
 function qualityFindings(
   name: string,
   c: Claim,
@@ -408,15 +430,12 @@ function qualityFindings(
 ): Finding[] {
   const floor = settings.evidence.min_quality;
   const g = grade(quality);
-  // Only when there is a finding to write: formatting the value costs more than the rest of an approved claim's check.
-  const what = () =>
-    `${u ? stored(u) : `${fmt(x.value ?? 0)} ${x.unit}`} from ${where(x)}${x.observed_at ? ` observed ${x.observed_at}` : ""}`;
   if (floor !== "" && !meetsFloor(g, floor)) {
     const carries = g === null ? "an unflagged reading (no quality)" : `${article(g)} ${g} reading`;
     return [
       finding(
         "LEDGER_PROVISIONAL_SOURCE",
-        `${name} rests on ${carries}: ${what()}, and evidence.min_quality is ${floor}. ` +
+        `${name} rests on ${carries}: ${readingText(x, u)}, and evidence.min_quality is ${floor}. ` +
           `Cite a reading of quality ${floor} or better, or wait for the publisher to approve this one.`,
         { claim_id: c.id },
       ),
@@ -426,7 +445,7 @@ function qualityFindings(
     return [
       finding(
         "LEDGER_PROVISIONAL_SOURCE",
-        `${name} rests on ${article(g)} ${g} reading: ${what()}. It may still be revised; ` +
+        `${name} rests on ${article(g)} ${g} reading: ${readingText(x, u)}. It may still be revised; ` +
           `cite the approved value once the publisher approves it, or set evidence.min_quality = "approved" to require it.`,
         { claim_id: c.id, severity: "warning" },
       ),

@@ -172,9 +172,10 @@ export class WatchSetCache {
   private readonly sets = new Map<string, WatchSetPlan>();
   constructor(readonly limit = 8) {}
 
-  /** The sets covering these valid patterns, in order; patterns no set can hold are listed in `single`. */
-  get(patterns: readonly RE2[]): WatchSetPlan {
-    const key = patterns.map((p) => p.source).join("\u0000");
+  /** The sets covering these valid patterns (`sources`: their text, the cache key), in order; patterns no set can hold are in `single`. */
+  get(patterns: readonly RE2[], sources: readonly string[] = patterns.map((p) => p.source)): WatchSetPlan {
+    // The patterns as written, not RE2's `source` getter, which costs a call into the binding per pattern.
+    const key = sources.join("\u0000");
     const hit = this.sets.get(key);
     if (hit) return hit;
     const plan: WatchSetPlan = { sets: [], single: [] };
@@ -191,6 +192,52 @@ export class WatchSetCache {
 
 const sharedSets = new WatchSetCache();
 
+type CompiledList = {
+  patterns: readonly string[];
+  refused: Map<number, string>;
+  valid: RE2[];
+  sources: string[];
+  indices: number[];
+  /** The set plan of `valid` in each set cache, so a repeated list is not keyed again (10,000 patterns joined). */
+  plans: WeakMap<WatchSetCache, WatchSetPlan>;
+};
+
+// The last list compiled through each cache: a ledger's demoted claims change rarely, and looking 10,000 patterns up
+// one by one cost more than scanning the report with them.
+const lastList = new WeakMap<WatchCache, CompiledList>();
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The patterns compiled (valid ones in order, with their positions), and the refusals, reusing the last list. */
+function compiledList(patterns: readonly string[], cache: WatchCache): CompiledList {
+  const last = lastList.get(cache);
+  if (last && sameList(last.patterns, patterns)) return last;
+  const list: CompiledList = {
+    patterns: [...patterns],
+    refused: new Map(),
+    valid: [],
+    sources: [],
+    indices: [],
+    plans: new WeakMap(),
+  };
+  patterns.forEach((p, i) => {
+    const w = compileWatch(p, cache);
+    if (w.ok) {
+      list.valid.push(w.re);
+      list.sources.push(p);
+      list.indices.push(i);
+    } else {
+      list.refused.set(i, w.reason);
+    }
+  });
+  lastList.set(cache, list);
+  return list;
+}
+
 /**
  * Searches a text for many watch patterns, a slice of them per pass (RE2.Sets: linear in the text, whatever the
  * number of patterns). A pattern no set can hold, or a set RE2 cannot run (it reports out of memory), is searched alone.
@@ -201,18 +248,9 @@ export function scanWatches(
   cache: WatchCache = shared,
   sets: WatchSetCache = sharedSets,
 ): WatchScan {
-  const refused = new Map<number, string>();
-  const valid: RE2[] = [];
-  const indices: number[] = [];
-  patterns.forEach((p, i) => {
-    const w = compileWatch(p, cache);
-    if (w.ok) {
-      valid.push(w.re);
-      indices.push(i);
-    } else {
-      refused.set(i, w.reason);
-    }
-  });
+  const list = compiledList(patterns, cache);
+  const { refused: known, valid, sources, indices } = list;
+  const refused = new Map(known); // the caller's own copy: the cached list is shared by later scans
   const matched = new Set<number>();
   if (valid.length === 0) return { matched, refused };
   // Positions in a set are offsets into its slice of the valid patterns, whose order the cache key fixes.
@@ -223,7 +261,8 @@ export function scanWatches(
   const alone = (k: number): void => {
     if (valid[k]?.test(text)) hit(k);
   };
-  const plan = sets.get(valid);
+  let plan = list.plans.get(sets);
+  if (!plan) list.plans.set(sets, (plan = sets.get(valid, sources)));
   for (const { set, start, end } of plan.sets) {
     try {
       for (const k of set.match(text)) hit(start + k);

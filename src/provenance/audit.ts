@@ -136,9 +136,10 @@ export function auditAnswer(answer: string, outputs: PriorOutput[], options: Aud
 export function auditFigure(
   text: string,
   outputs: PriorOutput[],
-  options: { tolerance?: number } = {},
+  options: { tolerance?: number; literal?: Literal } = {},
 ): AuditItem | null {
-  const lit = literalsIn(text)[0];
+  // A caller that has already read the figure (with literalsIn, the same reader) passes its first literal.
+  const lit = options.literal ?? literalsIn(text)[0];
   if (!lit) return null;
   const ctx: Ctx = {
     answer: text,

@@ -37,6 +37,9 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL("../../migrations", import.m
 
 const isMemory = (file: string): boolean => file === ":memory:" || file === "";
 
+/** The most memory one connection's page cache may take, in KiB (64 MiB). */
+export const PAGE_CACHE_KIB = 65_536;
+
 /** How an open database commits: `normal` (WAL, fsync at checkpoints) or `full` (fsync at every commit). */
 export type OpenOptions = { sync?: "normal" | "full" };
 
@@ -48,6 +51,10 @@ export function openDb(file: string = ":memory:", options: OpenOptions = {}): Le
     sqlite.pragma("journal_mode = WAL"); // stays "memory" for :memory:
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma(options.sync === "full" ? "synchronous = FULL" : "synchronous = NORMAL");
+    // A page cache of up to PAGE_CACHE_KIB per connection (grown on demand, so a small file costs little) instead of
+    // SQLite's 2 MiB: the interior b-tree pages of a million-crossing file (about 7 MiB) then stay cached, and an index
+    // look-up reads only its leaf from the OS (bench:gates, ledger case).
+    sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     // drizzle runs all pending migrations in one transaction, where PRAGMA foreign_keys is a no-op:
     // with keys on, a table rebuild (DROP TABLE) would cascade-delete child rows. So off, migrate, check, on.
     sqlite.pragma("foreign_keys = OFF");

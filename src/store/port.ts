@@ -2,6 +2,7 @@
 // storage, grouped by aggregate. Implemented by src/store/sqlite/ (today's synchronous code behind promises) and
 // src/store/pg/. The pure core stays synchronous: a store fetches what a verdict or a gate decision needs, then
 // calls it. Adding a method: add it here, implement it in sqlite/ and pg/, and pin it in test/store/contract/.
+import type { RevisedSource, RevisedSourceMatch } from "./revised-sources.js";
 import type { CrossingClaim, Revision } from "./revisions.js";
 import type { ToolDeclaration, ToolDeclarationInput } from "../guard/declaration.js";
 import type { EnforcementReport } from "../guard/report.js";
@@ -251,6 +252,13 @@ export interface RevisionsRepo {
     crossingId: number,
     page: { limit: number; after?: number | null },
   ): Promise<{ items: CrossingClaim[]; next_cursor: number | null }>;
+  /**
+   * Released claims resting on a revised crossing (claim_status): each link of a released evaluation's claim whose
+   * normalised key is one of `match.keys`, or whose text contains one of `match.texts` or lies within it (ASCII case
+   * ignored), to a crossing that was revised; with the revision and the reading the crossing stands at now. Newest
+   * revision first, at most `limit`; only the team's rows.
+   */
+  revisedSources(teamId: string, match: RevisedSourceMatch, limit: number): Promise<RevisedSource[]>;
 }
 
 /** Gated evaluations (runs): the claim-history snapshot is fetched, the pure gates decide, the run is recorded. */

@@ -51,9 +51,12 @@ export const noTelemetry: Telemetry = {
   shutdown: async () => undefined,
 };
 
+// performance.timeOrigin is a getter that calls into the runtime each time; it never changes.
+const ORIGIN = performance.timeOrigin;
+
 /** A clock for span times: epoch milliseconds with sub-millisecond precision. */
 export function nowMs(): number {
-  return performance.timeOrigin + performance.now();
+  return ORIGIN + performance.now();
 }
 
 /** The trace context of a request's headers, when it carried one. */

@@ -166,4 +166,34 @@ describe("contradiction gate against the ledger", () => {
     expect(o.status).toBe("blocked");
     expect(o.score).toBe(50);
   });
+
+  it("checks every kind of demoted entry among thousands whose watches run clear, in ledger order, on a repeated list", () => {
+    const quiet = Array.from({ length: 3_000 }, (_, i) =>
+      demoted({ id: `Q${i}`, text: `quiet claim ${i}`, watch: `quiet-${i}-pattern` }),
+    );
+    const list: DemotedClaim[] = [
+      ...quiet.slice(0, 1_000),
+      demoted({ id: "KEYED", text: "gain is 2.08x", watch: "unrelated-words", key: "thompson gain", value: "2.08 x" }),
+      ...quiet.slice(1_000, 2_000),
+      demoted({ id: "TEXT", text: "greedy loses at noon", watch: null }),
+      demoted({ id: "REFUSED", text: "thompson beats greedy", watch: "(t)\\1" }),
+      ...quiet.slice(2_000),
+      demoted({ id: "WATCHED", text: "w", watch: "at noon; all quiet" }),
+    ];
+    const r = result({
+      output: "Thompson beats greedy; greedy loses at noon; all quiet.",
+      claims: [keyed("A", "Thompson Gain", "+2.08x")],
+    });
+    const cache = new WatchCache();
+    for (let round = 0; round < 2; round += 1) {
+      const o = contradictionGate(r, settings(), { demoted: list, live: [] }, same, cache);
+      expect(o.findings.map((f) => [f.code, /demoted claim (\w+)/.exec(f.message)?.[1]])).toEqual([
+        ["LEDGER_DEMOTED_REAPPEARS", "KEYED"],
+        ["LEDGER_DEMOTED_REAPPEARS", "TEXT"],
+        ["LEDGER_DEMOTED_REAPPEARS", "REFUSED"],
+        ["LEDGER_DEMOTED_REAPPEARS", "WATCHED"],
+        ["LEDGER_BAD_WATCH", "REFUSED"],
+      ]);
+    }
+  });
 });

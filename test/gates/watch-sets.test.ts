@@ -31,4 +31,21 @@ describe("watch sets for a large ledger", () => {
     expect([...scan.matched].sort((a, b) => a - b)).toEqual([4, 8, 9999]);
     expect([...scan.refused.keys()]).toEqual([10_000]);
   });
+
+  it("answers a repeated list from the list it compiled last, and compiles a changed list afresh", () => {
+    const cache = new WatchCache();
+    const sets = new WatchSetCache();
+    const text = "weir 3 gain of 2.08x; claim-2 fell 40%.";
+    const first = scanWatches([...PATTERNS.slice(0, 12), "(a)\\1"], text, cache, sets);
+    const again = scanWatches([...PATTERNS.slice(0, 12), "(a)\\1"], text, cache, sets);
+    expect([...again.matched].sort((a, b) => a - b)).toEqual([2, 3]);
+    expect([...again.refused.keys()]).toEqual([12]);
+    expect(again.refused).not.toBe(first.refused); // each scan answers its own map
+    // One pattern changed: position 3 now holds weir 0's pattern, which the text does not hold (a stale list: [2, 3]).
+    const changed = scanWatches([...PATTERNS.slice(0, 3), PATTERNS[0]!, ...PATTERNS.slice(4, 12)], text, cache, sets);
+    expect([...changed.matched]).toEqual([2]);
+    expect(changed.refused.size).toBe(0);
+    const other = scanWatches(PATTERNS.slice(0, 3), "no watch occurs here", cache, sets);
+    expect(other.matched.size).toBe(0);
+  });
 });

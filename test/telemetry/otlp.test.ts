@@ -149,6 +149,29 @@ describe("OpenTelemetry export over OTLP/HTTP", () => {
   });
 });
 
+describe("sampling by the traceparent, as the SDK's default parent-based sampler", () => {
+  it("exports no span under a parent that was not sampled, and a root span for a malformed traceparent", async () => {
+    const telemetry = await loadTelemetry(telemetryConfig("http/json"), () => undefined);
+    try {
+      const t = createTestApp({ telemetry });
+      const session = await guardedSession(t);
+      const args = { station: "07374000" };
+      await callTool(t, session, "read_discharge", args, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-00` });
+      const own = await callTool(t, session, "read_discharge", args, { traceparent: "00-not-a-trace-context-01" });
+      const sampled = await callTool(t, session, "read_discharge", args, { traceparent: TRACEPARENT });
+      await telemetry.flush();
+      const spans = receiver.spans().filter((x) => x.attributes["agent_ledger.session.id"] === session);
+      expect(spans.map((x) => x.attributes["gen_ai.tool.call.id"])).toEqual([own.call_id, sampled.call_id]);
+      expect(spans[0]!.parentSpanId).toBeUndefined();
+      expect(spans[0]!.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(spans[0]!.traceId).not.toBe(TRACE_ID);
+      expect([spans[1]!.traceId, spans[1]!.parentSpanId]).toEqual([TRACE_ID, PARENT_ID]);
+    } finally {
+      await telemetry.shutdown();
+    }
+  });
+});
+
 describe("OpenTelemetry over http/protobuf", () => {
   it("posts protobuf carrying the span name and attributes", async () => {
     const before = receiver.requests.length;

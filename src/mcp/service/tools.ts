@@ -25,6 +25,30 @@ const QuantityIn = z
 const QuantityOrString = z.union([QuantityIn, z.string().min(1).max(256).describe('or a string such as "1250 cfs"')]);
 const QuantityOut = z.looseObject({ value: Magnitude, unit: z.string() });
 const Row = z.record(z.string(), z.unknown());
+const Reading = { value: z.number(), unit: z.string(), quality: z.string().nullable() };
+/** claim_status: one revised reading under the claims asked about (src/mcp/service/claim-status.ts RevisedReading). */
+const RevisedReadingSchema = z.object({
+  crossing_id: z.number().int(),
+  source: z.string().nullable(),
+  observed_at: z.string().nullable(),
+  before: z.object({ value: z.number().nullable(), unit: z.string().nullable(), quality: z.string().nullable() }),
+  after: z.object({ crossing_id: z.number().int(), ...Reading }),
+  cite_instead: z.string(),
+  revision_id: z.string(),
+  kind: z.enum(["detected", "declared"]),
+  detected_at: z.string(),
+  reason: z.string(),
+  ledger_claims: z.array(z.string()),
+  resting_on: z.array(
+    z.object({
+      evaluation_id: z.string(),
+      task: z.string().nullable(),
+      claim_id: z.string().nullable(),
+      claim_text: z.string(),
+      run: z.number().int(),
+    }),
+  ),
+});
 const Limit = z.number().int().min(1).max(100).default(20).describe("at most this many rows (1 to 100, default 20)");
 const Since = z.string().max(64).describe("a date (midnight UTC) or a date-time with an offset");
 
@@ -223,7 +247,9 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
       description:
         "Asks your team's claim ledger whether a figure or claim may be repeated: give claim_id, or text (a sentence or " +
         'a figure such as "1.2 million cfs"). answer is demoted (do not repeat it; the reason says why), superseded ' +
-        "(use the claim that replaced it), revised (a reading it rests on was revised since), live, or not_in_ledger.",
+        "(use the claim that replaced it), revised (a reading that released evaluations cite for it was revised since: " +
+        "revised_readings gives the old and the current value and the ledger:crossings/<id> to cite instead), live, or " +
+        "not_in_ledger. A ledger claim leads to the released claims with its key and value (else its text).",
       inputSchema: {
         claim_id: z.string().min(1).max(256).optional(),
         text: z.string().min(1).max(10_000).optional(),
@@ -232,7 +258,7 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
         answer: z.enum(["demoted", "superseded", "revised", "live", "not_in_ledger"]),
         message: z.string(),
         claims: z.array(Row),
-        revised_readings: z.array(Row),
+        revised_readings: z.array(RevisedReadingSchema),
       },
     },
     async (args): Promise<CallToolResult> => {

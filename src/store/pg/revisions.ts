@@ -20,6 +20,13 @@ import {
   type Revision,
   revisionOf,
 } from "../revisions.js";
+import {
+  LINK_COLUMNS,
+  type RawRevisedSource,
+  REVISED_JOINS,
+  REVISION_COLUMNS,
+  revisedSourcesOf,
+} from "../revised-sources.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 
 const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at FROM crossings
@@ -41,6 +48,15 @@ const CLAIMS_OF = `SELECT s.id, s.run_id AS evaluation_id, s.task, s.claim_id, s
 const CROSSING = `SELECT id, session_id, direction, value, unit, quality, source, observed_at, outcome FROM crossings
   WHERE id = $1 AND team_id = $2`;
 const LATEST_OF = `SELECT ${COLUMNS} FROM revisions WHERE before_crossing_id = $1 AND team_id = $2 ORDER BY id DESC LIMIT 1`;
+/** As the SQLite query (src/store/revised-sources.ts): released links to revised crossings, matched by key or text. */
+const REVISED_SOURCES = `SELECT ${REVISION_COLUMNS}, ${LINK_COLUMNS}
+  ${REVISED_JOINS}
+  WHERE s.team_id = $1 AND s.crossing_id IS NOT NULL
+    AND (rc.key = ANY($2::text[])
+      OR (s.claim_text <> '' AND EXISTS (SELECT 1 FROM unnest($3::text[]) t(v)
+        WHERE strpos(lower(s.claim_text), lower(t.v)) > 0 OR strpos(lower(t.v), lower(s.claim_text)) > 0)))
+  ORDER BY r.detected_at DESC, r.id DESC, s.id
+  LIMIT $4`;
 /** The ids of a call's last `n` crossings: the ones its result just wrote. */
 const RESULT_IDS = "SELECT id FROM crossings WHERE call_id = $1 AND team_id = $2 ORDER BY id DESC LIMIT $3";
 
@@ -193,6 +209,16 @@ export function pgRevisions(pool: pg.Pool, clock: Clock): RevisionsRepo {
       const items = rows.slice(0, page.limit).map(({ id: _id, ...c }) => c);
       const last = rows[page.limit - 1];
       return { items, next_cursor: rows.length > page.limit && last ? Number(last.id) : null };
+    },
+    revisedSources: async (teamId, match, limit) => {
+      if (match.keys.length === 0 && match.texts.length === 0) return [];
+      const rows = await q<RawRevisedSource>(REVISED_SOURCES, [
+        teamId,
+        [...match.keys],
+        match.texts.filter((t) => t !== ""),
+        limit,
+      ]);
+      return revisedSourcesOf(rows, async (id) => (await q<RawRevision>(LATEST_OF, [id, teamId]))[0] ?? null);
     },
   };
 }

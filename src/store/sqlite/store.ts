@@ -6,6 +6,7 @@ import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
 import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
 import type { RevisionsRepo } from "../port.js";
+import { sqliteRevisedSources } from "../revised-sources.js";
 import { RevisionStore } from "../revisions.js";
 import type { SqliteRepos } from "./repos.js";
 
@@ -57,11 +58,16 @@ function lazyDashboard(db: LedgerDb): DashboardRepo {
 /** The revisions repository over the SQLite handle (the same RevisionStore the call path detects revisions with). */
 function sqliteRevisions(db: LedgerDb, clock: Clock): RevisionsRepo {
   const r = new RevisionStore(db.sqlite);
+  let revisedSources: ReturnType<typeof sqliteRevisedSources> | undefined;
   return {
     declare: async (teamId, crossingId, input) => r.declare(teamId, crossingId, input, clock.now()),
     get: async (teamId, id) => r.get(teamId, id),
     list: async (teamId, filter) => r.list(teamId, filter),
     claimsOf: async (teamId, crossingId, page) => r.claimsOf(teamId, crossingId, page),
+    revisedSources: (teamId, match, limit) => {
+      revisedSources ??= sqliteRevisedSources(db.sqlite);
+      return revisedSources(teamId, match, limit);
+    },
   };
 }
 
