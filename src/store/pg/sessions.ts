@@ -74,6 +74,12 @@ async function sessionCrossings(q: Q, teamId: string, sessionId: string, afterSe
   return rows.map(toCrossing);
 }
 
+const CREATE_SESSION = `WITH s AS (
+    INSERT INTO sessions (id, team_id, context, enforcement, labels, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+    RETURNING ${SESSION_COLUMNS}),
+  l AS (INSERT INTO session_labels (session_id, team_id, key, value) SELECT $1, $2, k, v FROM unnest($7::text[], $8::text[]) AS l(k, v))
+  SELECT * FROM s`;
+
 /** Sessions: open, read, list. */
 export function pgSessions({ pool, clock, sessionCache }: SessionDeps): SessionsRepo {
   const q = queryOn(pool);
@@ -82,19 +88,19 @@ export function pgSessions({ pool, clock, sessionCache }: SessionDeps): Sessions
       const now = clock.now();
       const id = newId(now.getTime());
       const labels = input.labels ?? {};
-      await inTransaction(pool, async (tq) => {
-        await tq(
-          "INSERT INTO sessions (id, team_id, context, enforcement, labels, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-          [id, teamId, input.context ?? "", input.enforcement ?? "enforce", JSON.stringify(labels), now.toISOString()],
-        );
-        const entries = Object.entries(labels);
-        if (entries.length > 0)
-          await tq(
-            "INSERT INTO session_labels (session_id, team_id, key, value) SELECT $1, $2, k, v FROM unnest($3::text[], $4::text[]) AS l(k, v)",
-            [id, teamId, entries.map(([k]) => k), entries.map(([, v]) => v)],
-          );
-      });
-      const session = await getSession(q, teamId, id);
+      const entries = Object.entries(labels);
+      // One autocommitted statement: the session, its labels (none for empty arrays) and the row as stored.
+      const [row] = await q<RawSession>(CREATE_SESSION, [
+        id,
+        teamId,
+        input.context ?? "",
+        input.enforcement ?? "enforce",
+        JSON.stringify(labels),
+        now.toISOString(),
+        entries.map(([k]) => k),
+        entries.map(([, v]) => v),
+      ]);
+      const session = toSession(row!);
       // A new session has no writes and no outputs: its first call can already go the one-statement way.
       sessionCache.keep(
         { teamId, writes: 0, context: session.context, enforcement: session.enforcement, outputs: [], lastId: 0 },
