@@ -1,9 +1,11 @@
 // bench:pg:http-probe — one `serve` on PostgreSQL under guarded calls (one session per connection): requests per
 // second, transactions and statements the server ran per request (pg_stat_database), and the CPU the serve process
-// and the PostgreSQL server each spent per request (from /proc). PROBE_PROFILE=dir writes the serve process's
+// and the PostgreSQL server each spent per request (from /proc); PROBE_ENGINE=sqlite serves a SQLite file instead. PROBE_PROFILE=dir writes the serve process's
 // --cpu-prof there.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchPg } from "../pg-server.js";
@@ -29,8 +31,11 @@ function cpuOf(filter: (pid: string, cmd: string) => boolean): number {
   return total;
 }
 
+const sqlite = process.env.PROBE_ENGINE === "sqlite";
 const server = await benchPg();
-const url = await server.newDatabase("bench_http_probe");
+const url = sqlite
+  ? join(mkdtempSync(join(tmpdir(), "probe-")), "ledger.db")
+  : await server.newDatabase("bench_http_probe");
 const profile = process.env.PROBE_PROFILE;
 const child = spawn(
   process.execPath,
@@ -52,14 +57,10 @@ await send("/v1/tools/runoff_depth", "PUT", {
 });
 const sessions: string[] = [];
 for (let i = 0; i < CONNECTIONS; i += 1) sessions.push((await send("/v1/sessions", "POST", { context: "p" })).id);
-const admin = new pg.Client({ connectionString: url });
-await admin.connect();
-const stats = async () =>
-  (
-    await admin.query(
-      "SELECT xact_commit + xact_rollback AS x FROM pg_stat_database WHERE datname = current_database()",
-    )
-  ).rows[0].x as string;
+const admin = sqlite ? null : new pg.Client({ connectionString: url });
+await admin?.connect();
+const TRANSACTIONS = "SELECT xact_commit + xact_rollback AS x FROM pg_stat_database WHERE datname = current_database()";
+const stats = async () => (admin ? ((await admin.query(TRANSACTIONS)).rows[0].x as string) : "0");
 const body = JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } });
 let next = 0;
 const opts = (duration: number): autocannon.Options => ({
@@ -80,7 +81,7 @@ const opts = (duration: number): autocannon.Options => ({
 });
 const run = (o: autocannon.Options) =>
   new Promise<autocannon.Result>((res, rej) => autocannon(o, (e, r) => (e ? rej(e) : res(r))));
-await run(opts(1));
+if (process.env.PROBE_WARM !== "0") await run(opts(1));
 const servePid = String(child.pid);
 const x0 = Number(await stats());
 const node0 = cpuOf((pid) => pid === servePid);
@@ -90,7 +91,7 @@ const x1 = Number(await stats());
 const n = r.requests.total;
 const nodeCpu = cpuOf((pid) => pid === servePid) - node0;
 const pgCpu = cpuOf((_, cmd) => /postgres/.test(cmd) && !/node/.test(cmd)) - pg0;
-console.log(`${server.describe}; ${CONNECTIONS} connections, ${SECONDS} s`);
+console.log(`${sqlite ? "SQLite file" : server.describe}; ${CONNECTIONS} connections, ${SECONDS} s`);
 console.log(
   `req/s ${r.requests.average.toFixed(0)}, non-2xx ${r.non2xx}, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`,
 );
@@ -98,7 +99,7 @@ console.log(`transactions per request ${((x1 - x0 - 1) / n).toFixed(2)}`);
 console.log(
   `CPU per request: serve ${((nodeCpu / n) * 1e6).toFixed(0)} us, postgres ${((pgCpu / n) * 1e6).toFixed(0)} us`,
 );
-await admin.end();
+await admin?.end();
 child.kill("SIGINT");
 await new Promise((r) => child.on("exit", r));
 await server.stop();
