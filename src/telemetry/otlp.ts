@@ -1,39 +1,11 @@
-// The OpenTelemetry exporter, loaded only when an OTLP endpoint is configured: finished spans built directly for a
-// batch processor of its own (no globals, no tracer) with a bounded queue, and an exporter wrapper that counts what a
-// dead collector cost.
-import {
-  type Attributes,
-  diag,
-  DiagLogLevel,
-  type HrTime,
-  type Link,
-  type SpanStatus,
-  isSpanContextValid,
-  ROOT_CONTEXT,
-  type SpanContext,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-} from "@opentelemetry/api";
-import {
-  ExportResultCode,
-  hrTimeDuration,
-  type InstrumentationScope,
-  millisToHrTime,
-  W3CTraceContextPropagator,
-  type ExportResult,
-} from "@opentelemetry/core";
+// The OpenTelemetry exporter, loaded only when an OTLP endpoint is configured: a tracer provider of its own (no
+// globals), a batch processor with a bounded queue, and an exporter wrapper that counts what a dead collector cost.
+import { context, diag, DiagLogLevel, SpanKind, SpanStatusCode, type Context } from "@opentelemetry/api";
+import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from "@opentelemetry/core";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { type Resource, resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  BatchSpanProcessor,
-  RandomIdGenerator,
-  type ReadableSpan,
-  type SpanExporter,
-  type TimedEvent,
-} from "@opentelemetry/sdk-trace";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { TelemetryConfig } from "../config.js";
 import { VERSION } from "../version.js";
@@ -90,44 +62,9 @@ const getter = {
   keys: (carrier: TraceParent) => Object.keys(carrier),
 };
 
-/** The span context a request's traceparent names, or undefined (an invalid header is ignored, as W3C asks). */
-function parentOf(parent: TraceParent | undefined): SpanContext | undefined {
-  if (!parent) return undefined;
-  const sc = trace.getSpanContext(propagator.extract(ROOT_CONTEXT, parent, getter));
-  return sc && isSpanContextValid(sc) ? sc : undefined;
-}
-
-/** A span recorded after the fact: every field known at construction (a class, so no closure is made per span). */
-class FinishedSpan implements ReadableSpan {
-  readonly kind = SpanKind.INTERNAL;
-  readonly startTime: HrTime;
-  readonly endTime: HrTime;
-  readonly duration: HrTime;
-  readonly links: Link[] = [];
-  readonly events: TimedEvent[] = [];
-  readonly ended = true;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-
-  constructor(
-    readonly name: string,
-    private readonly own: SpanContext,
-    readonly parentSpanContext: SpanContext | undefined,
-    timing: { startMs: number; endMs: number },
-    readonly status: SpanStatus,
-    readonly attributes: Attributes,
-    readonly resource: Resource,
-    readonly instrumentationScope: InstrumentationScope,
-  ) {
-    this.startTime = millisToHrTime(timing.startMs);
-    this.endTime = millisToHrTime(timing.endMs);
-    this.duration = hrTimeDuration(this.startTime, this.endTime);
-  }
-
-  spanContext(): SpanContext {
-    return this.own;
-  }
+/** The parent a request's traceparent names (an invalid header is ignored, as the W3C specification asks). */
+function parentContext(parent: TraceParent | undefined): Context {
+  return parent ? propagator.extract(context.active(), parent, getter) : context.active();
 }
 
 /** Telemetry exporting over OTLP/HTTP (protobuf or JSON) to `config.tracesUrl`. */
@@ -153,34 +90,24 @@ export function otlpTelemetry(config: TelemetryConfig, log: (line: string) => vo
     },
     DiagLogLevel.WARN,
   );
-  const processor = new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUE, maxExportBatchSize: 512 });
-  const resource = resourceFromAttributes({
-    [ATTR_SERVICE_NAME]: config.serviceName,
-    [ATTR_SERVICE_VERSION]: VERSION,
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName, [ATTR_SERVICE_VERSION]: VERSION }),
+    spanProcessors: [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUE, maxExportBatchSize: 512 })],
   });
-  const scope = { name: "agent-ledger", version: VERSION };
-  const ids = new RandomIdGenerator();
-  // A span is recorded after the fact, with its times, attributes and outcome all known: it is built once as the
-  // finished span the batch processor queues, rather than started, filled and ended through a tracer (which checked
-  // every attribute again and cost as much CPU as the export's own serialisation). Sampling is the SDK default's,
-  // parent-based: a parent that was not sampled means no span.
+  const tracer = provider.getTracer("agent-ledger", VERSION);
   const record = (
     shaped: { name: string; attributes: Record<string, AttributeValue> },
     timing: { startMs: number; endMs: number; parent?: TraceParent },
     error: string | null,
   ) => {
     try {
-      const parent = parentOf(timing.parent);
-      if (parent && (parent.traceFlags & TraceFlags.SAMPLED) === 0) return;
-      const own: SpanContext = {
-        traceId: parent?.traceId ?? ids.generateTraceId(),
-        spanId: ids.generateSpanId(),
-        traceFlags: TraceFlags.SAMPLED,
-        ...(parent?.traceState ? { traceState: parent.traceState } : {}),
-      };
-      const status = error === null ? { code: SpanStatusCode.UNSET } : { code: SpanStatusCode.ERROR, message: error };
-      const span = new FinishedSpan(shaped.name, own, parent, timing, status, shaped.attributes, resource, scope);
-      processor.onEnd(span);
+      const span = tracer.startSpan(
+        shaped.name,
+        { kind: SpanKind.INTERNAL, startTime: timing.startMs, attributes: shaped.attributes },
+        parentContext(timing.parent),
+      );
+      if (error !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      span.end(timing.endMs);
     } catch (e) {
       log(`OpenTelemetry: a span could not be recorded (${(e as Error).message})`);
     }
@@ -190,7 +117,7 @@ export function otlpTelemetry(config: TelemetryConfig, log: (line: string) => vo
     toolCall: (r) =>
       record(toolCallSpan(r), r, r.outcome === "refused" ? `refused: ${r.violationCodes.join(", ")}` : null),
     evaluation: (r) => record(evaluationSpan(r), r, null),
-    flush: () => processor.forceFlush().catch(() => undefined),
-    shutdown: () => processor.shutdown().catch(() => undefined),
+    flush: () => provider.forceFlush().catch(() => undefined),
+    shutdown: () => provider.shutdown().catch(() => undefined),
   };
 }
