@@ -39,11 +39,15 @@ const EXAMPLE_LABEL = { example: "carry-over" };
 
 /** Seeds the default team and the examples; safe to run on every start. */
 export function seedDatabase(store: LedgerDb): SeedSummary {
-  return store.sqlite.transaction(() => {
-    const teamId = ensureDefaultTeam(store.db);
-    seedExamples(store, teamId);
-    return { teamId };
-  })();
+  // IMMEDIATE: the seed reads before it writes, and a deferred transaction whose read snapshot another process (a second
+  // `serve` on the same new file) has since written past fails at its first write with SQLITE_BUSY, without waiting.
+  return store.sqlite
+    .transaction(() => {
+      const teamId = ensureDefaultTeam(store.db);
+      seedExamples(store, teamId);
+      return { teamId };
+    })
+    .immediate();
 }
 
 /** Example tools and one example session (a carried-over 1250 cfs refused) for the default team. */

@@ -109,6 +109,10 @@ export function authenticate(db: Db, token: string): Principal | null {
   return { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
 }
 
+// A transaction that reads before it writes takes the write lock first, so a second process starting on the same file
+// waits for it (busy_timeout) instead of failing at its first write with SQLITE_BUSY.
+const IMMEDIATE = { behavior: "immediate" } as const;
+
 /**
  * Makes sure an admin token exists. With `envToken` that token becomes the only live admin token
  * (the environment is authoritative); without it, one is generated when none is live and returned
@@ -149,7 +153,7 @@ export function ensureAdminToken(db: Db, envToken?: string): { token?: string } 
       .values({ id: newId(), teamId, name: "admin", hash: hashToken(token), isAdmin: true })
       .run();
     return { token };
-  });
+  }, IMMEDIATE);
 }
 
 /** Revokes every live admin token and issues a new one, returned in clear once. */
