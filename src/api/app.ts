@@ -7,7 +7,7 @@ import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
 import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
-import { asStore, sqliteHandleOf } from "../store/sqlite/store.js";
+import { asStore } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";

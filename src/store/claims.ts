@@ -12,6 +12,7 @@ import {
 } from "./claims-jsonl.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
+import { CURRENT_CLAIM as CURRENT, claimRow as toRow, type RawClaim, sameJson } from "./claim-rows.js";
 
 /** A claim's status after its latest event. */
 export type ClaimStatus = LedgerLine["status"];
@@ -70,45 +71,6 @@ export class InvalidClaimError extends Error {
     this.name = "InvalidClaimError";
   }
 }
-
-type RawClaim = {
-  id: string;
-  text: string;
-  key: string | null;
-  value: string | null;
-  supersedes: string | null;
-  created_at: string;
-  status: ClaimStatus;
-  reason: string | null;
-  demoted_by: string | null;
-  watch: string | null;
-  superseded_by: string | null;
-  updated_at: string;
-};
-
-const parseJson = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
-
-const toRow = (r: RawClaim): ClaimRow => ({
-  id: r.id,
-  text: r.text,
-  key: r.key,
-  value: parseJson(r.value),
-  status: r.status,
-  reason: r.reason,
-  demoted_by: r.demoted_by,
-  watch: r.watch,
-  supersedes: (parseJson(r.supersedes) as string[] | null) ?? [],
-  superseded_by: r.superseded_by,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
-
-// The latest event of each claim is its state; claim_events_team_claim_idx answers max(id) per claim.
-const LATEST = "e.id = (SELECT max(x.id) FROM claim_events x WHERE x.team_id = c.team_id AND x.claim_id = c.id)";
-const CURRENT = `SELECT c.id, c.text, c.key, c.value, c.supersedes, c.created_at, e.status, e.reason, e.demoted_by, e.watch, e.superseded_by,
-  e.created_at AS updated_at FROM claims c JOIN claim_events e ON ${LATEST}`;
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** Repository of one database's claim ledger. Every method is scoped to a team. */
 export class ClaimStore {

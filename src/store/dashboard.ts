@@ -9,7 +9,8 @@ import type { LedgerDb } from "./db.js";
 import { NotFoundError } from "./errors.js";
 import { listSessions, type SessionFilter } from "./queries.js";
 import { RunStore, type StoredEvaluation } from "./runs.js";
-import { SessionStore, toCrossing, type CallRow, type CrossingRow, type SessionRow } from "./sessions.js";
+import { toCrossing } from "./session-rows.js";
+import { SessionStore, type CallRow, type CrossingRow, type SessionRow } from "./sessions.js";
 
 export { dashboardOverview, type Overview, type Window } from "./dashboard-overview.js";
 

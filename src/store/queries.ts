@@ -2,7 +2,8 @@
 // a physical magnitude has crossed before (the SI column and its index, within a relative tolerance).
 import type { Database } from "better-sqlite3";
 import { dimensionKey, toSI } from "../quantity/units.js";
-import { type CrossingRow, type SessionRow, toCrossing } from "./sessions.js";
+import { toCrossing } from "./session-rows.js";
+import type { CrossingRow, SessionRow } from "./sessions.js";
 
 /** A malformed filter (a date, a label, a cursor): the API answers 400 naming the field. */
 export class QueryError extends Error {

@@ -6,6 +6,7 @@ import { atomic } from "./atomic.js";
 import { NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 import { isReading, observedUtc, RevisionStore } from "./revisions.js";
+import { type RawCall, type RawCrossing, type RawSession, toCall, toCrossing, toSession } from "./session-rows.js";
 
 /** A session as stored. */
 export type SessionRow = {
@@ -54,111 +55,6 @@ export type CrossingRow = CrossingDraft & {
   tool: string;
   createdAt: string;
 };
-
-type RawSession = {
-  id: string;
-  context: string;
-  enforcement: "enforce" | "warn";
-  labels: string;
-  call_count: number;
-  violation_count: number;
-  blocked_count: number;
-  created_at: string;
-};
-type RawCall = {
-  id: string;
-  session_id: string;
-  seq: number;
-  tool: string;
-  tool_version: number | null;
-  guarded: number;
-  args_raw: string;
-  ok: number;
-  violations: string;
-  result_raw: string | null;
-  result_ok: number | null;
-  result_violations: string | null;
-  created_at: string;
-  result_at: string | null;
-};
-type RawCrossing = {
-  id: number;
-  session_id: string;
-  call_id: string;
-  seq: number;
-  tool: string;
-  direction: "param" | "return";
-  param: string;
-  raw: string;
-  value: number | null;
-  unit: string | null;
-  value_si: number | null;
-  dimension: string | null;
-  is_series: number;
-  datum: string | null;
-  crs: string | null;
-  tz: string | null;
-  quality: string | null;
-  source: string | null;
-  observed_at: string | null;
-  outcome: CrossingDraft["outcome"];
-  violation: string | null;
-  created_at: string;
-};
-
-const toSession = (r: RawSession): SessionRow => ({
-  id: r.id,
-  context: r.context,
-  enforcement: r.enforcement,
-  labels: JSON.parse(r.labels) as Record<string, string>,
-  callCount: r.call_count,
-  violationCount: r.violation_count,
-  blockedCount: r.blocked_count,
-  createdAt: r.created_at,
-});
-
-const toCall = (r: RawCall): CallRow => ({
-  id: r.id,
-  sessionId: r.session_id,
-  seq: r.seq,
-  tool: r.tool,
-  toolVersion: r.tool_version,
-  guarded: r.guarded === 1,
-  argsRaw: JSON.parse(r.args_raw),
-  ok: r.ok === 1,
-  violations: JSON.parse(r.violations) as Violation[],
-  resultRaw: r.result_raw === null ? null : JSON.parse(r.result_raw),
-  resultOk: r.result_ok === null ? null : r.result_ok === 1,
-  resultViolations: r.result_violations === null ? null : (JSON.parse(r.result_violations) as Violation[]),
-  createdAt: r.created_at,
-  resultAt: r.result_at,
-});
-
-/** A stored crossing in its answer form. */
-export const toCrossing = (r: RawCrossing): CrossingRow => ({
-  id: r.id,
-  sessionId: r.session_id,
-  callId: r.call_id,
-  seq: r.seq,
-  tool: r.tool,
-  direction: r.direction,
-  param: r.param,
-  raw: r.raw,
-  value: r.value,
-  unit: r.unit,
-  valueSi: r.value_si,
-  dimension: r.dimension,
-  isSeries: r.is_series === 1,
-  datum: r.datum,
-  crs: r.crs,
-  tz: r.tz,
-  quality: r.quality,
-  source: r.source,
-  observedAt: r.observed_at,
-  outcome: r.outcome,
-  violation: r.violation as CrossingDraft["violation"],
-  createdAt: r.created_at,
-});
 
 const OUTPUT_COLUMNS = "call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality";
 // An output usable as a source: a scalar return with a unit that was not refused.

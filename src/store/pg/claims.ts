@@ -4,52 +4,16 @@ import type { Clock } from "../../clock.js";
 import { normaliseKey } from "../../gates/values.js";
 import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../claims.js";
 import { InvalidClaimError } from "../claims.js";
+import { CURRENT_CLAIM as CURRENT, claimRow as toRow, type RawClaim, sameJson } from "../claim-rows.js";
 import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../claims-jsonl.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ClaimsRepo } from "../port.js";
 import { bumpVersion } from "./registry.js";
-import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 
 type EventKind = "created" | "demoted" | "superseded" | "restored";
-
-type RawClaim = {
-  id: string;
-  text: string;
-  key: string | null;
-  value: string | null;
-  supersedes: string | null;
-  created_at: string;
-  status: ClaimStatus;
-  reason: string | null;
-  demoted_by: string | null;
-  watch: string | null;
-  superseded_by: string | null;
-  updated_at: string;
-};
-
-const toRow = (r: RawClaim): ClaimRow => ({
-  id: r.id,
-  text: r.text,
-  key: r.key,
-  value: parseJson(r.value),
-  status: r.status,
-  reason: r.reason,
-  demoted_by: r.demoted_by,
-  watch: r.watch,
-  supersedes: (parseJson(r.supersedes) as string[] | null) ?? [],
-  superseded_by: r.superseded_by,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
-
-const LATEST = "e.id = (SELECT max(x.id) FROM claim_events x WHERE x.team_id = c.team_id AND x.claim_id = c.id)";
-const CURRENT = `SELECT c.id, c.text, c.key, c.value, c.supersedes, c.created_at, e.status, e.reason, e.demoted_by, e.watch, e.superseded_by,
-  e.created_at AS updated_at FROM claims c JOIN claim_events e ON ${LATEST}`;
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 async function find(q: Q, teamId: string, id: string): Promise<ClaimRow | null> {
   const [r] = await q<RawClaim>(`${CURRENT} WHERE c.team_id = $1 AND c.id = $2`, [teamId, id]);

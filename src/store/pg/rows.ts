@@ -1,128 +1,25 @@
 // Row shapes as PostgreSQL answers them (booleans are booleans, JSON is text) mapped to the store's row types.
 import { observedUtc } from "../revisions.js";
-import type { CrossingDraft, Violation } from "../../guard/verdict.js";
+import type { CrossingDraft } from "../../guard/verdict.js";
 import type { PriorOutput } from "../../guard/history.js";
-import type { CallRow, CrossingRow, SessionRow } from "../sessions.js";
+import type { RawCall as AnyCall, RawCrossing as AnyCrossing } from "../session-rows.js";
+
+export { type RawSession, toCall, toCrossing, toSession } from "../session-rows.js";
+/** A call row as PostgreSQL answers it. */
+export type RawCall = AnyCall<boolean>;
+/** A crossing row as PostgreSQL answers it. */
+export type RawCrossing = AnyCrossing<boolean>;
 
 /** JSON text, or null for SQL NULL. */
 export const parseJson = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
-
-export type RawSession = {
-  id: string;
-  context: string;
-  enforcement: "enforce" | "warn";
-  labels: string;
-  call_count: number;
-  violation_count: number;
-  blocked_count: number;
-  created_at: string;
-};
 
 /** The columns of a session row. */
 export const SESSION_COLUMNS =
   "id, context, enforcement, labels, call_count, violation_count, blocked_count, created_at";
 
-/** A session row in its store form. */
-export const toSession = (r: RawSession): SessionRow => ({
-  id: r.id,
-  context: r.context,
-  enforcement: r.enforcement,
-  labels: JSON.parse(r.labels) as Record<string, string>,
-  callCount: r.call_count,
-  violationCount: r.violation_count,
-  blockedCount: r.blocked_count,
-  createdAt: r.created_at,
-});
-
-export type RawCall = {
-  id: string;
-  session_id: string;
-  seq: number;
-  tool: string;
-  tool_version: number | null;
-  guarded: boolean;
-  args_raw: string;
-  ok: boolean;
-  violations: string;
-  result_raw: string | null;
-  result_ok: boolean | null;
-  result_violations: string | null;
-  created_at: string;
-  result_at: string | null;
-};
-
 /** The columns of a call row. */
 export const CALL_COLUMNS =
   "id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at";
-
-/** A call row in its store form. */
-export const toCall = (r: RawCall): CallRow => ({
-  id: r.id,
-  sessionId: r.session_id,
-  seq: r.seq,
-  tool: r.tool,
-  toolVersion: r.tool_version,
-  guarded: r.guarded,
-  argsRaw: JSON.parse(r.args_raw),
-  ok: r.ok,
-  violations: JSON.parse(r.violations) as Violation[],
-  resultRaw: parseJson(r.result_raw),
-  resultOk: r.result_ok,
-  resultViolations: r.result_violations === null ? null : (JSON.parse(r.result_violations) as Violation[]),
-  createdAt: r.created_at,
-  resultAt: r.result_at,
-});
-
-export type RawCrossing = {
-  id: number;
-  session_id: string;
-  call_id: string;
-  seq: number;
-  tool: string;
-  direction: "param" | "return";
-  param: string;
-  raw: string;
-  value: number | null;
-  unit: string | null;
-  value_si: number | null;
-  dimension: string | null;
-  is_series: boolean;
-  datum: string | null;
-  crs: string | null;
-  tz: string | null;
-  quality: string | null;
-  source: string | null;
-  observed_at: string | null;
-  outcome: CrossingDraft["outcome"];
-  violation: string | null;
-  created_at: string;
-};
-
-/** A crossing row in its answer form. */
-export const toCrossing = (r: RawCrossing): CrossingRow => ({
-  id: r.id,
-  sessionId: r.session_id,
-  callId: r.call_id,
-  seq: r.seq,
-  tool: r.tool,
-  direction: r.direction,
-  param: r.param,
-  raw: r.raw,
-  value: r.value,
-  unit: r.unit,
-  valueSi: r.value_si,
-  dimension: r.dimension,
-  isSeries: r.is_series,
-  datum: r.datum,
-  crs: r.crs,
-  tz: r.tz,
-  quality: r.quality,
-  source: r.source,
-  observedAt: r.observed_at,
-  outcome: r.outcome,
-  violation: r.violation as CrossingDraft["violation"],
-  createdAt: r.created_at,
-});
 
 export type RawOutput = {
   id: number;
