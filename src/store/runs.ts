@@ -13,6 +13,7 @@ import type { WatchCache } from "../gates/watch.js";
 import { claimHistory, overlayHistory } from "./claim-history.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 import { NotFoundError } from "./errors.js";
+import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "./run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "./ids.js";
 
@@ -45,23 +46,6 @@ export type EvaluateOptions = {
   /** False: leave ledger locators unresolved (there is no real ledger behind this store); default true. */
   resolveLedger?: boolean;
 };
-
-type RawRun = {
-  id: string;
-  task: string | null;
-  status: "released" | "blocked";
-  overall_score: number;
-  report: string;
-  input: string;
-  settings: string | null;
-  created_at: string;
-};
-
-/** The task id the input names, when it names one as a string (kept even when the contract fails, for listing). */
-function taskIdOf(input: unknown): string | null {
-  const task = splitEvaluationInput(input).task as { id?: unknown } | undefined;
-  return task && typeof task.id === "string" && task.id.trim() !== "" ? task.id : null;
-}
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
@@ -247,17 +231,7 @@ export class RunStore {
   get(teamId: string, id: string): StoredEvaluation {
     const r = this.s.get.get(teamId, id) as RawRun | undefined;
     if (!r) throw new NotFoundError(`no evaluation '${id}'`);
-    const report = JSON.parse(r.report) as Decision;
-    return {
-      id: r.id,
-      task: r.task,
-      created_at: r.created_at,
-      ...report,
-      // Reports stored before sources existed have none.
-      sources: (report as Partial<Decision>).sources ?? [],
-      input: JSON.parse(r.input) as unknown,
-      settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
-    };
+    return storedEvaluation(r);
   }
 
   /** A page of evaluations, newest first, filtered by task, status and a `since` time. */
@@ -280,17 +254,7 @@ export class RunStore {
       before_id: filter.before?.[1] ?? null,
       limit: filter.limit + 1,
     }) as RawRun[];
-    const items = rows.slice(0, filter.limit).map((r) => {
-      const d = JSON.parse(r.report) as Decision;
-      return {
-        id: r.id,
-        task: r.task,
-        status: r.status,
-        blocked_by: d.blocked_by,
-        overall_score: r.overall_score,
-        created_at: r.created_at,
-      };
-    });
+    const items = rows.slice(0, filter.limit).map(evaluationSummary);
     const last = items[items.length - 1];
     return { items, next_cursor: rows.length > filter.limit && last ? [last.created_at, last.id] : null };
   }

@@ -6,7 +6,6 @@ import { contractGate } from "../../gates/contract.js";
 import { type Result, splitEvaluationInput } from "../../gates/contracts.js";
 import { keyedClaims } from "../../gates/contradiction.js";
 import { decide, runKeys } from "../../gates/decide.js";
-import type { Decision } from "../../gates/decision.js";
 import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
@@ -15,6 +14,7 @@ import { NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { EvaluationsRepo } from "../port.js";
 import type { Evaluation } from "../runs.js";
+import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "../run-rows.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
 import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
@@ -50,23 +50,6 @@ const DEMOTED = `SELECT c.id, c.text, c.key, c.value, e.reason, e.demoted_by, e.
   ORDER BY e.id`;
 
 const PRIOR_COUNT = "SELECT count(*) AS n FROM runs WHERE team_id = $1 AND task = $2 AND status = 'released'";
-
-type RawRun = {
-  id: string;
-  task: string | null;
-  status: "released" | "blocked";
-  overall_score: number;
-  report: string;
-  input: string;
-  settings: string | null;
-  created_at: string;
-};
-
-/** The task id the input names, when it names one as a string. */
-function taskIdOf(input: unknown): string | null {
-  const task = splitEvaluationInput(input).task as { id?: unknown } | undefined;
-  return task && typeof task.id === "string" && task.id.trim() !== "" ? task.id : null;
-}
 
 /** Demoted claims per team, valid while the team's claims counter is unchanged. */
 export class DemotedCache {
@@ -251,14 +234,7 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
         [teamId, id],
       );
       if (!r) throw new NotFoundError(`no evaluation '${id}'`);
-      return {
-        id: r.id,
-        task: r.task,
-        created_at: r.created_at,
-        ...(JSON.parse(r.report) as Decision),
-        input: JSON.parse(r.input) as unknown,
-        settings: r.settings === null ? null : (JSON.parse(r.settings) as Settings),
-      };
+      return storedEvaluation(r);
     },
     list: async (teamId, filter) => {
       const rows = await q<RawRun>(
@@ -276,17 +252,7 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
           filter.limit + 1,
         ],
       );
-      const items = rows.slice(0, filter.limit).map((r) => {
-        const d = JSON.parse(r.report) as Decision;
-        return {
-          id: r.id,
-          task: r.task,
-          status: r.status,
-          blocked_by: d.blocked_by,
-          overall_score: r.overall_score,
-          created_at: r.created_at,
-        };
-      });
+      const items = rows.slice(0, filter.limit).map(evaluationSummary);
       const last = items[items.length - 1];
       return { items, next_cursor: rows.length > filter.limit && last ? ([last.created_at, last.id] as const) : null };
     },
