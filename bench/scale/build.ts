@@ -104,16 +104,18 @@ function build(store: LedgerDb, crossings: number, log: (line: string) => void, 
     }
     return { reads, areas, calcs };
   });
-  const nSessions = Math.max(1, Math.round(crossings / 10));
+  // A session stores 9.6 crossings on average (a refused call stores no result), so the year is spread over that many
+  // sessions, and sessions are written until the crossings reach the target.
+  const nSessions = Math.max(1, Math.round(crossings / 9.6));
   const step = YEAR_MS / nSessions;
   let stored = 0;
   let sessions = 0;
   let sample = "";
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const BATCH = 500;
-  while (sessions < nSessions) {
+  while (stored < crossings) {
     atomicGroup(store.sqlite, () => {
-      for (let b = 0; b < BATCH && sessions < nSessions; b += 1, sessions += 1) {
+      for (let b = 0; b < BATCH && stored < crossings; b += 1, sessions += 1) {
         const t = sessions % 3;
         const teamId = teams[t]!;
         const tools = toolsOf[t]!;
