@@ -88,6 +88,30 @@ export async function measure(
     if (doc.paths["/v1/revisions"]) lists.revisions = "/v1/revisions";
     for (const [name, path] of Object.entries(lists))
       out[name] = await timed(n(40), async () => void (await send("GET", path)));
+    // The dashboard's pages (issue 13), as a browser asks for them: a cookie session from the login form.
+    const login = await fetch(`${server.url}/ui/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: server.url },
+      body: new URLSearchParams({ token: built.token }).toString(),
+      redirect: "manual",
+    });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    if (login.status !== 303 || cookie === "") throw new Error(`dashboard login answered ${login.status}`);
+    const pages: Record<string, string> = {
+      ui_overview: "/ui",
+      ui_sessions_by_label: `/ui/sessions?label=${encodeURIComponent(p.label)}`,
+      ui_session: `/ui/sessions/${built.sampleSession}`,
+      ui_crossings: "/ui/crossings",
+      ui_evaluations: "/ui/evaluations",
+      ui_claims: "/ui/claims",
+      ui_revisions: "/ui/revisions",
+    };
+    for (const [name, path] of Object.entries(pages))
+      out[name] = await timed(n(40), async () => {
+        const res = await fetch(`${server.url}${path}`, { headers: { cookie } });
+        const html = await res.text();
+        if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${html.slice(0, 300)}`);
+      });
     out.replay = await timed(
       n(10),
       async () => void (await send("POST", "/v1/replay", { session_id: built.sampleSession })),

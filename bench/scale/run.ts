@@ -57,6 +57,13 @@ const LISTS = new Set([
   "evaluations",
   "evaluations_by_task",
   "revisions",
+  "ui_overview",
+  "ui_sessions_by_label",
+  "ui_session",
+  "ui_crossings",
+  "ui_evaluations",
+  "ui_claims",
+  "ui_revisions",
 ]);
 const operations: Record<string, { small_p50_ms: number; large_p50_ms: number; large_p95_ms: number }> = {};
 const round = (x: number) => Number(x.toPrecision(4));
