@@ -3,6 +3,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Decision } from "../gates/decision.js";
 import type { GateStatus } from "../gates/outcome-kit.js";
+import type { StoredAudit } from "../provenance/manifest.js";
 import { auditsFor } from "./audits.js";
 import { ClaimStore, type ClaimEvent, type ClaimRow } from "./claims.js";
 import type { LedgerDb } from "./db.js";
@@ -34,6 +35,33 @@ export type AuditedNumber = {
 
 /** A stored answer audit with its numbers in text order. */
 export type AuditedAnswer = { id: string; answer: string; ok: boolean; createdAt: string; numbers: AuditedNumber[] };
+
+/** Where one audited number of one audit traces to, as the audit_links rows hold it. */
+export type AuditLink = { audit_id: string; position: number; seq: number | null; crossing_id: number | null };
+
+/** A session's stored audits with each number's call and crossing (the session page, on either engine). */
+export function auditedAnswers(stored: readonly StoredAudit[], linkRows: readonly AuditLink[]): AuditedAnswer[] {
+  const links = new Map(linkRows.map((l) => [`${l.audit_id}/${l.position}`, l]));
+  return stored.map((a) => ({
+    id: a.id,
+    answer: a.answer,
+    ok: a.ok,
+    createdAt: a.createdAt,
+    numbers: a.items.map((i) => {
+      const link = links.get(`${a.id}/${i.position}`);
+      return {
+        text: i.text,
+        value: i.value,
+        unit: i.unit,
+        status: i.status,
+        source: i.source,
+        explanation: i.explanation,
+        callSeq: link?.seq ?? null,
+        crossingId: link?.crossing_id ?? null,
+      };
+    }),
+  }));
+}
 
 /** Everything the session page shows. */
 export type SessionDetail = {
@@ -157,35 +185,10 @@ export async function dashboardSession(store: LedgerDb, teamId: string, id: stri
   if (!session) return null;
   const byCall = new Map<string, CrossingRow[]>();
   for (const x of sessions.crossings(teamId, id)) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
-  const links = new Map<string, { seq: number | null; crossing_id: number | null }>();
-  for (const l of prepared(store).auditLinks.all(id, teamId) as {
-    audit_id: string;
-    position: number;
-    seq: number | null;
-    crossing_id: number | null;
-  }[])
-    links.set(`${l.audit_id}/${l.position}`, l);
-  const audits = auditsFor(store.sqlite)
-    .forSession(teamId, id)
-    .map((a) => ({
-      id: a.id,
-      answer: a.answer,
-      ok: a.ok,
-      createdAt: a.createdAt,
-      numbers: a.items.map((i) => {
-        const link = links.get(`${a.id}/${i.position}`);
-        return {
-          text: i.text,
-          value: i.value,
-          unit: i.unit,
-          status: i.status,
-          source: i.source,
-          explanation: i.explanation,
-          callSeq: link?.seq ?? null,
-          crossingId: link?.crossing_id ?? null,
-        };
-      }),
-    }));
+  const audits = auditedAnswers(
+    auditsFor(store.sqlite).forSession(teamId, id),
+    prepared(store).auditLinks.all(id, teamId) as AuditLink[],
+  );
   return {
     session,
     calls: sessions.calls(teamId, id).map((c) => ({ ...c, crossings: byCall.get(c.id) ?? [] })),

@@ -7,7 +7,7 @@ import type { Decision } from "../../gates/decision.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
 import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../dashboard-overview.js";
 import { DASHBOARD_SESSION_HOURS } from "../dashboard-sessions.js";
-import { type AuditedAnswer, type CodeCount, KEY_VALUES } from "../dashboard.js";
+import { type AuditLink, auditedAnswers, type CodeCount, KEY_VALUES } from "../dashboard.js";
 import { NotFoundError } from "../errors.js";
 import type { LedgerStore } from "../port.js";
 import type { CrossingRow } from "../sessions.js";
@@ -157,33 +157,11 @@ export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">
         store.crossings.ofSession(teamId, id),
         store.calls.list(teamId, id),
         store.audits.list(teamId, id),
-        q<{ audit_id: string; position: number; seq: number | null; crossing_id: number | null }>(AUDIT_LINKS, [
-          id,
-          teamId,
-        ]),
+        q<AuditLink>(AUDIT_LINKS, [id, teamId]),
       ]);
       const byCall = new Map<string, CrossingRow[]>();
       for (const x of crossings) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
-      const links = new Map(linkRows.map((l) => [`${l.audit_id}/${l.position}`, l]));
-      const audits: AuditedAnswer[] = stored.map((a) => ({
-        id: a.id,
-        answer: a.answer,
-        ok: a.ok,
-        createdAt: a.createdAt,
-        numbers: a.items.map((i) => {
-          const link = links.get(`${a.id}/${i.position}`);
-          return {
-            text: i.text,
-            value: i.value,
-            unit: i.unit,
-            status: i.status,
-            source: i.source,
-            explanation: i.explanation,
-            callSeq: link?.seq ?? null,
-            crossingId: link?.crossing_id ?? null,
-          };
-        }),
-      }));
+      const audits = auditedAnswers(stored, linkRows);
       return { session, calls: calls.map((c) => ({ ...c, crossings: byCall.get(c.id) ?? [] })), audits };
     },
     codeCounts: (teamId) => q<CodeCount>(CODE_COUNTS, [teamId]),
