@@ -1,5 +1,6 @@
 // A claim as both engines store it: the claim row joined to its latest event, read into the ClaimRow the port answers.
-import type { ClaimRow, ClaimStatus } from "./claims.js";
+import type { LedgerLine } from "./claims-jsonl.js";
+import type { ClaimRow, ClaimStatus, NewClaim } from "./claims.js";
 
 /** A claim joined to its latest event, as the CURRENT_CLAIM query returns it. */
 export type RawClaim = {
@@ -45,3 +46,19 @@ export const CURRENT_CLAIM = `SELECT c.id, c.text, c.key, c.value, c.supersedes,
 
 /** True when two stored values are the same JSON. */
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** The ledger line a new claim starts as: live or demoted as asked, superseding what it names, superseded by none. */
+export function newClaimLine(id: string, input: NewClaim, supersedes: string[]): LedgerLine {
+  return {
+    id,
+    text: input.text,
+    key: input.key ?? null,
+    value: input.value ?? null,
+    status: input.status,
+    reason: input.reason ?? null,
+    demoted_by: input.demoted_by ?? null,
+    watch: input.watch ?? null,
+    supersedes,
+    superseded_by: null,
+  };
+}

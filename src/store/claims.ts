@@ -12,7 +12,7 @@ import {
 } from "./claims-jsonl.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
-import { CURRENT_CLAIM as CURRENT, claimRow as toRow, type RawClaim, sameJson } from "./claim-rows.js";
+import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim, sameJson } from "./claim-rows.js";
 
 /** A claim's status after its latest event. */
 export type ClaimStatus = LedgerLine["status"];
@@ -142,22 +142,7 @@ export class ClaimStore {
           `the claim cannot be added: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
           problems,
         );
-      this.insert(
-        teamId,
-        {
-          id,
-          text: input.text,
-          key: input.key ?? null,
-          value: input.value ?? null,
-          status: input.status,
-          reason: input.reason ?? null,
-          demoted_by: input.demoted_by ?? null,
-          watch: input.watch ?? null,
-          supersedes,
-          superseded_by: null,
-        },
-        now,
-      );
+      this.insert(teamId, newClaimLine(id, input, supersedes), now);
       for (const old of supersedes) this.markSuperseded(teamId, old, id, now);
       return this.get(teamId, id);
     });

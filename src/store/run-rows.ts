@@ -1,5 +1,6 @@
 // A stored evaluation as both engines read it back: the run row, its report and input kept as JSON text.
-import { splitEvaluationInput } from "../gates/contracts.js";
+import { type Result, splitEvaluationInput } from "../gates/contracts.js";
+import type { SourceLink } from "../gates/ledger-evidence.js";
 import type { Decision } from "../gates/decision.js";
 import type { Settings } from "../gates/settings.js";
 import type { EvaluationSummary, StoredEvaluation } from "./runs.js";
@@ -48,4 +49,26 @@ export function evaluationSummary(r: Omit<RawRun, "input" | "settings">): Evalua
     overall_score: r.overall_score,
     created_at: r.created_at,
   };
+}
+
+/** One source link's stored columns, run through match, in the evaluation_sources column order of both engines. */
+export function sourceColumns(l: SourceLink, runs: readonly Result[]) {
+  const run = runs[(l.run ?? 1) - 1];
+  const text = l.claim_id === null ? "" : (run?.claims.find((c) => c.id === l.claim_id)?.text ?? "");
+  return [
+    l.run ?? 1,
+    l.claim_id,
+    text,
+    l.locator,
+    l.status,
+    l.crossing_id,
+    l.session_id,
+    l.seq,
+    l.tool,
+    l.value,
+    l.unit,
+    l.quality,
+    l.observed_at,
+    l.match,
+  ] as const;
 }

@@ -13,7 +13,7 @@ import type { WatchCache } from "../gates/watch.js";
 import { claimHistory, overlayHistory } from "./claim-history.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 import { NotFoundError } from "./errors.js";
-import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "./run-rows.js";
+import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "./run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "./ids.js";
 
@@ -202,28 +202,7 @@ export class RunStore {
   /** A released evaluation keeps its ledger sources, so a crossing leads to the reports that rest on it and back. */
   private insertSources(teamId: string, e: Evaluation, runs: readonly Result[]): void {
     for (const l of e.sources) {
-      const run = runs[(l.run ?? 1) - 1];
-      const text = l.claim_id === null ? "" : (run?.claims.find((c) => c.id === l.claim_id)?.text ?? "");
-      this.s.insertSource.run(
-        e.id,
-        teamId,
-        e.task,
-        l.run ?? 1,
-        l.claim_id,
-        text,
-        l.locator,
-        l.status,
-        l.crossing_id,
-        l.session_id,
-        l.seq,
-        l.tool,
-        l.value,
-        l.unit,
-        l.quality,
-        l.observed_at,
-        l.match,
-        e.created_at,
-      );
+      this.s.insertSource.run(e.id, teamId, e.task, ...sourceColumns(l, runs), e.created_at);
     }
   }
 

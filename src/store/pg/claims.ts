@@ -4,7 +4,7 @@ import type { Clock } from "../../clock.js";
 import { normaliseKey } from "../../gates/values.js";
 import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../claims.js";
 import { InvalidClaimError } from "../claims.js";
-import { CURRENT_CLAIM as CURRENT, claimRow as toRow, type RawClaim, sameJson } from "../claim-rows.js";
+import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim, sameJson } from "../claim-rows.js";
 import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../claims-jsonl.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -107,23 +107,7 @@ export function pgClaims(pool: pg.Pool, clock: Clock): ClaimsRepo {
             `the claim cannot be added: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
             problems,
           );
-        await insert(
-          tq,
-          teamId,
-          {
-            id,
-            text: input.text,
-            key: input.key ?? null,
-            value: input.value ?? null,
-            status: input.status,
-            reason: input.reason ?? null,
-            demoted_by: input.demoted_by ?? null,
-            watch: input.watch ?? null,
-            supersedes,
-            superseded_by: null,
-          },
-          now,
-        );
+        await insert(tq, teamId, newClaimLine(id, input, supersedes), now);
         for (const old of supersedes) await markSuperseded(tq, teamId, old, id, now);
         return get(tq, teamId, id);
       });

@@ -14,7 +14,7 @@ import { NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { EvaluationsRepo } from "../port.js";
 import type { Evaluation } from "../runs.js";
-import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "../run-rows.js";
+import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../run-rows.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
 import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
@@ -169,26 +169,7 @@ const INSERT_SOURCES = `INSERT INTO evaluation_sources (run_id, team_id, task, r
 /** The released evaluation's links to the sources its claims cite, in report order (as the SQLite store writes them). */
 async function insertSources(q: Q, teamId: string, e: Evaluation, runs: readonly Result[]): Promise<void> {
   if (e.sources.length === 0) return;
-  const rows = e.sources.map((l) => {
-    const run = runs[(l.run ?? 1) - 1];
-    const text = l.claim_id === null ? "" : (run?.claims.find((c) => c.id === l.claim_id)?.text ?? "");
-    return [
-      l.run ?? 1,
-      l.claim_id,
-      text,
-      l.locator,
-      l.status,
-      l.crossing_id,
-      l.session_id,
-      l.seq,
-      l.tool,
-      l.value,
-      l.unit,
-      l.quality,
-      l.observed_at,
-      l.match,
-    ];
-  });
+  const rows = e.sources.map((l) => sourceColumns(l, runs));
   const col = (n: number) => rows.map((r) => r[n] ?? null);
   await q(INSERT_SOURCES, [e.id, teamId, e.task, e.created_at, ...Array.from({ length: 14 }, (_, i) => col(i))]);
 }
