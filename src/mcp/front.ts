@@ -77,19 +77,33 @@ export class FrontConnection {
   private receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     const m = message as Incoming;
     if (m.method === undefined) return; // a response: the proxy sends the agent no requests
-    if (m.id === undefined) return this.notified(m.method, m.params);
+    if (m.id === undefined) {
+      this.notified(m.method, m.params);
+      return;
+    }
     const id = m.id;
-    const params = isObject(m.params) ? m.params : {};
-    if (m.method === "initialize") return this.reply(id, this.initialize(params));
-    if (m.method === "ping") return this.reply(id, { result: {} });
-    const handler = this.options.handlers[m.method];
-    if (handler === undefined || !Object.hasOwn(this.options.handlers, m.method))
-      return this.reply(id, { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } });
+    const answer = this.answer(m.method, isObject(m.params) ? m.params : {}, extra);
+    if (!(answer instanceof Promise)) {
+      this.reply(id, answer);
+      return;
+    }
     this.inFlight.add(id);
-    handler({ params, extra }).then(
+    answer.then(
       (r) => this.replyOnce(id, r),
       (e: unknown) => this.replyOnce(id, errorReply(e)),
     );
+  }
+
+  private answer(
+    method: string,
+    params: Record<string, unknown>,
+    extra: MessageExtraInfo | undefined,
+  ): Reply | Promise<Reply> {
+    if (method === "initialize") return this.initialize(params);
+    if (method === "ping") return { result: {} };
+    const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
+    if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
+    return handler({ params, extra });
   }
 
   private notified(method: string, params: unknown): void {

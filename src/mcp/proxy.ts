@@ -78,7 +78,10 @@ export class GuardedProxy {
   }
 
   /** Serves one agent connection over `transport`; `labels` adds labels to its ledger session when it opens. */
-  async connect(transport: Transport, options: { labels?: () => Record<string, string> } = {}): Promise<FrontConnection> {
+  async connect(
+    transport: Transport,
+    options: { labels?: () => Record<string, string> } = {},
+  ): Promise<FrontConnection> {
     let session: Promise<string> | null = null;
     const sessionId = () => {
       if (!session) {
@@ -108,7 +111,12 @@ export class GuardedProxy {
           const { name, arguments: args } = params;
           if (typeof name !== "string" || (args !== undefined && (typeof args !== "object" || args === null)))
             return Promise.resolve(invalidCall);
-          return this.callTool(name, (args ?? {}) as Record<string, unknown>, sessionId, traceParentOfRequest(params, extra));
+          return this.callTool(
+            name,
+            (args ?? {}) as Record<string, unknown>,
+            sessionId,
+            traceParentOfRequest(params, extra),
+          );
         },
       },
     });
@@ -223,7 +231,9 @@ export class GuardedProxy {
       return toolErrorReply(
         `${name} answered ${JSON.stringify(reply.result)?.slice(0, 200)}, which is not a tool result (an object with a content array)`,
       );
-    return result.isError ? { result } : { result: await this.labelResult(annotation, session, verdict.call_id, result) };
+    return result.isError
+      ? { result }
+      : { result: await this.labelResult(annotation, session, verdict.call_id, result) };
   }
 
   private async labelResult(
