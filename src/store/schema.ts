@@ -219,6 +219,7 @@ export const crossings = sqliteTable(
     // rows and no more (the id is explicit for PostgreSQL; SQLite carries the rowid in every index anyway).
     index("crossings_team_tool_idx").on(t.teamId, t.tool, t.id),
     index("crossings_team_code_idx").on(t.teamId, t.violation, t.id).where(sql`violation IS NOT NULL`),
+    index("crossings_team_code_tool_idx").on(t.teamId, t.violation, t.tool, t.id).where(sql`violation IS NOT NULL`),
     // The session list's code filter, checked per session when another filter drives the query.
     index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
     // Readings: the latest earlier reading of (source, observation time), for revision detection. Partial, so a crossing

@@ -239,6 +239,7 @@ export const crossings = pgTable(
     // rows and no more (the id is explicit for PostgreSQL; SQLite carries the rowid in every index anyway).
     index("crossings_team_tool_idx").on(t.teamId, t.tool, t.id),
     index("crossings_team_code_idx").on(t.teamId, t.violation, t.id).where(sql`violation IS NOT NULL`),
+    index("crossings_team_code_tool_idx").on(t.teamId, t.violation, t.tool, t.id).where(sql`violation IS NOT NULL`),
     index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
     index("crossings_team_reading_idx")
       .on(t.teamId, t.source, t.observedUtc)
