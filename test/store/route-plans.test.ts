@@ -89,17 +89,23 @@ function recordingApp() {
   return { store, send, seen, plan, app };
 }
 
+/** Two tools and a session that reads 1250 cfs and then carries it over, refused. */
+async function seedSession(send: ReturnType<typeof recordingApp>["send"]): Promise<{ id: string }> {
+  await send("PUT", "/v1/tools/read_q", { params: { station: {} }, returns: { unit: "cfs" } });
+  await send("PUT", "/v1/tools/runoff", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } } });
+  const s = (await send("POST", "/v1/sessions", { labels: { run: "a" }, context: "Runoff?" })) as { id: string };
+  const c = (await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "read_q", args: { station: "A" } })) as {
+    call_id: string;
+  };
+  await send("POST", `/v1/sessions/${s.id}/calls/${c.call_id}/result`, { result: 1250 });
+  await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "runoff", args: { discharge: 1250, area: 29000 } });
+  return s;
+}
+
 describe("the plans of the routes' queries", () => {
   it("use an index for every list, search, replay and audit statement, with no full scan or full sort", async () => {
     const { send, seen, plan } = recordingApp();
-    await send("PUT", "/v1/tools/read_q", { params: { station: {} }, returns: { unit: "cfs" } });
-    await send("PUT", "/v1/tools/runoff", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } } });
-    const s = (await send("POST", "/v1/sessions", { labels: { run: "a" }, context: "Runoff?" })) as { id: string };
-    const c = (await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "read_q", args: { station: "A" } })) as {
-      call_id: string;
-    };
-    await send("POST", `/v1/sessions/${s.id}/calls/${c.call_id}/result`, { result: 1250 });
-    await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "runoff", args: { discharge: 1250, area: 29000 } });
+    const s = await seedSession(send);
     await send("POST", "/v1/evaluations", { task: { id: "crest" }, result: stageResult("17.1 ft") });
     await send("POST", "/v1/claims", { id: "CLM-1", text: "The gauge gains 2.08x", status: "live" });
     const reads = [
@@ -133,14 +139,7 @@ describe("the plans of the routes' queries", () => {
 
   it("use an index for every statement of the dashboard's pages, each filter of the crossings list its own", async () => {
     const { store, send, seen, plan, app } = recordingApp();
-    await send("PUT", "/v1/tools/read_q", { params: { station: {} }, returns: { unit: "cfs" } });
-    await send("PUT", "/v1/tools/runoff", { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } } });
-    const s = (await send("POST", "/v1/sessions", { labels: { run: "a" }, context: "Runoff?" })) as { id: string };
-    const c = (await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "read_q", args: { station: "A" } })) as {
-      call_id: string;
-    };
-    await send("POST", `/v1/sessions/${s.id}/calls/${c.call_id}/result`, { result: 1250 });
-    await send("POST", `/v1/sessions/${s.id}/calls`, { tool: "runoff", args: { discharge: 1250, area: 29000 } });
+    const s = await seedSession(send);
     await send("POST", `/v1/sessions/${s.id}/audit`, { answer: "Runoff is 3.7 mm/day from 1250 cfs." });
     const e = (await send("POST", "/v1/evaluations", { task: { id: "crest" }, result: stageResult("17.1 ft") })) as {
       id: string;
