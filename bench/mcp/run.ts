@@ -86,21 +86,25 @@ const time = async (leg: Leg): Promise<number> => {
 };
 
 /** User + system CPU of a process so far, in ms (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
-const cpuMs = (pid: number): number => {
+const statFields = (pid: number): string[] => {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+};
+const cpuMs = (pid: number): number => {
+  const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
+/** System (kernel) CPU of a process so far, in ms: the socket writes and reads, SQLite's file writes. */
+const sysMs = (pid: number): number => Number(statFields(pid)[12]) * 10;
 const selfCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
 
 const lat = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<LegName, number[]>;
-const cpu = Object.fromEntries(names.map((n) => [n, { proxy: 0, upstream: 0, client: 0, calls: 0 }])) as Record<
-  LegName,
-  { proxy: number; upstream: number; client: number; calls: number }
->;
+const cpu = Object.fromEntries(
+  names.map((n) => [n, { proxy: 0, proxySys: 0, upstream: 0, client: 0, calls: 0 }]),
+) as Record<LegName, { proxy: number; proxySys: number; upstream: number; client: number; calls: number }>;
 const BLOCK = 25;
 try {
   for (let i = 0; i < WARMUP; i += 1) for (const n of names) await time(legs[n]);
@@ -115,10 +119,12 @@ try {
   for (let b = 0; b < Math.max(4, Math.round(CALLS / BLOCK)); b += 1) {
     for (const n of names) {
       const p0 = cpuMs(front.pid);
+      const s0 = sysMs(front.pid);
       const u0 = cpuMs(upstream.pid);
       const c0 = selfCpuMs();
       for (let i = 0; i < BLOCK; i += 1) await time(legs[n]);
       cpu[n].proxy += cpuMs(front.pid) - p0;
+      cpu[n].proxySys += sysMs(front.pid) - s0;
       cpu[n].upstream += cpuMs(upstream.pid) - u0;
       cpu[n].client += selfCpuMs() - c0;
       cpu[n].calls += BLOCK;
@@ -159,7 +165,9 @@ console.log(
     `the guard's share is ${(gap("guarded", "direct") - gap("forwarded", "directPlain")).toFixed(3)} ms`,
 );
 const cpuPer = (n: LegName) => cpu[n].proxy / cpu[n].calls;
+const sysPer = (n: LegName) => cpu[n].proxySys / cpu[n].calls;
 console.log(
   `proxy CPU per call: guarded ${cpuPer("guarded").toFixed(3)} ms, forwarded ${cpuPer("forwarded").toFixed(3)} ms ` +
-    `(guard and recording: ${(cpuPer("guarded") - cpuPer("forwarded")).toFixed(3)} ms)`,
+    `(guard and recording: ${(cpuPer("guarded") - cpuPer("forwarded")).toFixed(3)} ms); of which kernel (sys): ` +
+    `guarded ${sysPer("guarded").toFixed(3)} ms, forwarded ${sysPer("forwarded").toFixed(3)} ms`,
 );

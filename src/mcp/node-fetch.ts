@@ -4,6 +4,7 @@
 // algorithm cost more CPU per call than the rest of a forwarded call's proxy work (bench:mcp, bench/RESULTS.md).
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { createParser } from "eventsource-parser";
 
 /** The fetch signature the SDK's transports accept. */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -65,8 +66,75 @@ function bodyStream(res: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
+const mediaType = (res: IncomingMessage) => (res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+
+// A JSON-RPC response (not a request, not a notification): the answer a POSTed request waits for.
+const isResponse = (m: unknown) => typeof m === "object" && m !== null && !("method" in m) && "id" in m;
+
+/** A body-less Response whose json() answers `value()`: what the SDK's transport reads from an application/json answer. */
+function jsonAnswer(res: IncomingMessage, value: () => unknown): Response {
+  const headers = responseHeaders(res);
+  headers.set("content-type", "application/json");
+  const answer = new Response(null, { status: res.statusCode ?? 200, statusText: res.statusMessage ?? "", headers });
+  Object.defineProperty(answer, "json", { value: () => Promise.resolve().then(value) });
+  return answer;
+}
+
+/**
+ * The answer to a POST, read here instead of as a web stream: a JSON body as text; an SSE body through the SDK's
+ * own SSE parser (eventsource-parser), its `message` events collected up to the first JSON-RPC response, and handed
+ * to the transport as one JSON array, the shape a JSON answer to a batch has. The transport then skips its
+ * TextDecoderStream and EventSourceParserStream (two TransformStreams, most of a relayed call's HTTP cost). Events
+ * after that response (the upstream should close the stream there) are read and dropped.
+ */
+function bufferedAnswer(res: IncomingMessage): Promise<Response> {
+  const sse = mediaType(res) === "text/event-stream";
+  return new Promise<Response>((resolve, reject) => {
+    let settled = false;
+    let text = "";
+    const messages: unknown[] = [];
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      resolve(jsonAnswer(res, sse ? () => messages : () => JSON.parse(text)));
+    };
+    const parser = createParser({
+      onEvent: (event) => {
+        if (settled || !event.data || (event.event && event.event !== "message")) return;
+        let message: unknown;
+        try {
+          message = JSON.parse(event.data);
+        } catch {
+          return; // the SDK reports such an event and reads on; the request it answered times out either way
+        }
+        messages.push(message);
+        if (isResponse(message)) done();
+      },
+    });
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => (sse ? parser.feed(chunk) : (text += chunk)));
+    res.once("end", done);
+    const fail = (cause: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(new TypeError("terminated", { cause }));
+    };
+    res.on("error", fail);
+    res.once("close", () => fail(new Error("the connection closed before the response ended")));
+  });
+}
+
+/** How the fetch reads answers. */
+export type NodeFetchOptions = {
+  /**
+   * Read the answer to a POST (JSON, or an SSE stream up to its JSON-RPC response) before resolving, and hand it on
+   * as a JSON body (the SDK client transport's cheap path). Off: every body is a web stream, as fetch's own.
+   */
+  bufferPostAnswers?: boolean;
+};
+
 /** A fetch over node:http(s) with one keep-alive agent per scheme; it follows no redirects (the SDK asks for none). */
-export function nodeHttpFetch(): FetchLike & { close(): void } {
+export function nodeHttpFetch(options: NodeFetchOptions = {}): FetchLike & { close(): void } {
   const agents = {
     "http:": new HttpAgent({ keepAlive: true, noDelay: true }),
     "https:": new HttpsAgent({ keepAlive: true, noDelay: true }),
@@ -100,6 +168,11 @@ export function nodeHttpFetch(): FetchLike & { close(): void } {
         const status = res.statusCode ?? 0;
         const nullBody = NULL_BODY.has(status) || init.method === "HEAD";
         if (nullBody) res.on("error", () => undefined).resume();
+        else if (options.bufferPostAnswers && init.method === "POST" && status === 200) {
+          const type = mediaType(res);
+          if (type === "application/json" || type === "text/event-stream")
+            return void bufferedAnswer(res).then(resolve, reject);
+        }
         resolve(
           new Response(nullBody ? null : bodyStream(res), {
             status,

@@ -1,16 +1,10 @@
 // The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import { noTelemetry, nowMs, traceParentOf, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
+import { FrontConnection, type Reply } from "./front.js";
 import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger-client.js";
 import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
@@ -38,13 +32,23 @@ const labelValue = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s)
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+const invalidCall: Reply = {
+  error: {
+    code: ErrorCode.InvalidParams,
+    message: "Invalid tools/call request: params.name must be a string and params.arguments an object",
+  },
+};
+
+/** A tool error as the reply to a tools/call. */
+const toolErrorReply = (text: string): Reply => ({ result: toolError(text) });
+
 /** One upstream, one ledger, any number of agent connections; each connection (each initialize) is its own session. */
 export class GuardedProxy {
   readonly upstream: Upstream;
   private readonly annotations: Annotations;
   private readonly ledger: ProxyLedger;
   private readonly log: (line: string) => void;
-  private readonly servers = new Set<Server>();
+  private readonly fronts = new Set<FrontConnection>();
   private readonly telemetry: Telemetry;
   /** The name a tool is declared and recorded under in the ledger (the agent and the upstream keep the plain name). */
   private readonly ledgerName: (tool: string) => string;
@@ -74,16 +78,15 @@ export class GuardedProxy {
   }
 
   /** Serves one agent connection over `transport`; `labels` adds labels to its ledger session when it opens. */
-  async connect(transport: Transport, options: { labels?: () => Record<string, string> } = {}): Promise<Server> {
-    const server = new Server(
-      { name: "agent-ledger", version: VERSION },
-      { capabilities: { tools: {} }, instructions: await this.upstream.instructions().catch(() => undefined) },
-    );
+  async connect(
+    transport: Transport,
+    options: { labels?: () => Record<string, string> } = {},
+  ): Promise<FrontConnection> {
     let session: Promise<string> | null = null;
     const sessionId = () => {
       if (!session) {
         const labels: Record<string, string> = { source: "mcp-proxy", upstream: labelValue(this.upstream.commandLine) };
-        const client = server.getClientVersion()?.name;
+        const client = front.clientVersionName;
         if (client) labels.client = labelValue(client);
         for (const [k, v] of Object.entries(options.labels?.() ?? {})) labels[k] = labelValue(v);
         const opening = this.ledger.openSession(labels);
@@ -94,23 +97,37 @@ export class GuardedProxy {
       }
       return session;
     };
-    // Each initialize starts a new session, opened at the first guarded call so a connection that only lists tools leaves no row.
-    server.oninitialized = () => {
-      session = null;
-    };
-    server.onclose = () => this.servers.delete(server);
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
-      this.callTool(req.params.name, req.params.arguments ?? {}, sessionId, traceParentOfRequest(req.params, extra)),
-    );
-    await server.connect(transport);
-    this.servers.add(server);
-    return server;
+    const front: FrontConnection = new FrontConnection(transport, {
+      serverInfo: { name: "agent-ledger", version: VERSION },
+      instructions: await this.upstream.instructions().catch(() => undefined),
+      // Each initialize starts a new session, opened at the first guarded call so a connection that only lists tools leaves no row.
+      onInitialized: () => {
+        session = null;
+      },
+      onClose: () => this.fronts.delete(front),
+      handlers: {
+        "tools/list": async () => ({ result: { tools: await this.listTools() } }),
+        "tools/call": ({ params, extra }) => {
+          const { name, arguments: args } = params;
+          if (typeof name !== "string" || (args !== undefined && (typeof args !== "object" || args === null)))
+            return Promise.resolve(invalidCall);
+          return this.callTool(
+            name,
+            (args ?? {}) as Record<string, unknown>,
+            sessionId,
+            traceParentOfRequest(params, extra),
+          );
+        },
+      },
+    });
+    await front.start();
+    this.fronts.add(front);
+    return front;
   }
 
   /** Closes every agent connection, then the upstream and the ledger. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.servers].map((s) => s.close()));
+    await Promise.allSettled([...this.fronts].map((f) => f.close()));
     await this.upstream.close();
     await this.ledger.close();
   }
@@ -140,7 +157,7 @@ export class GuardedProxy {
     args: Record<string, unknown>,
     sessionId: () => Promise<string>,
     parent: TraceParent | undefined,
-  ): Promise<CallToolResult> {
+  ): Promise<Reply> {
     const annotation = this.annotations.get(name);
     if (!annotation) return this.forward(name, args);
     const startMs = nowMs();
@@ -172,13 +189,13 @@ export class GuardedProxy {
     sessionId: () => Promise<string>,
     parent: TraceParent | undefined,
     checked: (session: string, verdict: LedgerCallAnswer) => void,
-  ): Promise<CallToolResult> {
+  ): Promise<Reply> {
     const name = annotation.name;
     try {
       // The first call after a respawn waits for the fresh declarations.
       await this.upstream.start();
     } catch (e) {
-      return toolError(`${errorText(e)}; the call to ${name} was not completed`);
+      return toolErrorReply(`${errorText(e)}; the call to ${name} was not completed`);
     }
     let session: string;
     let verdict: LedgerCallAnswer;
@@ -186,14 +203,14 @@ export class GuardedProxy {
       session = await sessionId();
       verdict = await this.ledger.call(session, this.ledgerName(name), args, parent);
     } catch (e) {
-      return toolError(
+      return toolErrorReply(
         `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
       );
     }
     checked(session, verdict);
-    if (!verdict.ok) return toolError(verdict.violations.map((v) => v.repair).join("\n"));
+    if (!verdict.ok) return toolErrorReply(verdict.violations.map((v) => v.repair).join("\n"));
     if (!verdict.guarded)
-      return toolError(
+      return toolErrorReply(
         `the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`,
       );
     let forwarded: Record<string, unknown>;
@@ -203,12 +220,20 @@ export class GuardedProxy {
       if (!(e instanceof DeclarationDrift)) throw e;
       // Declaring again makes the next call use the annotation; this one is not sent.
       await this.upstream.listTools().catch(() => undefined);
-      return toolError(
+      return toolErrorReply(
         `${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`,
       );
     }
-    const result = await this.forward(name, forwarded);
-    return result.isError ? result : this.labelResult(annotation, session, verdict.call_id, result);
+    const reply = await this.forward(name, forwarded);
+    if (reply.error !== undefined) return reply;
+    const result = asToolResult(reply.result);
+    if (result === null)
+      return toolErrorReply(
+        `${name} answered ${JSON.stringify(reply.result)?.slice(0, 200)}, which is not a tool result (an object with a content array)`,
+      );
+    return result.isError
+      ? { result }
+      : { result: await this.labelResult(annotation, session, verdict.call_id, result) };
   }
 
   private async labelResult(
@@ -237,24 +262,36 @@ export class GuardedProxy {
     return labelledResult(result, answer.result, read.extra);
   }
 
-  /** Sends a call upstream untouched; a crash or a timeout becomes a tool error, an upstream protocol error stays one. */
-  private async forward(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  /**
+   * Relays a call upstream and answers its result or JSON-RPC error as it came; a crash or a timeout becomes a tool
+   * error.
+   */
+  private async forward(name: string, args: Record<string, unknown>): Promise<Reply> {
     try {
       return await this.upstream.callTool(name, args);
     } catch (e) {
       if (e instanceof UpstreamExited || e instanceof UpstreamUnavailable) {
         this.log(e.message);
-        return toolError(
+        return toolErrorReply(
           e instanceof UpstreamExited ? e.message : `${e.message}; the call to ${name} was not completed`,
         );
       }
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-        return toolError(`the upstream server did not answer ${name} in time; the call may or may not have completed`);
+        return toolErrorReply(
+          `the upstream server did not answer ${name} in time; the call may or may not have completed`,
+        );
       }
-      if (e instanceof McpError) throw new McpError(e.code, e.message.replace(/^MCP error -?\d+: /, ""), e.data);
       throw e;
     }
   }
+}
+
+/** A relayed result read as a tool result (content defaults to none, as the SDK's schema has it); null when it is not one. */
+function asToolResult(raw: unknown): CallToolResult | null {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
+  const r = raw as CallToolResult;
+  if (r.content === undefined) return { ...r, content: [] };
+  return Array.isArray(r.content) ? r : null;
 }
 
 /**
@@ -262,15 +299,16 @@ export class GuardedProxy {
  * request, where stdio clients put it.
  */
 function traceParentOfRequest(
-  params: { _meta?: Record<string, unknown> },
-  extra: { requestInfo?: { headers: Record<string, string | string[] | undefined> } },
+  params: Record<string, unknown>,
+  extra: MessageExtraInfo | undefined,
 ): TraceParent | undefined {
+  const metaObj = params._meta as Record<string, unknown> | undefined;
   const header = (name: string) => {
-    const v = extra.requestInfo?.headers[name];
+    const v = extra?.requestInfo?.headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
   const meta = (name: string) => {
-    const v = params._meta?.[name];
+    const v = metaObj?.[name];
     return typeof v === "string" ? v : undefined;
   };
   return traceParentOf(header) ?? traceParentOf(meta);

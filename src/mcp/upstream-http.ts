@@ -61,7 +61,7 @@ export function isExpiredSession(e: unknown, hadSession: boolean): boolean {
 
 /** A link over one Streamable HTTP session with the upstream at `target.url`. */
 export function httpLink(target: UpstreamUrl, log: (line: string) => void): UpstreamLink & { hadSession(): boolean } {
-  const fetchImpl = nodeHttpFetch();
+  const fetchImpl = nodeHttpFetch({ bufferPostAnswers: true });
   const transport = new StreamableHTTPClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
     fetch: fetchImpl,

@@ -1,7 +1,7 @@
 // The upstream MCP server: spawned (or connected to) on first use, replaced after it goes away, reached through the
 // SDK's Client over a stdio or Streamable HTTP link.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { VERSION } from "../version.js";
 import { httpLink, isExpiredSession, reachesTheCaller } from "./upstream-http.js";
@@ -13,6 +13,7 @@ import {
   type UpstreamLink,
   type UpstreamTarget,
 } from "./upstream-link.js";
+import { RawChannel, type RawAnswer } from "./upstream-raw.js";
 
 export { UpstreamExited, UpstreamUnavailable };
 
@@ -34,7 +35,7 @@ const RawToolListSchema = z.looseObject({
 const MAX_PAGES = 100;
 
 type Link = UpstreamLink & { hadSession?: () => boolean };
-type Connection = { client: Client; link: Link; tools: RawTool[] };
+type Connection = { client: Client; link: Link; tools: RawTool[]; raw: RawChannel };
 
 /** Options: what to do with each fresh tool listing (declare it), where to log, how long a call may take. */
 export type UpstreamOptions = {
@@ -87,13 +88,12 @@ export class Upstream {
     });
   }
 
-  /** Calls a tool; UpstreamExited when the upstream goes away before answering, UpstreamUnavailable when it cannot be reached. */
-  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    return this.withConnection(name, (conn) =>
-      conn.client.request({ method: "tools/call", params: { name, arguments: args } }, CallToolResultSchema, {
-        timeout: this.options.timeoutMs,
-      }),
-    );
+  /**
+   * Calls a tool and answers the upstream's result or JSON-RPC error as it came (relayed, not parsed); UpstreamExited
+   * when the upstream goes away before answering, UpstreamUnavailable when it cannot be reached.
+   */
+  async callTool(name: string, args: Record<string, unknown>): Promise<RawAnswer> {
+    return this.withConnection(name, (conn) => conn.raw.request("tools/call", { name, arguments: args }));
   }
 
   /** Stops the upstream (ends the HTTP session); later requests fail. */
@@ -185,7 +185,7 @@ export class Upstream {
     try {
       const tools = await listAll(client);
       await this.options.onTools?.(tools);
-      return { client, link, tools };
+      return { client, link, tools, raw: new RawChannel(link.transport, this.options.timeoutMs) };
     } catch (e) {
       await client.close().catch(() => undefined);
       throw link.requestFailure("tools/list", e) ?? e;

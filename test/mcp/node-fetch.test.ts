@@ -29,6 +29,17 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.write("event: message\ndata: {");
         setTimeout(() => res.socket!.destroy(), 20);
+      } else if (req.url === "/answer-then-hold") {
+        // A log notification, the response, then the stream held open (an upstream that does not close it).
+        res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s-2" });
+        res.write(": keep-alive\n\nid: 1\ndata:\n\n");
+        res.write(
+          'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}\n\n',
+        );
+        res.write('event: message\ndata: {"jsonrpc":"2.0","id":4,"result":{"ok":true}}\n\n');
+      } else if (req.url === "/json") {
+        res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+        res.end('{"jsonrpc":"2.0","id":5,"result":{"text":"caf\u00e9 \u2014 ok"}}');
       } else if (req.url === "/never") res.writeHead(200, { "content-type": "text/event-stream" }).flushHeaders();
       else res.writeHead(404, { "content-type": "text/plain" }).end("no such path");
     });
@@ -148,5 +159,59 @@ describe("nodeHttpFetch", () => {
     } finally {
       f.close();
     }
+  });
+
+  describe("with bufferPostAnswers (the proxy's upstream link)", () => {
+    const post = (f: ReturnType<typeof nodeHttpFetch>, path: string) =>
+      f(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+
+    it("answers an SSE answer as JSON: its messages up to the first response, without waiting for the stream to end", async () => {
+      const f = nodeHttpFetch({ bufferPostAnswers: true });
+      try {
+        const res = await post(f, "/answer-then-hold");
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toBe("application/json");
+        expect(res.headers.get("mcp-session-id")).toBe("s-2");
+        expect(await res.json()).toEqual([
+          { jsonrpc: "2.0", method: "notifications/message", params: { level: "info" } },
+          { jsonrpc: "2.0", id: 4, result: { ok: true } },
+        ]);
+      } finally {
+        f.close();
+      }
+    });
+
+    it("answers a JSON answer read whole, multi-byte characters intact", async () => {
+      const f = nodeHttpFetch({ bufferPostAnswers: true });
+      try {
+        const res = await post(f, "/json");
+        expect(res.headers.get("content-type")).toBe("application/json");
+        expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 5, result: { text: "café — ok" } });
+      } finally {
+        f.close();
+      }
+    });
+
+    it("rejects with TypeError 'terminated' when the connection drops before the response", async () => {
+      const f = nodeHttpFetch({ bufferPostAnswers: true });
+      try {
+        const e = await post(f, "/cut").catch((x: unknown) => x);
+        expect(e).toBeInstanceOf(TypeError);
+        expect((e as TypeError).message).toBe("terminated");
+      } finally {
+        f.close();
+      }
+    });
+
+    it("leaves a GET's SSE stream a stream", async () => {
+      const f = nodeHttpFetch({ bufferPostAnswers: true });
+      try {
+        const res = await f(`${base}/sse`, { method: "GET" });
+        expect(res.headers.get("content-type")).toBe("text/event-stream");
+        expect(await res.text()).toBe('event: message\ndata: {"a":1}\n\nevent: message\ndata: {"b":2}\n\n');
+      } finally {
+        f.close();
+      }
+    });
   });
 });

@@ -193,7 +193,7 @@ describe("calls through the proxy", () => {
   it("passes an unannotated tool through unchanged and does not record it", async () => {
     const direct = await proxy.upstream.callTool("station_name", { station: "07374000" });
     const r = await call("station_name", { station: "07374000" });
-    expect(r).toEqual(direct);
+    expect(r).toEqual(direct.result);
     expect(r.content).toEqual([{ type: "text", text: "Mississippi River at Baton Rouge, LA" }]);
     expect(
       (ledger.store as SqliteStore).db.sqlite

@@ -1,0 +1,146 @@
+// The agent-facing side of one proxy connection, at the JSON-RPC message level over any SDK server transport
+// (stdio, Streamable HTTP, in-memory). It does what the SDK's Server did for the proxy (initialize with version
+// negotiation, ping, "Method not found", cancellation, error replies) without its schema parsing of every request and
+// result: the proxy's tools/list and tools/call handlers answer plain results, relayed from the upstream as they came.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { RpcError } from "./upstream-raw.js";
+
+/** A handler's answer: a result to send, or a JSON-RPC error (an upstream's, handed on unchanged). */
+export type Reply = { result: unknown; error?: undefined } | { result?: undefined; error: RpcError };
+
+/** The request as a handler sees it: its params and what the transport knew (HTTP headers). */
+export type FrontRequest = { params: Record<string, unknown>; extra: MessageExtraInfo | undefined };
+
+/** What one connection serves. */
+export type FrontOptions = {
+  serverInfo: { name: string; version: string };
+  instructions?: string;
+  /** Called on notifications/initialized (a new agent session begins). */
+  onInitialized?: () => void;
+  onClose?: () => void;
+  /** The methods served besides initialize and ping; any other method is answered "Method not found". */
+  handlers: Readonly<Record<string, (req: FrontRequest) => Promise<Reply>>>;
+};
+
+type Id = string | number;
+type Incoming = { id?: Id; method?: string; params?: unknown };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The reply to a handler that threw, formatted as the SDK's Protocol formats it. */
+function errorReply(e: unknown): Reply {
+  const err = e as { code?: unknown; message?: unknown; data?: unknown };
+  const code = typeof err?.code === "number" && Number.isSafeInteger(err.code) ? err.code : ErrorCode.InternalError;
+  const message = typeof err?.message === "string" ? err.message : "Internal error";
+  // An McpError's message carries "MCP error <code>: " in front; the wire message is the part after it.
+  const wire = e instanceof McpError ? message.replace(/^MCP error -?\d+: /, "") : message;
+  return { error: err?.data === undefined ? { code, message: wire } : { code, message: wire, data: err.data } };
+}
+
+/** One agent connection over `transport`, served until the transport closes. */
+export class FrontConnection {
+  private clientName: string | undefined;
+  // Requests being answered, so a notifications/cancelled for one suppresses its reply (as the SDK's Server does).
+  private readonly inFlight = new Set<Id>();
+  private readonly cancelled = new Set<Id>();
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: FrontOptions,
+  ) {}
+
+  /** The client's name from its last initialize request. */
+  get clientVersionName(): string | undefined {
+    return this.clientName;
+  }
+
+  /** Starts reading the transport. */
+  async start(): Promise<void> {
+    this.transport.onmessage = (message, extra) => this.receive(message, extra);
+    this.transport.onclose = () => this.options.onClose?.();
+    await this.transport.start();
+  }
+
+  /** Closes the transport (and so the connection). */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    const m = message as Incoming;
+    if (m.method === undefined) return; // a response: the proxy sends the agent no requests
+    if (m.id === undefined) {
+      this.notified(m.method, m.params);
+      return;
+    }
+    const id = m.id;
+    const answer = this.answer(m.method, isObject(m.params) ? m.params : {}, extra);
+    if (!(answer instanceof Promise)) {
+      this.reply(id, answer);
+      return;
+    }
+    this.inFlight.add(id);
+    answer.then(
+      (r) => this.replyOnce(id, r),
+      (e: unknown) => this.replyOnce(id, errorReply(e)),
+    );
+  }
+
+  private answer(
+    method: string,
+    params: Record<string, unknown>,
+    extra: MessageExtraInfo | undefined,
+  ): Reply | Promise<Reply> {
+    if (method === "initialize") return this.initialize(params);
+    if (method === "ping") return { result: {} };
+    const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
+    if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
+    return handler({ params, extra });
+  }
+
+  private notified(method: string, params: unknown): void {
+    if (method === "notifications/initialized") this.options.onInitialized?.();
+    else if (method === "notifications/cancelled" && isObject(params)) {
+      const id = params.requestId as Id | undefined;
+      if (id !== undefined && this.inFlight.has(id)) this.cancelled.add(id);
+    }
+    // Any other notification (progress, roots changed) has no use in the proxy and is dropped, as the Server did.
+  }
+
+  private initialize(params: Record<string, unknown>): Reply {
+    const requested = params.protocolVersion;
+    if (typeof requested !== "string")
+      return { error: { code: ErrorCode.InvalidParams, message: "initialize needs params.protocolVersion, a string" } };
+    const info = params.clientInfo;
+    this.clientName = isObject(info) && typeof info.name === "string" ? info.name : undefined;
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    const result: Record<string, unknown> = {
+      protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: this.options.serverInfo,
+    };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return { result };
+  }
+
+  private replyOnce(id: Id, r: Reply): void {
+    this.inFlight.delete(id);
+    if (this.cancelled.delete(id)) return;
+    this.reply(id, r);
+  }
+
+  private reply(id: Id, r: Reply): void {
+    const message = (
+      r.error === undefined ? { jsonrpc: "2.0", id, result: r.result } : { jsonrpc: "2.0", id, error: r.error }
+    ) as JSONRPCMessage;
+    this.transport.send(message, { relatedRequestId: id }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,97 @@
+// Requests the proxy relays to the upstream as plain JSON-RPC messages over the SDK client transport the SDK's Client
+// already opened (initialize and tools/list stay the Client's). A relayed call costs one message each way and no
+// schema parsing of its answer: the upstream's result or error is handed on as it came. Ids of relayed requests come
+// from their own range, far above the Client's counter, so the two never answer each other's requests.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+
+/** A JSON-RPC error object, as the upstream answered it. */
+export type RpcError = { code: number; message: string; data?: unknown };
+
+/** The upstream's answer to one relayed request: its result, or its JSON-RPC error. */
+export type RawAnswer = { result: unknown; error?: undefined } | { result?: undefined; error: RpcError };
+
+type Pending = { resolve(answer: RawAnswer): void; reject(e: Error): void; timer: NodeJS.Timeout };
+
+// The SDK Client numbers its own requests from 0; relayed ones start here.
+const FIRST_ID = 1_000_000_000;
+
+// The SDK's own default request timeout (DEFAULT_REQUEST_TIMEOUT_MSEC).
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+type Incoming = { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
+
+/** The relayed requests of one upstream connection, installed after the Client connected over `transport`. */
+export class RawChannel {
+  private nextId = FIRST_ID;
+  private readonly pending = new Map<number, Pending>();
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
+  ) {
+    const inner = transport.onmessage;
+    // A response to a relayed request is taken here; every other message goes on to the SDK Client as before.
+    transport.onmessage = (message, extra) => {
+      const m = message as Incoming;
+      if (m.method === undefined && typeof m.id === "number" && m.id >= FIRST_ID && this.settle(m)) return;
+      inner?.(message, extra);
+    };
+    const innerClose = transport.onclose;
+    transport.onclose = () => {
+      this.failAll(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      innerClose?.();
+    };
+  }
+
+  /** How many relayed requests wait for an answer. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Sends one request and answers the upstream's response. Rejects as the SDK Client would: McpError
+   * RequestTimeout after the timeout (the upstream is told the request is cancelled), McpError ConnectionClosed when
+   * the transport closes first, or the transport's own error when the message cannot be sent.
+   */
+  request(method: string, params: Record<string, unknown>): Promise<RawAnswer> {
+    const id = this.nextId++;
+    return new Promise<RawAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(id)) return;
+        void this.transport
+          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timed out" } })
+          .catch(() => undefined);
+        reject(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.timeoutMs }));
+      }, this.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.transport.send({ jsonrpc: "2.0", id, method, params }).catch((e: unknown) => {
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        clearTimeout(p.timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      });
+    });
+  }
+
+  private settle(m: Incoming): boolean {
+    const id = m.id as number;
+    const p = this.pending.get(id);
+    if (!p) return false;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    if (m.error !== undefined) p.resolve({ error: m.error as RpcError });
+    else p.resolve({ result: m.result });
+    return true;
+  }
+
+  private failAll(e: Error): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) {
+      clearTimeout(p.timer);
+      p.reject(e);
+    }
+  }
+}

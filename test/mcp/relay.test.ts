@@ -1,0 +1,272 @@
+// The proxy's message-level relay, seen on the wire: raw JSON-RPC over HTTP to the --listen front (so the ids, the
+// errors and the notifications are exactly the ones sent), in front of a low-level SDK Server upstream written here
+// that answers over SSE or JSON, delays calls on request, sends a notification before an answer and throws JSON-RPC
+// errors.
+import { randomUUID } from "node:crypto";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  CallToolRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAnnotations } from "../../src/mcp/annotations.js";
+import { LocalLedger } from "../../src/mcp/ledger-client.js";
+import { type ListeningProxy, listenProxy } from "../../src/mcp/listen.js";
+import { GuardedProxy } from "../../src/mcp/proxy.js";
+
+const ANNOTATIONS = '[tools.to_mm]\nreturns = "mm"\n[tools.to_mm.params]\ndepth = "m"\n';
+
+type Upstream = { url: string; close(): Promise<void> };
+
+/** The test upstream: echo (after delay_ms), fail (a JSON-RPC error with data), chatty (a log line, then the answer), to_mm. */
+async function startUpstream(json: boolean): Promise<Upstream> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const mcp = () => {
+    const server = new Server(
+      { name: "relay-upstream", version: "1.0.0" },
+      { capabilities: { tools: {}, logging: {} }, instructions: "Call echo to hear yourself." },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: ["echo", "fail", "chatty", "to_mm"].map((name) => ({ name, inputSchema: { type: "object" as const } })),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+      switch (req.params.name) {
+        case "echo":
+          await new Promise((r) => setTimeout(r, Number(args.delay_ms ?? 0)));
+          return { content: [{ type: "text", text: String(args.text) }] };
+        case "fail":
+          throw new McpError(-32050, "the gauge 07374000 is offline", { gauge: "07374000", retry_after_s: 30 });
+        case "chatty":
+          await extra.sendNotification({ method: "notifications/message", params: { level: "info", data: "working" } });
+          return { content: [{ type: "text", text: "done talking" }] };
+        case "to_mm":
+          return { content: [{ type: "text", text: String(Number(args.depth) * 1000) }] };
+        default:
+          throw new McpError(-32602, `no tool named ${req.params.name}`);
+      }
+    });
+    return server;
+  };
+  const http: HttpServer = createServer(async (req, res) => {
+    const id = req.headers["mcp-session-id"];
+    const known = typeof id === "string" ? sessions.get(id) : undefined;
+    if (known) return known.handleRequest(req, res);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: json,
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
+    await mcp().connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
+  const port = (http.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise<void>((done) => {
+        http.close(() => done());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+type Rpc = { jsonrpc: "2.0"; id?: number | string; method: string; params?: Record<string, unknown> };
+
+/** One agent speaking raw JSON-RPC to the front: its own MCP session, every request and answer as sent. */
+class RawAgent {
+  private session = "";
+  constructor(private readonly url: string) {}
+
+  async post(message: Rpc): Promise<{ status: number; body: unknown }> {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+    };
+    if (this.session) headers["mcp-session-id"] = this.session;
+    const res = await fetch(this.url, { method: "POST", headers, body: JSON.stringify(message) });
+    const sid = res.headers.get("mcp-session-id");
+    if (sid) this.session = sid;
+    const text = await res.text();
+    if (!res.headers.get("content-type")?.startsWith("text/event-stream"))
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    // An SSE answer (the upstream's own, asked directly): the data of its event holding a response.
+    const events = text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+    return { status: res.status, body: events.find((e) => "id" in e && !("method" in e)) ?? null };
+  }
+
+  async initialize(protocolVersion = LATEST_PROTOCOL_VERSION): Promise<unknown> {
+    const init = await this.post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw-agent", version: "1.0.0" } },
+    });
+    await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return init.body;
+  }
+
+  call(id: number | string, name: string, args: Record<string, unknown>) {
+    return this.post({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+  }
+}
+
+for (const answers of ["SSE", "JSON"] as const) {
+  describe(`the message-level relay, upstream answering over ${answers}`, () => {
+    let upstream: Upstream;
+    let proxy: GuardedProxy;
+    let front: ListeningProxy;
+
+    beforeAll(async () => {
+      upstream = await startUpstream(answers === "JSON");
+      proxy = new GuardedProxy({
+        upstream: { url: upstream.url },
+        annotations: parseAnnotations(ANNOTATIONS, "toml"),
+        ledger: await LocalLedger.open(":memory:"),
+      });
+      await proxy.start();
+      front = await listenProxy(proxy, { host: "127.0.0.1", port: 0 });
+    });
+
+    afterAll(async () => {
+      await front?.close();
+      await proxy?.close();
+      await upstream?.close();
+    });
+
+    it("answers initialize itself: the version the client asked for when supported, tools capability, upstream instructions", async () => {
+      const agent = new RawAgent(front.url);
+      expect(await agent.initialize("2025-03-26")).toEqual({
+        jsonrpc: "2.0",
+        id: 0,
+        result: {
+          protocolVersion: "2025-03-26",
+          capabilities: { tools: {} },
+          serverInfo: { name: "agent-ledger", version: expect.any(String) },
+          instructions: "Call echo to hear yourself.",
+        },
+      });
+    });
+
+    it("answers an unsupported protocol version with the latest one it speaks", async () => {
+      const agent = new RawAgent(front.url);
+      const init = (await agent.initialize("1999-01-01")) as { result: { protocolVersion: string } };
+      expect(init.result.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    });
+
+    it("never crosses the answers of two clients that use the same request id at the same time", async () => {
+      const [a, b] = [new RawAgent(front.url), new RawAgent(front.url)];
+      await Promise.all([a.initialize(), b.initialize()]);
+      // a's call is slower, so b's answer comes back from the upstream first; both use id 7.
+      const [ra, rb, ra2] = await Promise.all([
+        a.call(7, "echo", { text: "from a", delay_ms: 60 }),
+        b.call(7, "echo", { text: "from b", delay_ms: 5 }),
+        a.call("seven", "echo", { text: "from a again", delay_ms: 20 }),
+      ]);
+      expect(ra.body).toEqual({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "from a" }] } });
+      expect(rb.body).toEqual({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "from b" }] } });
+      expect(ra2.body).toEqual({
+        jsonrpc: "2.0",
+        id: "seven",
+        result: { content: [{ type: "text", text: "from a again" }] },
+      });
+    });
+
+    it("passes an upstream JSON-RPC error to the client as the same error: code, message and data", async () => {
+      const [agent, direct] = [new RawAgent(front.url), new RawAgent(upstream.url)];
+      await Promise.all([agent.initialize(), direct.initialize()]);
+      const wire = (await direct.call(3, "fail", {})).body;
+      // The SDK's Server puts "MCP error <code>: " in front of the message on the wire; the relay hands it on as sent.
+      expect(wire).toEqual({
+        jsonrpc: "2.0",
+        id: 3,
+        error: {
+          code: -32050,
+          message: "MCP error -32050: the gauge 07374000 is offline",
+          data: { gauge: "07374000", retry_after_s: 30 },
+        },
+      });
+      expect((await agent.call(3, "fail", {})).body).toEqual(wire);
+    });
+
+    it("answers with the upstream's result when the upstream sends a notification before it", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      expect((await agent.call(4, "chatty", {})).body).toEqual({
+        jsonrpc: "2.0",
+        id: 4,
+        result: { content: [{ type: "text", text: "done talking" }] },
+      });
+    });
+
+    it("guards an annotated call on the same relay: the result labelled under the client's own id", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      const r = (await agent.call(11, "to_mm", { depth: "2 m" })).body as { id: number; result: unknown };
+      expect(r.id).toBe(11);
+      expect(r.result).toEqual({
+        content: [{ type: "text", text: '{"value":2000,"unit":"mm"}' }],
+        structuredContent: { value: 2000, unit: "mm" },
+      });
+    });
+
+    it("answers ping with an empty result", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      expect((await agent.post({ jsonrpc: "2.0", id: 5, method: "ping" })).body).toEqual({
+        jsonrpc: "2.0",
+        id: 5,
+        result: {},
+      });
+    });
+
+    it("answers a method it does not serve with JSON-RPC 'Method not found' (-32601)", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      expect((await agent.post({ jsonrpc: "2.0", id: 6, method: "resources/list", params: {} })).body).toEqual({
+        jsonrpc: "2.0",
+        id: 6,
+        error: { code: -32601, message: "Method not found" },
+      });
+    });
+
+    it("accepts a client notification without an answer (HTTP 202) and keeps serving the session", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      const note = await agent.post({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: 1, progress: 1 },
+      });
+      expect(note).toEqual({ status: 202, body: null });
+      expect((await agent.call(8, "echo", { text: "still here" })).body).toEqual({
+        jsonrpc: "2.0",
+        id: 8,
+        result: { content: [{ type: "text", text: "still here" }] },
+      });
+    });
+
+    it("answers a tools/call without a tool name with JSON-RPC 'Invalid params' (-32602)", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      expect((await agent.post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: {} })).body).toEqual({
+        jsonrpc: "2.0",
+        id: 9,
+        error: {
+          code: -32602,
+          message: "Invalid tools/call request: params.name must be a string and params.arguments an object",
+        },
+      });
+    });
+  });
+}
