@@ -102,6 +102,8 @@ export async function measure(
       ui_sessions_by_label: `/ui/sessions?label=${encodeURIComponent(p.label)}`,
       ui_session: `/ui/sessions/${built.sampleSession}`,
       ui_crossings: "/ui/crossings",
+      ui_crossings_by_code: `/ui/crossings?code=${p.code}`,
+      ui_crossings_by_tool: `/ui/crossings?tool=${encodeURIComponent(p.tool)}`,
       ui_evaluations: "/ui/evaluations",
       ui_claims: "/ui/claims",
       ui_revisions: "/ui/revisions",

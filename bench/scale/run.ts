@@ -61,6 +61,8 @@ const LISTS = new Set([
   "ui_sessions_by_label",
   "ui_session",
   "ui_crossings",
+  "ui_crossings_by_code",
+  "ui_crossings_by_tool",
   "ui_evaluations",
   "ui_claims",
   "ui_revisions",

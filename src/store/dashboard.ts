@@ -10,6 +10,7 @@ import type { LedgerDb } from "./db.js";
 import { NotFoundError } from "./errors.js";
 import { listSessions, type SessionFilter } from "./queries.js";
 import { RunStore, type StoredEvaluation } from "./runs.js";
+import { type CrossingsPageFilter, crossingsPageQuery } from "./crossings-page.js";
 import { toCrossing } from "./session-rows.js";
 import { SessionStore, type CallRow, type CrossingRow, type SessionRow } from "./sessions.js";
 
@@ -97,7 +98,7 @@ export type ClaimDetail = {
   values: KeyValue[];
 };
 
-type Statements = Record<"auditLinks" | "codeCounts" | "crossings" | "runs" | "keyValues" | "sessionCodes", Statement>;
+type Statements = Record<"auditLinks" | "codeCounts" | "runs" | "keyValues" | "sessionCodes", Statement>;
 
 function prepare(sqlite: Database): Statements {
   const p = (sql: string) => sqlite.prepare(sql);
@@ -108,12 +109,10 @@ function prepare(sqlite: Database): Statements {
                      AND x.direction = 'return' AND x.tool || '.' || x.param = i.source) AS crossing_id
                    FROM audit_items i JOIN audits a ON a.id = i.audit_id LEFT JOIN calls c ON c.id = i.source_call_id
                    WHERE a.session_id = ? AND a.team_id = ?`),
+    // violation_counts is kept by triggers on crossings: one row per code, however long the history.
     codeCounts: p(
-      "SELECT violation AS code, count(*) AS count FROM crossings WHERE team_id = ? AND violation IS NOT NULL GROUP BY violation ORDER BY count DESC, code",
+      "SELECT code, crossings AS count FROM violation_counts WHERE team_id = ? AND crossings > 0 ORDER BY count DESC, code",
     ),
-    crossings:
-      p(`SELECT * FROM crossings WHERE team_id = @team AND (@code IS NULL OR violation = @code) AND (@tool IS NULL OR tool = @tool)
-                  AND id < @before ORDER BY id DESC LIMIT @limit`),
     runs: p(`SELECT id, task, status, overall_score, report, created_at FROM runs WHERE team_id = @team
              AND (@task IS NULL OR task = @task) AND (@status IS NULL OR status = @status)
              AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
@@ -121,8 +120,10 @@ function prepare(sqlite: Database): Statements {
     keyValues:
       p(`SELECT run_id, task, value, text, created_at FROM run_claims WHERE team_id = ? AND key = ? AND released = 1
                   ORDER BY created_at DESC, id DESC LIMIT ${KEY_VALUES}`),
-    // Codes of a page of sessions: crossings_session_seq_idx reads only those sessions' rows.
-    sessionCodes: p(`SELECT session_id, violation AS code, count(*) AS n FROM crossings
+    // Codes of a page of sessions, from only those sessions' flagged rows. Named: with a large ledger's statistics the
+    // planner walked crossings_team_violation_session_idx, every flagged crossing of the team.
+    sessionCodes:
+      p(`SELECT session_id, violation AS code, count(*) AS n FROM crossings INDEXED BY crossings_session_violation_idx
                      WHERE session_id IN (SELECT value FROM json_each(?)) AND team_id = ? AND violation IS NOT NULL
                      GROUP BY session_id, violation ORDER BY session_id, n DESC, violation`),
   };
@@ -140,6 +141,7 @@ const prepared = (store: LedgerDb): Statements => {
 const sessionStores = new WeakMap<Database, SessionStore>();
 const claimStores = new WeakMap<Database, ClaimStore>();
 const runStores = new WeakMap<Database, RunStore>();
+const pageStatements = new WeakMap<Database, Map<string, Statement>>();
 function cached<T>(map: WeakMap<Database, T>, sqlite: Database, make: (s: Database) => T): T {
   let v = map.get(sqlite);
   if (!v) map.set(sqlite, (v = make(sqlite)));
@@ -205,15 +207,13 @@ export async function dashboardCodeCounts(store: LedgerDb, teamId: string): Prom
 export async function dashboardCrossings(
   store: LedgerDb,
   teamId: string,
-  f: { code?: string; tool?: string; limit: number; before?: number | null },
+  f: CrossingsPageFilter,
 ): Promise<Keyset<CrossingRow, number>> {
-  const rows = prepared(store).crossings.all({
-    team: teamId,
-    code: f.code ?? null,
-    tool: f.tool ?? null,
-    before: f.before ?? Number.MAX_SAFE_INTEGER,
-    limit: f.limit + 1,
-  }) as Parameters<typeof toCrossing>[0][];
+  const q = crossingsPageQuery("sqlite", teamId, f);
+  const mine = cached(pageStatements, store.sqlite, () => new Map<string, Statement>());
+  let st = mine.get(q.sql);
+  if (!st) mine.set(q.sql, (st = store.sqlite.prepare(q.sql)));
+  const rows = st.all(...q.args) as Parameters<typeof toCrossing>[0][];
   const items = rows.slice(0, f.limit).map(toCrossing);
   const last = items[items.length - 1];
   return { items, next: rows.length > f.limit && last ? last.id : null };

@@ -208,14 +208,18 @@ export const crossings = sqliteTable(
     index("crossings_team_violation_session_idx")
       .on(t.teamId, t.violation, t.sessionId)
       .where(sql`violation IS NOT NULL`),
-    // The dashboard: violations by code over time, converted calls per day, and the crossings list by tool.
+    // The dashboard: violations by code over time, converted calls per day.
     index("crossings_team_created_violation_idx")
       .on(t.teamId, t.createdAt, t.violation, t.outcome)
       .where(sql`violation IS NOT NULL`),
     index("crossings_team_converted_idx")
       .on(t.teamId, t.createdAt, t.callId)
       .where(sql`outcome = 'converted' AND direction = 'param'`),
-    index("crossings_team_tool_idx").on(t.teamId, t.tool),
+    // The crossings list by tool and by code, newest first: each walks its index in id order, so a page reads its
+    // rows and no more (the id is explicit for PostgreSQL; SQLite carries the rowid in every index anyway).
+    index("crossings_team_tool_idx").on(t.teamId, t.tool, t.id),
+    index("crossings_team_code_idx").on(t.teamId, t.violation, t.id).where(sql`violation IS NOT NULL`),
+    index("crossings_team_code_tool_idx").on(t.teamId, t.violation, t.tool, t.id).where(sql`violation IS NOT NULL`),
     // The session list's code filter, checked per session when another filter drives the query.
     index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
     // Readings: the latest earlier reading of (source, observation time), for revision detection. Partial, so a crossing
@@ -358,7 +362,8 @@ export const runClaims = sqliteTable(
   (t) => [
     index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key),
     // The dashboard's claim page: a key's values across every task's released runs.
-    index("run_claims_team_key_idx").on(t.teamId, t.key),
+    // (its newest values first, walked in order, so the page reads at most the values it plots).
+    index("run_claims_team_key_idx").on(t.teamId, t.key, t.createdAt, t.id),
   ],
 );
 
@@ -474,6 +479,21 @@ export const runKeyValues = sqliteTable(
     primaryKey({ columns: [t.teamId, t.task, t.key, t.value, t.claimId] }),
     index("run_key_values_team_task_key_first_idx").on(t.teamId, t.task, t.key, t.firstId),
   ],
+);
+
+/**
+ * How many crossings of a team carry each violation code, over all its history: the dashboard's code facet. Kept by
+ * triggers on crossings (migration 0015), so every write path, the archive's delete and a copy keep it exact in the
+ * same transaction, and reading it is one row per code however long the history.
+ */
+export const violationCounts = sqliteTable(
+  "violation_counts",
+  {
+    teamId: text("team_id").notNull(),
+    code: text("code").notNull(),
+    crossings: integer("crossings").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.code] })],
 );
 
 // --- readings and their revisions ---------------------------------------------------------------

@@ -101,6 +101,10 @@ describe("agent-ledger archive", () => {
     expect(count(db, "SELECT count(*) FROM audits")).toBe(0);
     expect(count(db, `SELECT count(*) FROM runs WHERE id = '${evaluation}'`)).toBe(1);
     expect(count(archive, "SELECT count(*) FROM crossings")).toBe(8);
+    // The dashboard's code facet follows the rows: the live file counts the carry-over it kept, the archive its two.
+    const codes = "SELECT group_concat(code || ':' || crossings) FROM violation_counts";
+    expect(count(db, codes)).toBe("unconverted_carry_over:1");
+    expect(count(archive, codes)).toBe("unconverted_carry_over:2");
 
     const listed = run(["sessions", "--label", "run:arch", "--archive", archive]);
     expect(

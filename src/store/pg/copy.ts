@@ -53,6 +53,9 @@ export class TargetNotEmptyError extends Error {
 
 const BATCH = 2000;
 
+/** Tables that triggers on other tables keep (migration 0009): copying their rows as well would count twice. */
+const KEPT_BY_TRIGGERS = new Set(["violation_counts"]);
+
 /** The element type of a column's SQL type for unnest (`text`, `double precision`, `bigint`, ...). */
 const arrayType = (sqlType: string): string => `${sqlType}[]`;
 
@@ -112,14 +115,17 @@ export async function copySqliteToPg(sqlite: Database, pool: pg.Pool, target: st
     // Nobody else writes while the copy runs: another instance serving the target would interleave its own ids.
     await q("LOCK TABLE teams, sessions, calls, crossings, claims, claim_events, runs, run_claims IN EXCLUSIVE MODE");
     const present = await pgCounts(q);
-    const filled = Object.entries(present).filter(([, n]) => n > 0);
+    const filled = Object.entries(present).filter(([t, n]) => n > 0 && !KEPT_BY_TRIGGERS.has(t));
     if (filled.length > 0)
       throw new TargetNotEmptyError(
         `${target} already holds a ledger (${filled.map(([t, n]) => `${n} row(s) in ${t}`).join(", ")}): ` +
           "copy writes into an empty database only, so that every id stays what it was; create a new database and copy into it",
       );
     const copied: TableCounts = {};
-    for (const t of copyOrder()) copied[t.name] = await copyTable(q, sqlite, t);
+    for (const t of copyOrder()) if (!KEPT_BY_TRIGGERS.has(t.name)) copied[t.name] = await copyTable(q, sqlite, t);
+    // Filled by the target's own triggers as the rows above went in; counted so the check compares them too.
+    for (const name of KEPT_BY_TRIGGERS)
+      copied[name] = (await q<{ n: number }>(`SELECT count(*)::int AS n FROM "${name}"`))[0]!.n;
     return copied;
   });
 }

@@ -8,6 +8,7 @@ import type { DashboardRepo } from "../dashboard-repo.js";
 import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../dashboard-overview.js";
 import { DASHBOARD_SESSION_HOURS } from "../dashboard-sessions.js";
 import { type AuditLink, auditedAnswers, type CodeCount, KEY_VALUES } from "../dashboard.js";
+import { crossingsPageQuery } from "../crossings-page.js";
 import { NotFoundError } from "../errors.js";
 import type { LedgerStore } from "../port.js";
 import type { CrossingRow } from "../sessions.js";
@@ -46,11 +47,9 @@ const AUDIT_LINKS = `SELECT i.audit_id, i.position, c.seq, (SELECT min(x.id) FRO
   FROM audit_items i JOIN audits a ON a.id = i.audit_id LEFT JOIN calls c ON c.id = i.source_call_id
   WHERE a.session_id = $1 AND a.team_id = $2`;
 
-const CODE_COUNTS = `SELECT violation AS code, count(*)::int AS count FROM crossings WHERE team_id = $1 AND violation IS NOT NULL
-  GROUP BY violation ORDER BY count DESC, code`;
-
-const CROSSINGS = `SELECT * FROM crossings WHERE team_id = $1 AND ($2::text IS NULL OR violation = $2) AND ($3::text IS NULL OR tool = $3)
-  AND id < $4 ORDER BY id DESC LIMIT $5`;
+// violation_counts is kept by triggers on crossings: one row per code, however long the history.
+const CODE_COUNTS = `SELECT code, crossings::int AS count FROM violation_counts WHERE team_id = $1 AND crossings > 0
+  ORDER BY count DESC, code`;
 
 const RUNS = `SELECT id, task, status, overall_score, report, created_at FROM runs WHERE team_id = $1
   AND ($2::text IS NULL OR task = $2) AND ($3::text IS NULL OR status = $3)
@@ -166,13 +165,8 @@ export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">
     },
     codeCounts: (teamId) => q<CodeCount>(CODE_COUNTS, [teamId]),
     crossings: async (teamId, f) => {
-      const rows = await q<RawCrossing>(CROSSINGS, [
-        teamId,
-        f.code ?? null,
-        f.tool ?? null,
-        f.before ?? Number.MAX_SAFE_INTEGER,
-        f.limit + 1,
-      ]);
+      const page = crossingsPageQuery("pg", teamId, f);
+      const rows = await q<RawCrossing>(page.sql, page.args);
       const items = rows.slice(0, f.limit).map(toCrossing);
       const last = items[items.length - 1];
       return { items, next: rows.length > f.limit && last ? last.id : null };

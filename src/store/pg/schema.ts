@@ -235,7 +235,11 @@ export const crossings = pgTable(
     index("crossings_team_converted_idx")
       .on(t.teamId, t.createdAt, t.callId)
       .where(sql`outcome = 'converted' AND direction = 'param'`),
-    index("crossings_team_tool_idx").on(t.teamId, t.tool),
+    // The crossings list by tool and by code, newest first: each walks its index in id order, so a page reads its
+    // rows and no more (the id is explicit for PostgreSQL; SQLite carries the rowid in every index anyway).
+    index("crossings_team_tool_idx").on(t.teamId, t.tool, t.id),
+    index("crossings_team_code_idx").on(t.teamId, t.violation, t.id).where(sql`violation IS NOT NULL`),
+    index("crossings_team_code_tool_idx").on(t.teamId, t.violation, t.tool, t.id).where(sql`violation IS NOT NULL`),
     index("crossings_session_violation_idx").on(t.sessionId, t.violation).where(sql`violation IS NOT NULL`),
     index("crossings_team_reading_idx")
       .on(t.teamId, t.source, t.observedUtc)
@@ -374,7 +378,8 @@ export const runClaims = pgTable(
   },
   (t) => [
     index("run_claims_team_task_key_idx").on(t.teamId, t.task, t.key),
-    index("run_claims_team_key_idx").on(t.teamId, t.key),
+    // (its newest values first, walked in order, so the page reads at most the values it plots).
+    index("run_claims_team_key_idx").on(t.teamId, t.key, t.createdAt, t.id),
   ],
 );
 
@@ -476,6 +481,17 @@ export const benchRuns = pgTable(
     index("bench_runs_team_batch_idx").on(t.teamId, t.batch, t.task, t.condition, t.model, t.replicate),
     index("bench_runs_team_created_idx").on(t.teamId, t.createdAt),
   ],
+);
+
+/** Crossings per violation code of a team over all its history (see ../schema.ts), kept by triggers on crossings. */
+export const violationCounts = pgTable(
+  "violation_counts",
+  {
+    teamId: text("team_id").notNull(),
+    code: text("code").notNull(),
+    crossings: bigint("crossings", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.code] })],
 );
 
 // --- readings and their revisions ---------------------------------------------------------------

@@ -1,0 +1,1 @@
+CREATE INDEX `crossings_team_code_tool_idx` ON `crossings` (`team_id`,`violation`,`tool`,`id`) WHERE violation IS NOT NULL;
