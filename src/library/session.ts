@@ -223,8 +223,11 @@ function asStored(v: unknown): unknown {
   }
 }
 
-/** The declaration version each tool of a team was last stored at by this process, by canonical declaration. */
-const declared = new WeakMap<Ledger, Map<string, number>>();
+/**
+ * The declaration version each tool of a team was last stored at by this process, by canonical declaration, with the
+ * store's `quietSince` number when that version was last seen to be the team's latest.
+ */
+const declared = new WeakMap<Ledger, Map<string, { version: number; quiet: number | null }>>();
 
 /** Each tool's canonical declaration, made once: a tool's declaration is compiled when it is made and never changes. */
 const canonical = new WeakMap<ToolFacts, string>();
@@ -250,8 +253,8 @@ class StoreBackend implements Backend {
 
   call(tool: ToolFacts, args: Record<string, unknown>): Promise<CallOutcome> {
     return this.ledger.batcher.run(() => {
-      this.declare(tool);
-      const a = this.ledger.call(this.teamId, this.id, tool.declaration.name, args);
+      const version = this.declare(tool);
+      const a = this.ledger.call(this.teamId, this.id, tool.declaration.name, args, undefined, version);
       return { callId: a.call_id, ok: a.ok, wouldBlock: a.would_block, args: a.args, violations: a.violations };
     });
   }
@@ -259,18 +262,27 @@ class StoreBackend implements Backend {
   /**
    * Declares the tool so the stored call names the declaration version it was checked against. An unchanged
    * declaration is not a new version, and is written only when the team's latest version is not the one this
-   * process stored for it (another process re-declared the tool, or this is its first call).
+   * process stored for it (another process re-declared the tool, or this is its first call). The latest version is
+   * not read again while nothing but calls and results has written since it was (the store's `quietSince`). Answers
+   * the team's latest version of the tool, as read (or written) in this transaction.
    */
-  private declare(tool: ToolFacts): void {
+  private declare(tool: ToolFacts): number {
     let known = declared.get(this.ledger);
     if (!known) declared.set(this.ledger, (known = new Map()));
     const name = tool.declaration.name;
     const key = `${this.teamId}\u0000${canonicalOf(tool)}`;
-    const version = known.get(key);
-    if (version !== undefined && version === this.ledger.tools.latestVersion(this.teamId, name)) return;
+    const quiet = this.ledger.sessions.quietSince();
+    const k = known.get(key);
+    if (k !== undefined && quiet !== null && k.quiet === quiet) return k.version;
+    if (k !== undefined && k.version === this.ledger.tools.latestVersion(this.teamId, name)) {
+      k.quiet = quiet;
+      return k.version;
+    }
     const { row } = this.ledger.tools.put(this.teamId, name, tool.input, this.ledger.datums(this.teamId));
     if (known.size > 5000) known.clear();
-    known.set(key, row.version);
+    // A put that wrote a version changed the database, so the next call reads the latest version again.
+    known.set(key, { version: row.version, quiet: null });
+    return row.version;
   }
 
   result(callId: string, _tool: ToolFacts, result: unknown): Promise<ResultOutcome> {

@@ -4,8 +4,20 @@ import type { Database, Statement } from "better-sqlite3";
 
 type Control = Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo" | "changes", Statement>;
 
-/** A handle's control statements, and whether a group commit is running its jobs without savepoints. */
-type HandleState = { c: Control; optimistic: boolean; poisoned: boolean };
+/**
+ * A handle's control statements, whether a group commit is running its jobs without savepoints, whether the open
+ * transaction was begun here (`owned`), and how many times writes were undone here (`undone`): what a memory of the
+ * database's rows (src/store/outputs-memo.ts) needs to know to be trusted.
+ */
+type HandleState = {
+  c: Control;
+  optimistic: boolean;
+  poisoned: boolean;
+  owned: boolean;
+  undone: number;
+  /** Transactions begun here, so a reader can tell one from the next. */
+  begun: number;
+};
 
 const states = new WeakMap<Database, HandleState>();
 
@@ -26,10 +38,37 @@ function state(sqlite: Database): HandleState {
       },
       optimistic: false,
       poisoned: false,
+      owned: false,
+      undone: 0,
+      begun: 0,
     };
     states.set(sqlite, s);
   }
   return s;
+}
+
+/**
+ * Whether the open transaction on this handle was begun by this module (`atomic`, a group commit), whose every
+ * rollback `undoCount` counts; false outside a transaction and in one begun elsewhere (better-sqlite3's
+ * `transaction()`, drizzle's), whose rollback nothing here sees.
+ */
+export function ownsTransaction(sqlite: Database): boolean {
+  const s = state(sqlite);
+  if (!sqlite.inTransaction) s.owned = false;
+  return s.owned;
+}
+
+/**
+ * Which transaction begun here is open (a number that grows with each), or null when none is: every one is
+ * BEGIN IMMEDIATE, so while it is open no other connection commits.
+ */
+export function ownedTransaction(sqlite: Database): number | null {
+  return ownsTransaction(sqlite) ? state(sqlite).begun : null;
+}
+
+/** How many times this module rolled writes back on this handle (a transaction, or a savepoint inside one). */
+export function undoCount(sqlite: Database): number {
+  return state(sqlite).undone;
 }
 
 /** Rows inserted, updated or deleted on this handle since it opened (a failed statement leaves it unchanged). */
@@ -56,11 +95,13 @@ export function atomic<T>(sqlite: Database, fn: () => T): T {
       throw e;
     }
   }
-  (nested ? c.savepoint : c.begin).run();
+  if (nested) c.savepoint.run();
+  else begin(s);
   let value: T;
   try {
     value = fn();
   } catch (e) {
+    s.undone += 1;
     // SQLite may already have rolled the whole transaction back (SQLITE_FULL, an interrupt): nothing left to undo.
     if (sqlite.inTransaction) {
       if (nested) {
@@ -68,9 +109,11 @@ export function atomic<T>(sqlite: Database, fn: () => T): T {
         c.release.run();
       } else c.rollback.run();
     }
+    if (!nested || !sqlite.inTransaction) s.owned = false;
     throw e;
   }
-  (nested ? c.release : c.commit).run();
+  if (nested) c.release.run();
+  else commit(sqlite, s);
   return value;
 }
 
@@ -126,7 +169,7 @@ export function runEach(sqlite: Database, jobs: readonly (() => unknown)[]): Job
 export function atomicGroup<T>(sqlite: Database, fn: () => T): T {
   if (sqlite.inTransaction) return atomic(sqlite, fn);
   const s = state(sqlite);
-  s.c.begin.run();
+  begin(s);
   s.optimistic = true;
   s.poisoned = false;
   let value: T;
@@ -149,23 +192,38 @@ export function atomicGroup<T>(sqlite: Database, fn: () => T): T {
   return value;
 }
 
+function begin(s: HandleState): void {
+  s.c.begin.run();
+  s.owned = true;
+  s.begun += 1;
+}
+
+function commit(sqlite: Database, s: HandleState): void {
+  try {
+    s.c.commit.run();
+  } catch (e) {
+    s.undone += 1;
+    if (sqlite.inTransaction) s.c.rollback.run();
+    s.owned = false;
+    throw e;
+  }
+  s.owned = false;
+}
+
 /** Opens the IMMEDIATE transaction a group commit runs its jobs in. */
 export function beginImmediate(sqlite: Database): void {
-  state(sqlite).c.begin.run();
+  begin(state(sqlite));
 }
 
 /** Rolls the open transaction back, when SQLite has not already. */
 export function rollback(sqlite: Database): void {
-  if (sqlite.inTransaction) state(sqlite).c.rollback.run();
+  const s = state(sqlite);
+  s.undone += 1;
+  if (sqlite.inTransaction) s.c.rollback.run();
+  s.owned = false;
 }
 
 /** Commits the open transaction; on failure rolls it back (when SQLite has not already) and rethrows. */
 export function commitOrRollback(sqlite: Database): void {
-  const c = state(sqlite).c;
-  try {
-    c.commit.run();
-  } catch (e) {
-    if (sqlite.inTransaction) c.rollback.run();
-    throw e;
-  }
+  commit(sqlite, state(sqlite));
 }

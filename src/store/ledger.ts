@@ -56,22 +56,28 @@ export class Ledger {
     return this.tools.compiled(teamId, name, version, this.datums(teamId));
   }
 
-  /** Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings. */
+  /**
+   * Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings.
+   * `latestVersion`, when given, is the tool's latest version as the caller read it in the same transaction (the
+   * library, which has just declared the tool), so it is not read again.
+   */
   call(
     teamId: string,
     sessionId: string,
     tool: string,
     args: Record<string, unknown>,
     clock: Clock = this.clock,
+    latestVersion?: number,
   ): CallAnswer {
     return this.sessions.transaction(() => {
       const session = this.sessions.head(teamId, sessionId);
-      const datums = this.datums(teamId);
-      const decl = this.declaration(teamId, tool);
+      const version = this.sessions.dataVersion();
+      const datums = this.registry.forTeam(teamId, version);
+      const decl = this.tools.compiled(teamId, tool, latestVersion, datums);
       const verdict = checkCall(decl, tool, args, {
         datums,
         enforcement: session.enforcement,
-        history: this.sessions.history(sessionId),
+        history: this.sessions.history(sessionId, version),
         context: session.context,
       });
       const { id, seq } = this.sessions.insertCall(
@@ -89,6 +95,7 @@ export class Ledger {
         verdict.crossings,
         clock.now(),
       );
+      this.sessions.settle();
       return {
         call_id: id,
         seq,
@@ -109,20 +116,25 @@ export class Ledger {
       const session = this.sessions.head(teamId, sessionId);
       const call = this.sessions.callHead(teamId, sessionId, callId);
       if (call.hasResult) throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
-      const decl = call.guarded ? this.declaration(teamId, call.tool, call.toolVersion) : null;
+      const version = this.sessions.dataVersion();
+      const datums = this.registry.forTeam(teamId, version);
+      const decl = call.guarded ? this.tools.compiled(teamId, call.tool, call.toolVersion, datums) : null;
       const verdict = checkResult(decl, result, {
-        datums: this.datums(teamId),
+        datums,
         enforcement: session.enforcement,
-        history: this.sessions.history(sessionId),
+        history: this.sessions.history(sessionId, version),
         context: session.context,
       });
-      this.sessions.insertResult(
+      const stored = this.sessions.insertResult(
         teamId,
         call,
         { raw: result, ok: verdict.ok, violations: verdict.violations, blocked: verdict.wouldBlock },
         verdict.crossings,
         clock.now(),
       );
+      // The call's head may have come from memory: the write is what says the call is still there and unanswered.
+      if (!stored) throw this.sessions.missingResult(teamId, sessionId, callId);
+      this.sessions.settle();
       return {
         ok: verdict.ok,
         would_block: verdict.wouldBlock,

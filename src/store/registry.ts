@@ -25,10 +25,10 @@ export class RegistryCache {
     this.versionStmt = sqlite.prepare("PRAGMA data_version");
   }
 
-  /** The team's registry as stored now. */
-  forTeam(teamId: string): DatumRegistry {
+  /** The team's registry as stored now; `dataVersion`, when given, is the connection's, read in the same step. */
+  forTeam(teamId: string, dataVersion?: number): DatumRegistry {
     // data_version changes when another connection commits; our own writes clear the cache directly.
-    const v = (this.versionStmt.get() as { data_version: number }).data_version;
+    const v = dataVersion ?? (this.versionStmt.get() as { data_version: number }).data_version;
     if (v !== this.dataVersion) {
       this.byTeam.clear();
       this.dataVersion = v;

@@ -3,8 +3,9 @@ import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
 import type { History, PriorOutput } from "../guard/history.js";
 import { atomic } from "./atomic.js";
-import { NotFoundError } from "./errors.js";
+import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
+import { type OutputsMemo, outputsMemo, REMEMBERED_OUTPUTS } from "./outputs-memo.js";
 import { isReading, observedUtc, RevisionStore } from "./revisions.js";
 import { type RawCall, type RawCrossing, type RawSession, toCall, toCrossing, toSession } from "./session-rows.js";
 
@@ -85,16 +86,36 @@ const toOutput = (r: RawOutput): PriorOutput => ({
   quality: r.quality,
 });
 
+/** How many session heads and unanswered calls a SessionStore remembers before it starts again. */
+const MEMO_LIMIT = 10_000;
+
+/** A call this store wrote, as much of it as storing its result needs; its columns never change once written. */
+type KnownCall = Omit<CallHead, "hasResult"> & { teamId: string };
+
 /** Repository of sessions, calls and crossings. Every method is scoped to a team. */
 export class SessionStore {
   private readonly s: Record<string, Statement>;
+  /** `firstOutputs` by limit: a bound LIMIT costs SQLite a re-preparation on every run (about 30 us), a literal none. */
+  private readonly firstOutputsBy = new Map<number, Statement>();
+  /**
+   * Session heads read by this store, by id. A session's context and enforcement never change, so a remembered head
+   * is never wrong about them; a session that is gone (archived, or never committed) is caught by the write that
+   * follows, which finds no row and answers the same 404 as the read would have (`insertCall`, `insertResult`).
+   */
+  private readonly heads = new Map<string, SessionHead & { teamId: string }>();
+  /** Calls this store wrote and has not stored a result for: `setResult` only writes a call that has none. */
+  private readonly unanswered = new Map<string, KnownCall>();
 
   /** Revisions found while storing readings; detection runs in the same transaction as the later reading. */
   readonly revisions: RevisionStore;
   /** Always true in the service; bench:guard turns it off to measure what detection costs a result that is not a reading. */
   detectRevisions = true;
 
+  /** This connection's memory of session outputs, shared with every SessionStore on it. */
+  private readonly memo: OutputsMemo;
+
   constructor(private readonly sqlite: Database) {
+    this.memo = outputsMemo(sqlite);
     this.revisions = new RevisionStore(sqlite);
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
@@ -122,7 +143,7 @@ export class SessionStore {
         p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
                   FROM calls WHERE id = ? AND session_id = ? AND team_id = ?`),
       setResult: p(
-        "UPDATE calls SET result_raw = ?, result_ok = ?, result_violations = ?, result_at = ? WHERE id = ? AND result_raw IS NULL",
+        "UPDATE calls SET result_raw = ?, result_ok = ?, result_violations = ?, result_at = ? WHERE id = ? AND result_raw IS NULL AND result_at IS NULL",
       ),
       listCalls:
         p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
@@ -139,7 +160,6 @@ export class SessionStore {
       ),
       bySi: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE session_id = ? AND direction = 'return' AND dimension = ? AND value_si BETWEEN ? AND ?
                AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused' ORDER BY id`),
-      firstOutputs: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} ORDER BY id LIMIT ?`),
       allOutputs: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} ORDER BY id`),
     };
   }
@@ -173,34 +193,110 @@ export class SessionStore {
     return toSession(r);
   }
 
-  /** The context and enforcement of a session, or 404: all a call's verdict needs of it. */
+  /**
+   * The context and enforcement of a session, or 404: all a call's verdict needs of it. Remembered once read (see
+   * `heads`): the caller's next write to the session must be one that fails on a missing session row.
+   */
   head(teamId: string, id: string): SessionHead {
-    const r = this.s.sessionHead!.get(id, teamId) as SessionHead | undefined;
-    if (!r) throw new NotFoundError(`no session '${id}'`);
+    const known = this.heads.get(id);
+    if (known !== undefined && known.teamId === teamId) return known;
+    const r = this.readHead(teamId, id);
+    if (this.heads.size >= MEMO_LIMIT) this.heads.clear();
+    this.heads.set(id, { teamId, context: r.context, enforcement: r.enforcement });
     return r;
   }
 
-  /** What recording a result needs of a call, or 404. */
+  /** The session's head as stored now, or 404 (and forgets what was remembered of it). */
+  private readHead(teamId: string, id: string): SessionHead {
+    const r = this.s.sessionHead!.get(id, teamId) as SessionHead | undefined;
+    if (!r) {
+      this.heads.delete(id);
+      throw new NotFoundError(`no session '${id}'`);
+    }
+    return r;
+  }
+
+  /**
+   * What recording a result needs of a call, or 404 (for the session first, as a read of it would). A call this store
+   * wrote is answered from memory as having no result yet; `insertResult` finds out when that is no longer so.
+   */
   callHead(teamId: string, sessionId: string, callId: string): CallHead {
+    const known = this.unanswered.get(callId);
+    if (known !== undefined && known.teamId === teamId && known.sessionId === sessionId) {
+      const { teamId: _, ...head } = known;
+      return { ...head, hasResult: false };
+    }
     const r = this.s.callHead!.get(callId, sessionId, teamId) as
       | (Omit<CallHead, "guarded" | "ok" | "hasResult"> & { guarded: number; ok: number; hasResult: number })
       | undefined;
-    if (!r) throw new NotFoundError(`no call '${callId}' in session '${sessionId}'`);
+    if (!r) {
+      this.readHead(teamId, sessionId);
+      throw new NotFoundError(`no call '${callId}' in session '${sessionId}'`);
+    }
     return { ...r, guarded: r.guarded === 1, ok: r.ok === 1, hasResult: r.hasResult === 1 };
   }
 
-  /** The History port over one session's stored outputs. */
-  history(sessionId: string): History & { all(): PriorOutput[] } {
+  /** The connection's data_version now: read once per step and handed to `history` and the datum registry. */
+  dataVersion(): number {
+    return this.memo.dataVersion();
+  }
+
+  /**
+   * The History port over one session's stored outputs: from this connection's memory of them when it may be trusted
+   * (src/store/outputs-memo.ts), else from the indexes. `dataVersion` is the connection's, read in this step.
+   */
+  history(sessionId: string, dataVersion = this.memo.dataVersion()): History & { all(): PriorOutput[] } {
+    const outputs = this.memo.usable(dataVersion) ? this.remembered(sessionId) : null;
+    if (outputs) return rememberedHistory(outputs);
     const s = this.s;
     return {
       outputsByMagnitude: (lo, hi) => (s.byMagnitude!.all(sessionId, lo, hi) as RawOutput[]).map(toOutput),
       outputsBySi: (dimension, lo, hi) => (s.bySi!.all(sessionId, dimension, lo, hi) as RawOutput[]).map(toOutput),
-      firstOutputs: (n) => (s.firstOutputs!.all(sessionId, n) as RawOutput[]).map(toOutput),
+      firstOutputs: (n) => (this.firstOutputsStatement(n).all(sessionId) as RawOutput[]).map(toOutput),
       all: () => (s.allOutputs!.all(sessionId) as RawOutput[]).map(toOutput),
     };
   }
 
-  /** Stores one call and its crossings in the caller's transaction; answers its id and sequence number. */
+  /** A session's outputs as remembered, read from the indexes when they are not (null: too many to remember). */
+  private remembered(sessionId: string): PriorOutput[] | null {
+    const known = this.memo.get(sessionId);
+    if (known !== undefined) return known;
+    const read = this.firstOutputsStatement(REMEMBERED_OUTPUTS + 1).all(sessionId) as RawOutput[];
+    return this.memo.keep(sessionId, read.map(toOutput));
+  }
+
+  /**
+   * A number that stays the same while nothing but this store's calls and results has written to the database (no
+   * declaration, datum, deletion or rollback, here or in another connection), or null when that cannot be told now
+   * (inside a transaction begun outside atomic.ts).
+   */
+  quietSince(): number | null {
+    return this.memo.usable(this.memo.dataVersion()) ? this.memo.generation : null;
+  }
+
+  /** Marks this connection's memory of outputs good after a step whose writes all went through this store. */
+  settle(): void {
+    this.memo.settle();
+  }
+
+  /** The first-outputs statement for one limit, prepared once (the guard asks for one fixed number). */
+  private firstOutputsStatement(n: number): Statement {
+    // SQLite reads a negative LIMIT as none, as the bound parameter did.
+    const limit = Math.trunc(n) < 0 ? -1 : Math.trunc(n);
+    let st = this.firstOutputsBy.get(limit);
+    if (st === undefined) {
+      st = this.sqlite.prepare(
+        `SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} ORDER BY id LIMIT ${limit}`,
+      );
+      this.firstOutputsBy.set(limit, st);
+    }
+    return st;
+  }
+
+  /**
+   * Stores one call and its crossings in the caller's transaction; answers its id and sequence number. The first
+   * write is the session's counter, so a session that is not there is a 404 with nothing written.
+   */
   insertCall(
     teamId: string,
     sessionId: string,
@@ -216,9 +312,14 @@ export class SessionStore {
     crossings: CrossingDraft[],
     now: Date,
   ): { id: string; seq: number } {
-    const seq = (
-      this.s.bumpCall!.get(call.violations.length, call.blocked ? 1 : 0, sessionId) as { call_count: number }
-    ).call_count;
+    const bumped = this.s.bumpCall!.get(call.violations.length, call.blocked ? 1 : 0, sessionId) as
+      | { call_count: number }
+      | undefined;
+    if (bumped === undefined) {
+      this.heads.delete(sessionId);
+      throw new NotFoundError(`no session '${sessionId}'`);
+    }
+    const seq = bumped.call_count;
     const id = newId(now.getTime());
     const at = now.toISOString();
     this.s.insertCall!.run(
@@ -235,10 +336,24 @@ export class SessionStore {
       at,
     );
     this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
+    if (this.unanswered.size >= MEMO_LIMIT) this.unanswered.delete(this.unanswered.keys().next().value!);
+    this.unanswered.set(id, {
+      teamId,
+      id,
+      sessionId,
+      seq,
+      tool: call.tool,
+      toolVersion: call.toolVersion,
+      guarded: call.guarded,
+      ok: call.ok,
+    });
     return { id, seq };
   }
 
-  /** Stores a call's result and its crossings in the caller's transaction; false when a result was already stored. */
+  /**
+   * Stores a call's result and its crossings in the caller's transaction; false, with nothing written, when the call
+   * is not there or already has a result (`missingResult` says which).
+   */
   insertResult(
     teamId: string,
     call: Pick<CallRow, "id" | "sessionId" | "seq" | "tool" | "ok">,
@@ -254,6 +369,7 @@ export class SessionStore {
       at,
       call.id,
     ).changes;
+    this.unanswered.delete(call.id);
     if (changed === 0) return false;
     this.insertCrossings(teamId, call.sessionId, call.id, call.seq, call.tool, crossings, at);
     if (result.violations.length)
@@ -270,6 +386,7 @@ export class SessionStore {
     crossings: CrossingDraft[],
     at: string,
   ): void {
+    const call = { id: callId, seq, tool };
     for (const c of crossings) {
       const info = this.s.insertCrossing!.run(
         teamId,
@@ -299,7 +416,23 @@ export class SessionStore {
       // Only a reading can revise one; any other crossing pays for this test alone.
       if (this.detectRevisions && isReading(c))
         this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
+      this.memo.wrote(sessionId, call, c);
     }
+  }
+
+  /**
+   * Why `insertResult` wrote nothing, as reading first would have said: the session or the call is not there (404),
+   * or the call already has a result (409).
+   */
+  missingResult(teamId: string, sessionId: string, callId: string): Error {
+    this.unanswered.delete(callId);
+    try {
+      if (this.callHead(teamId, sessionId, callId).hasResult)
+        return new ConflictError(`call '${callId}' already has a result; a result is stored once`);
+    } catch (e) {
+      return e as Error;
+    }
+    return new Error(`call '${callId}' in session '${sessionId}' could not be given its result`);
   }
 
   /** One call of a session, or 404. */
@@ -323,4 +456,15 @@ export class SessionStore {
   transaction<T>(fn: () => T): T {
     return atomic(this.sqlite, fn);
   }
+}
+
+/** The History port over remembered outputs (crossing-id order), answering as the indexed queries do. */
+function rememberedHistory(outputs: readonly PriorOutput[]): History & { all(): PriorOutput[] } {
+  return {
+    outputsByMagnitude: (lo, hi) => outputs.filter((o) => o.value >= lo && o.value <= hi),
+    outputsBySi: (dimension, lo, hi) =>
+      outputs.filter((o) => o.dimension === dimension && o.valueSi !== null && o.valueSi >= lo && o.valueSi <= hi),
+    firstOutputs: (n) => (Math.trunc(n) < 0 ? outputs.slice() : outputs.slice(0, Math.trunc(n))),
+    all: () => outputs.slice(),
+  };
 }
