@@ -3,7 +3,8 @@
 // labelled), alternated call by call in one run so a neighbour's load lands on both. A second pair calls an
 // unannotated tool (`station_name`), which the proxy forwards without guarding: the gap there is the HTTP hop alone,
 // so the guard's own share is the difference. Prints p50/p90/p99, the p50 gaps, and the CPU time each process spent
-// per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not).
+// per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not), and the kernel's
+// share of the proxy's (socket and file writes).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

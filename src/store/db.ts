@@ -56,8 +56,8 @@ export function openDb(file: string = ":memory:", options: OpenOptions = {}): Le
   if (!isMemory(file)) mkdirSync(dirname(resolve(file)), { recursive: true });
   const sqlite = new Database(file);
   try {
-    sqlite.pragma("journal_mode = WAL"); // stays "memory" for :memory:
     sqlite.pragma("busy_timeout = 5000");
+    toWal(sqlite); // stays "memory" for :memory:
     sqlite.pragma(options.sync === "full" ? "synchronous = FULL" : "synchronous = NORMAL");
     sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     // A page cache of up to PAGE_CACHE_KIB per connection (grown on demand, so a small file costs little) instead of
@@ -84,6 +84,24 @@ export function openDb(file: string = ":memory:", options: OpenOptions = {}): Le
 }
 
 const MIGRATE_ATTEMPTS = 5;
+const WAL_ATTEMPTS = 50;
+
+/**
+ * Switches the file to WAL. Two processes opening one new file at once can both hold a shared lock while one asks for
+ * the exclusive lock the switch needs; SQLite then answers SQLITE_BUSY at once rather than wait (waiting could
+ * deadlock), so the switch is retried for up to about five seconds.
+ */
+function toWal(sqlite: Database.Database): void {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      sqlite.pragma("journal_mode = WAL");
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "SQLITE_BUSY" || attempt >= WAL_ATTEMPTS) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+}
 
 /**
  * Runs the pending migrations. Two processes opening the same new file at once can both read "nothing applied"

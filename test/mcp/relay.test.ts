@@ -5,12 +5,14 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
   LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
+  type JSONRPCMessage,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,11 +23,13 @@ import { GuardedProxy } from "../../src/mcp/proxy.js";
 
 const ANNOTATIONS = '[tools.to_mm]\nreturns = "mm"\n[tools.to_mm.params]\ndepth = "m"\n';
 
-type Upstream = { url: string; close(): Promise<void> };
+type Upstream = { url: string; close(): Promise<void>; cancelled: Promise<string> };
 
 /** The test upstream: echo (after delay_ms), fail (a JSON-RPC error with data), chatty (a log line, then the answer), to_mm. */
 async function startUpstream(json: boolean): Promise<Upstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let onCancel: (text: string) => void = () => undefined;
+  const cancelled = new Promise<string>((resolve) => (onCancel = resolve));
   const mcp = () => {
     const server = new Server(
       { name: "relay-upstream", version: "1.0.0" },
@@ -38,7 +42,15 @@ async function startUpstream(json: boolean): Promise<Upstream> {
       const args = (req.params.arguments ?? {}) as Record<string, unknown>;
       switch (req.params.name) {
         case "echo":
-          await new Promise((r) => setTimeout(r, Number(args.delay_ms ?? 0)));
+          // A cancelled call stops waiting at once (and says which one it was).
+          await new Promise<void>((r) => {
+            const timer = setTimeout(r, Number(args.delay_ms ?? 0));
+            extra.signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              onCancel(String(args.text));
+              r();
+            });
+          });
           return { content: [{ type: "text", text: String(args.text) }] };
         case "fail":
           throw new McpError(-32050, "the gauge 07374000 is offline", { gauge: "07374000", retry_after_s: 30 });
@@ -69,6 +81,7 @@ async function startUpstream(json: boolean): Promise<Upstream> {
   const port = (http.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    cancelled,
     close: () =>
       new Promise<void>((done) => {
         http.close(() => done());
@@ -220,6 +233,50 @@ for (const answers of ["SSE", "JSON"] as const) {
       });
     });
 
+    it("sends no answer to a request the client cancelled, and answers the next ones", async () => {
+      const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
+      const seen: JSONRPCMessage[] = [];
+      const waiting = new Map<number, (m: JSONRPCMessage) => void>();
+      agentSide.onmessage = (m) => {
+        seen.push(m);
+        waiting.get((m as { id: number }).id)?.(m);
+      };
+      await proxy.connect(proxySide);
+      await agentSide.start();
+      const answer = (id: number) => new Promise<JSONRPCMessage>((resolve) => waiting.set(id, resolve));
+      const send = (m: Rpc) => agentSide.send(m as JSONRPCMessage);
+      const init = answer(0);
+      await send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      });
+      await init;
+      await send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "1", delay_ms: 50 } },
+      });
+      await send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 1, reason: "changed my mind" },
+      });
+      // Sent after, answered after: by the time id 3 is answered, id 1's answer would have gone out.
+      const third = answer(3);
+      await send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "3", delay_ms: 500 } },
+      });
+      expect(await third).toEqual({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: "3" }] } });
+      expect(seen.map((m) => (m as { id: number }).id)).toEqual([0, 3]);
+      await agentSide.close();
+    });
+
     it("answers ping with an empty result", async () => {
       const agent = new RawAgent(front.url);
       await agent.initialize();
@@ -270,3 +327,52 @@ for (const answers of ["SSE", "JSON"] as const) {
     });
   });
 }
+
+describe("a relayed call the upstream does not answer in time", () => {
+  let upstream: Upstream;
+  let proxy: GuardedProxy;
+  let front: ListeningProxy;
+
+  beforeAll(async () => {
+    upstream = await startUpstream(false);
+    proxy = new GuardedProxy({
+      upstream: { url: upstream.url },
+      annotations: parseAnnotations(ANNOTATIONS, "toml"),
+      ledger: await LocalLedger.open(":memory:"),
+      // Long enough for connecting and listing on a loaded machine; the slow call waits a minute.
+      timeoutMs: 2000,
+    });
+    await proxy.start();
+    front = await listenProxy(proxy, { host: "127.0.0.1", port: 0 });
+  });
+
+  afterAll(async () => {
+    await front?.close();
+    await proxy?.close();
+    await upstream?.close();
+  });
+
+  it("is a tool error after the timeout, the upstream is told it is cancelled, and the next call is served", async () => {
+    const agent = new RawAgent(front.url);
+    await agent.initialize();
+    expect((await agent.call(1, "echo", { text: "too slow", delay_ms: 60_000 })).body).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        content: [
+          {
+            type: "text",
+            text: "the upstream server did not answer echo in time; the call may or may not have completed",
+          },
+        ],
+        isError: true,
+      },
+    });
+    expect(await upstream.cancelled).toBe("too slow");
+    expect((await agent.call(2, "echo", { text: "in time" })).body).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      result: { content: [{ type: "text", text: "in time" }] },
+    });
+  });
+});
