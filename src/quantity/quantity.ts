@@ -402,26 +402,28 @@ export function readMagnitude(v: unknown): Magnitude {
   );
 }
 
+/** One optional string field of an object form (a module function: a closure here would be named on every read). */
+function metaString(o: Record<string, unknown>, k: string): string | null {
+  const v = o[k];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string")
+    throw new UnitParseError(`a quantity's '${k}' must be a string, received ${JSON.stringify(v)}`);
+  return v;
+}
+
 /** Reads and checks datum, crs, quality and source of an object form. */
 export function readMeta(
   o: Record<string, unknown>,
   opts: { datums?: DatumRegistry; quality?: QualityTable } = {},
 ): QuantityMeta {
-  const str = (k: string) => {
-    const v = o[k];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== "string")
-      throw new UnitParseError(`a quantity's '${k}' must be a string, received ${JSON.stringify(v)}`);
-    return v;
-  };
-  const datum = str("datum");
+  const datum = metaString(o, "datum");
   if (datum && opts.datums) opts.datums.get(datum);
   return {
     datum,
-    crs: str("crs"),
-    quality: (opts.quality ?? DEFAULT_QUALITY).normalise(str("quality")),
-    source: str("source"),
-    observedAt: observedAt(str("observed_at")),
+    crs: metaString(o, "crs"),
+    quality: (opts.quality ?? DEFAULT_QUALITY).normalise(metaString(o, "quality")),
+    source: metaString(o, "source"),
+    observedAt: observedAt(metaString(o, "observed_at")),
   };
 }
 

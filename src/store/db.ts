@@ -40,6 +40,14 @@ const isMemory = (file: string): boolean => file === ":memory:" || file === "";
 /** The most memory one connection's page cache may take, in KiB (64 MiB). */
 export const PAGE_CACHE_KIB = 65_536;
 
+/**
+ * How many WAL pages (4 KiB each) a commit lets the log reach before it checkpoints: 16 MiB, against SQLite's
+ * 1,000 pages. Group commits of interleaved sessions rewrite the same index leaves commit after commit, so a longer
+ * log copies each leaf back once for more commits: 0.12 pages copied per WAL frame instead of 0.27, and a quarter of
+ * the checkpoint fsyncs (bench:guard's library case, docs/DESIGN-NOTES.md).
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
+
 /** How an open database commits: `normal` (WAL, fsync at checkpoints) or `full` (fsync at every commit). */
 export type OpenOptions = { sync?: "normal" | "full" };
 
@@ -48,9 +56,10 @@ export function openDb(file: string = ":memory:", options: OpenOptions = {}): Le
   if (!isMemory(file)) mkdirSync(dirname(resolve(file)), { recursive: true });
   const sqlite = new Database(file);
   try {
-    sqlite.pragma("journal_mode = WAL"); // stays "memory" for :memory:
     sqlite.pragma("busy_timeout = 5000");
+    toWal(sqlite); // stays "memory" for :memory:
     sqlite.pragma(options.sync === "full" ? "synchronous = FULL" : "synchronous = NORMAL");
+    sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     // A page cache of up to PAGE_CACHE_KIB per connection (grown on demand, so a small file costs little) instead of
     // SQLite's 2 MiB: the interior b-tree pages of a million-crossing file (about 7 MiB) then stay cached, and an index
     // look-up reads only its leaf from the OS (bench:gates, ledger case).
@@ -75,6 +84,24 @@ export function openDb(file: string = ":memory:", options: OpenOptions = {}): Le
 }
 
 const MIGRATE_ATTEMPTS = 5;
+const WAL_ATTEMPTS = 50;
+
+/**
+ * Switches the file to WAL. Two processes opening one new file at once can both hold a shared lock while one asks for
+ * the exclusive lock the switch needs; SQLite then answers SQLITE_BUSY at once rather than wait (waiting could
+ * deadlock), so the switch is retried for up to about five seconds.
+ */
+function toWal(sqlite: Database.Database): void {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      sqlite.pragma("journal_mode = WAL");
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "SQLITE_BUSY" || attempt >= WAL_ATTEMPTS) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
+}
 
 /**
  * Runs the pending migrations. Two processes opening the same new file at once can both read "nothing applied"

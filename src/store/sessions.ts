@@ -247,14 +247,18 @@ export class SessionStore {
    */
   history(sessionId: string, dataVersion = this.memo.dataVersion()): History & { all(): PriorOutput[] } {
     const outputs = this.memo.usable(dataVersion) ? this.remembered(sessionId) : null;
-    if (outputs) return rememberedHistory(outputs);
-    const s = this.s;
-    return {
-      outputsByMagnitude: (lo, hi) => (s.byMagnitude!.all(sessionId, lo, hi) as RawOutput[]).map(toOutput),
-      outputsBySi: (dimension, lo, hi) => (s.bySi!.all(sessionId, dimension, lo, hi) as RawOutput[]).map(toOutput),
-      firstOutputs: (n) => (this.firstOutputsStatement(n).all(sessionId) as RawOutput[]).map(toOutput),
-      all: () => (s.allOutputs!.all(sessionId) as RawOutput[]).map(toOutput),
-    };
+    // Classes, not object literals of arrow functions: tsx names each such function as it is made (keepNames).
+    return outputs ? new RememberedHistory(outputs) : new StoredHistory(this, sessionId);
+  }
+
+  /** The History port's queries on one session's outputs, for `StoredHistory`. */
+  outputRows(sessionId: string, query: "byMagnitude" | "bySi" | "allOutputs", ...p: unknown[]): PriorOutput[] {
+    return (this.s[query]!.all(sessionId, ...p) as RawOutput[]).map(toOutput);
+  }
+
+  /** The first `n` outputs of a session, from the indexes. */
+  firstOutputRows(sessionId: string, n: number): PriorOutput[] {
+    return (this.firstOutputsStatement(n).all(sessionId) as RawOutput[]).map(toOutput);
   }
 
   /** A session's outputs as remembered, read from the indexes when they are not (null: too many to remember). */
@@ -459,12 +463,48 @@ export class SessionStore {
 }
 
 /** The History port over remembered outputs (crossing-id order), answering as the indexed queries do. */
-function rememberedHistory(outputs: readonly PriorOutput[]): History & { all(): PriorOutput[] } {
-  return {
-    outputsByMagnitude: (lo, hi) => outputs.filter((o) => o.value >= lo && o.value <= hi),
-    outputsBySi: (dimension, lo, hi) =>
-      outputs.filter((o) => o.dimension === dimension && o.valueSi !== null && o.valueSi >= lo && o.valueSi <= hi),
-    firstOutputs: (n) => (Math.trunc(n) < 0 ? outputs.slice() : outputs.slice(0, Math.trunc(n))),
-    all: () => outputs.slice(),
-  };
+class RememberedHistory implements History {
+  constructor(private readonly outputs: readonly PriorOutput[]) {}
+
+  outputsByMagnitude(lo: number, hi: number): PriorOutput[] {
+    return this.outputs.filter((o) => o.value >= lo && o.value <= hi);
+  }
+
+  outputsBySi(dimension: string, lo: number, hi: number): PriorOutput[] {
+    return this.outputs.filter(
+      (o) => o.dimension === dimension && o.valueSi !== null && o.valueSi >= lo && o.valueSi <= hi,
+    );
+  }
+
+  firstOutputs(n: number): PriorOutput[] {
+    return Math.trunc(n) < 0 ? this.outputs.slice() : this.outputs.slice(0, Math.trunc(n));
+  }
+
+  all(): PriorOutput[] {
+    return this.outputs.slice();
+  }
+}
+
+/** The History port over one session's stored outputs, read from the indexes. */
+class StoredHistory implements History {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessionId: string,
+  ) {}
+
+  outputsByMagnitude(lo: number, hi: number): PriorOutput[] {
+    return this.store.outputRows(this.sessionId, "byMagnitude", lo, hi);
+  }
+
+  outputsBySi(dimension: string, lo: number, hi: number): PriorOutput[] {
+    return this.store.outputRows(this.sessionId, "bySi", dimension, lo, hi);
+  }
+
+  firstOutputs(n: number): PriorOutput[] {
+    return this.store.firstOutputRows(this.sessionId, n);
+  }
+
+  all(): PriorOutput[] {
+    return this.store.outputRows(this.sessionId, "allOutputs");
+  }
 }

@@ -52,6 +52,14 @@ describe("openDb", () => {
     store.close();
   });
 
+  it("checkpoints the WAL when it reaches 4,000 pages (16 MiB), with either sync setting", () => {
+    for (const sync of ["normal", "full"] as const) {
+      const store = openDb(join(tempDir(), `${sync}.db`), { sync });
+      expect(store.sqlite.pragma("wal_autocheckpoint", { simple: true })).toBe(4000);
+      store.close();
+    }
+  });
+
   it("sets synchronous FULL when opened with sync full (AGENT_LEDGER_SYNC=full)", () => {
     const store = openDb(join(tempDir(), "full.db"), { sync: "full" });
     expect(store.sqlite.pragma("synchronous", { simple: true })).toBe(2);
