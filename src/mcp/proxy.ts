@@ -109,8 +109,8 @@ export class GuardedProxy {
         "tools/list": async () => ({ result: { tools: await this.listTools() } }),
         "tools/call": ({ params, extra }) => {
           const { name, arguments: args } = params;
-          if (typeof name !== "string" || (args !== undefined && (typeof args !== "object" || args === null)))
-            return Promise.resolve(invalidCall);
+          const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
+          if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
           return this.callTool(
             name,
             (args ?? {}) as Record<string, unknown>,

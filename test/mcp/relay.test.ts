@@ -313,17 +313,22 @@ for (const answers of ["SSE", "JSON"] as const) {
       });
     });
 
-    it("answers a tools/call without a tool name with JSON-RPC 'Invalid params' (-32602)", async () => {
+    it("answers a tools/call without a tool name, or with arguments that are not an object, with 'Invalid params' (-32602)", async () => {
       const agent = new RawAgent(front.url);
       await agent.initialize();
-      expect((await agent.post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: {} })).body).toEqual({
+      const invalid = (id: number) => ({
         jsonrpc: "2.0",
-        id: 9,
+        id,
         error: {
           code: -32602,
           message: "Invalid tools/call request: params.name must be a string and params.arguments an object",
         },
       });
+      expect((await agent.post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: {} })).body).toEqual(invalid(9));
+      const listed = { name: "echo", arguments: ["not", "an", "object"] };
+      expect((await agent.post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: listed })).body).toEqual(
+        invalid(10),
+      );
     });
   });
 }
