@@ -1,0 +1,2 @@
+DROP INDEX "runs_team_created_idx";--> statement-breakpoint
+CREATE INDEX "runs_team_created_idx" ON "runs" USING btree ("team_id","created_at","status");
