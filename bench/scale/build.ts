@@ -175,29 +175,34 @@ function build(store: LedgerDb, crossings: number, log: (line: string) => void, 
         for (let i = from; i < Math.min(n, from + size); i += 1) each(i);
       });
   };
+  // Claims and evaluations are spread over the same year as the sessions, as a team writes them: written one second
+  // apart after the sessions, 100,000 evaluations put about 40,000 on the day the bench then measures.
+  const claimClock = fixedClock(new Date(start).toISOString());
   inGroups(nDemoted, 500, (i) => {
-    clock.advance(1000);
+    claimClock.advance(YEAR_MS / nDemoted);
     const id = `CLM-${i + 1}`;
-    claims.create(teamId, { id, text: `Gauge ${i} gains ${i}.5x over the baseline`, status: "live" }, clock.now());
+    claims.create(teamId, { id, text: `Gauge ${i} gains ${i}.5x over the baseline`, status: "live" }, claimClock.now());
     claims.demote(
       teamId,
       id,
       { reason: "never reproduced", demoted_by: "review", watch: `gauge ${i} gains ${i}\\.5x` },
-      clock.now(),
+      claimClock.now(),
     );
   });
   const runs = new RunStore(store.sqlite);
   const nEvaluations = Math.max(1, Math.round(crossings / 100));
   const nTasks = Math.max(1, Math.round(nEvaluations / 100));
   const bigTaskRuns = Math.max(1, Math.round(crossings / 10_000));
+  const runClock = fixedClock(new Date(start).toISOString());
+  const runStep = YEAR_MS / Math.max(nEvaluations, bigTaskRuns);
   inGroups(bigTaskRuns, 100, (i) => {
-    clock.advance(1000);
-    runs.evaluate(teamId, { task: { id: "big-task" }, result: keyedResult(50, `big ${i}`) }, { clock });
+    runClock.advance(runStep);
+    runs.evaluate(teamId, { task: { id: "big-task" }, result: keyedResult(50, `big ${i}`) }, { clock: runClock });
   });
   inGroups(nEvaluations - bigTaskRuns, 500, (i) => {
-    clock.advance(1000);
+    runClock.advance(runStep);
     const task = `task-${(i + bigTaskRuns) % nTasks}`;
-    runs.evaluate(teamId, { task: { id: task }, result: keyedResult(5, task) }, { clock });
+    runs.evaluate(teamId, { task: { id: task }, result: keyedResult(5, task) }, { clock: runClock });
     if ((i + 1) % 10_000 === 0) log(`  ${(i + 1 + bigTaskRuns).toLocaleString("en")} evaluations`);
   });
   const evaluations = Math.max(nEvaluations, bigTaskRuns);

@@ -1,7 +1,8 @@
 // The dashboard's crossings list, newest first, by violation code and tool. One statement per combination of filters,
 // each walking an index that is already in id order (crossings_team_code_idx, crossings_team_tool_idx,
-// crossings_team_code_tool_idx for both, or the primary key when neither filter is set), so a page reads its own rows and no more however long the history. A single
-// statement with "(? IS NULL OR ...)" terms cannot: the planner picks one index for every case and sorts the team.
+// crossings_team_code_tool_idx for both, or the primary key when neither filter is set), so a page reads its own rows
+// and no more however long the history. A single statement with "(? IS NULL OR ...)" terms cannot: the planner picks
+// one index for every case and sorts the team.
 
 /** What the list is filtered by; `before` is the last id of the previous page. */
 export type CrossingsPageFilter = { code?: string; tool?: string; limit: number; before?: number | null };
