@@ -25,7 +25,7 @@ export interface History {
   firstOutputs(n: number): PriorOutput[];
 }
 
-/** A History over an array, for in-process sessions and tests. */
+/** A History over an array, for in-process sessions, a store's remembered outputs, and tests. */
 export class MemoryHistory implements History {
   constructor(private readonly outputs: PriorOutput[] = []) {}
 
@@ -43,12 +43,16 @@ export class MemoryHistory implements History {
     return this.outputs.filter((o) => o.value >= lo && o.value <= hi);
   }
 
+  // A stored offset-unit output has no SI magnitude (null), which no SI window holds, as in the store's query.
   outputsBySi(dimension: string, lo: number, hi: number): PriorOutput[] {
-    return this.outputs.filter((o) => o.dimension === dimension && o.valueSi >= lo && o.valueSi <= hi);
+    return this.outputs.filter(
+      (o) => o.dimension === dimension && o.valueSi !== null && o.valueSi >= lo && o.valueSi <= hi,
+    );
   }
 
+  // A negative n means every output, as SQLite reads a negative LIMIT.
   firstOutputs(n: number): PriorOutput[] {
-    return this.outputs.slice(0, n);
+    return Math.trunc(n) < 0 ? this.outputs.slice() : this.outputs.slice(0, Math.trunc(n));
   }
 }
 

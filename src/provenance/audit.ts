@@ -121,7 +121,7 @@ const IGNORE_RULES: ((l: Literal, answer: string) => Finding)[] = [
 ];
 
 /** Classifies every numeric literal of an answer against the session's scalar outputs (ledger order) and the question. */
-export function auditAnswer(answer: string, outputs: PriorOutput[], options: AuditOptions = {}): AuditResult {
+export function auditAnswer(answer: string, outputs: readonly PriorOutput[], options: AuditOptions = {}): AuditResult {
   const tolerance = options.tolerance ?? AUDIT_TOLERANCE;
   const ctx: Ctx = { answer, outputs, tolerance, context: numberValuesIn(options.context ?? ""), candidates: null };
   const numbers = literalsIn(answer).map((lit) => auditLiteral(lit, ctx));
@@ -135,7 +135,7 @@ export function auditAnswer(answer: string, outputs: PriorOutput[], options: Aud
  */
 export function auditFigure(
   text: string,
-  outputs: PriorOutput[],
+  outputs: readonly PriorOutput[],
   options: { tolerance?: number; literal?: Literal } = {},
 ): AuditItem | null {
   // A caller that has already read the figure (with literalsIn, the same reader) passes its first literal.
@@ -168,7 +168,7 @@ export function auditFigure(
 
 type Ctx = {
   answer: string;
-  outputs: PriorOutput[];
+  outputs: readonly PriorOutput[];
   tolerance: number;
   context: number[];
   candidates: Candidate[] | null;

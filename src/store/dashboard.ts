@@ -232,15 +232,26 @@ export async function dashboardEvaluations(
     before_at: f.before?.[0] ?? null,
     before_id: f.before?.[1] ?? null,
     limit: f.limit + 1,
-  }) as {
-    id: string;
-    task: string | null;
-    status: "released" | "blocked";
-    overall_score: number;
-    report: string;
-    created_at: string;
-  }[];
-  const items = rows.slice(0, f.limit).map((r) => {
+  }) as RawEvaluationRow[];
+  return evaluationsPage(rows, f.limit);
+}
+
+/** An evaluations-page row as both engines select it. */
+export type RawEvaluationRow = {
+  id: string;
+  task: string | null;
+  status: "released" | "blocked";
+  overall_score: number;
+  report: string;
+  created_at: string;
+};
+
+/** A page of evaluation rows (selected one past `limit`), each with its gates' statuses, and the next page's key. */
+export function evaluationsPage(
+  rows: readonly RawEvaluationRow[],
+  limit: number,
+): Keyset<EvaluationRow, readonly [string, string]> {
+  const items = rows.slice(0, limit).map((r) => {
     const d = JSON.parse(r.report) as Decision;
     return {
       id: r.id,
@@ -253,7 +264,7 @@ export async function dashboardEvaluations(
     };
   });
   const last = items[items.length - 1];
-  return { items, next: rows.length > f.limit && last ? [last.createdAt, last.id] : null };
+  return { items, next: rows.length > limit && last ? [last.createdAt, last.id] : null };
 }
 
 /** One stored evaluation, or null for an unknown or foreign id. */

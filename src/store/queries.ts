@@ -2,7 +2,7 @@
 // a physical magnitude has crossed before (the SI column and its index, within a relative tolerance).
 import type { Database } from "better-sqlite3";
 import { dimensionKey, toSI } from "../quantity/units.js";
-import { toCrossing } from "./session-rows.js";
+import { type RawSession, toCrossing, toSession } from "./session-rows.js";
 import type { CrossingRow, SessionRow } from "./sessions.js";
 
 /** A malformed filter (a date, a label, a cursor): the API answers 400 naming the field. */
@@ -54,17 +54,6 @@ export type SessionFilter = {
   until?: string;
   limit: number;
   cursor?: readonly [string, string] | null;
-};
-
-type RawSession = {
-  id: string;
-  context: string;
-  enforcement: "enforce" | "warn";
-  labels: string;
-  call_count: number;
-  violation_count: number;
-  blocked_count: number;
-  created_at: string;
 };
 
 const SESSION_COLUMNS =
@@ -161,16 +150,7 @@ export function listSessions(sqlite: Database, teamId: string, f: SessionFilter)
       if (rows.length > f.limit) break; // leaving the loop ends the statement: the walk reads no further
     }
   }
-  return rows.map((r) => ({
-    id: r.id,
-    context: r.context,
-    enforcement: r.enforcement,
-    labels: JSON.parse(r.labels) as Record<string, string>,
-    callCount: r.call_count,
-    violationCount: r.violation_count,
-    blockedCount: r.blocked_count,
-    createdAt: r.created_at,
-  }));
+  return rows.map(toSession);
 }
 
 /** A magnitude search: `value` in `unit`, matched in SI within a relative tolerance. */

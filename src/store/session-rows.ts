@@ -1,6 +1,7 @@
 // Session, call and crossing rows as both engines answer them (SQLite's 0/1 flags, PostgreSQL's booleans; JSON as
 // text), mapped to the store's row types.
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
+import { newId } from "./ids.js";
 import type { CallRow, CrossingRow, SessionRow } from "./sessions.js";
 
 /** A stored flag: SQLite answers 0 or 1, PostgreSQL a boolean. */
@@ -16,6 +17,26 @@ export type RawSession = {
   blocked_count: number;
   created_at: string;
 };
+
+/** What a new session is opened with. */
+export type NewSession = { context?: string; enforcement?: "enforce" | "warn"; labels?: Record<string, string> };
+
+/**
+ * A new session's columns in both engines' insert order (id, team, context, enforcement, labels as JSON, created_at),
+ * with the defaults applied, and its labels.
+ */
+export function newSessionColumns(teamId: string, input: NewSession, now: Date) {
+  const labels = input.labels ?? {};
+  const columns = [
+    newId(now.getTime()),
+    teamId,
+    input.context ?? "",
+    input.enforcement ?? "enforce",
+    JSON.stringify(labels),
+    now.toISOString(),
+  ] as const;
+  return { columns, labels: Object.entries(labels) };
+}
 
 /** A session row in its store form. */
 export const toSession = (r: RawSession): SessionRow => ({

@@ -1,13 +1,21 @@
 // Sessions, calls and crossings on prepared statements: the hot path of every guarded call.
 import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
-import type { History, PriorOutput } from "../guard/history.js";
+import { type History, MemoryHistory, type PriorOutput } from "../guard/history.js";
 import { atomic } from "./atomic.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 import { type OutputsMemo, outputsMemo, REMEMBERED_OUTPUTS } from "./outputs-memo.js";
 import { isReading, observedUtc, RevisionStore } from "./revisions.js";
-import { type RawCall, type RawCrossing, type RawSession, toCall, toCrossing, toSession } from "./session-rows.js";
+import {
+  newSessionColumns,
+  type RawCall,
+  type RawCrossing,
+  type RawSession,
+  toCall,
+  toCrossing,
+  toSession,
+} from "./session-rows.js";
 
 /** A session as stored. */
 export type SessionRow = {
@@ -170,18 +178,11 @@ export class SessionStore {
     input: { context?: string; enforcement?: "enforce" | "warn"; labels?: Record<string, string> },
     now: Date,
   ): SessionRow {
-    const id = newId(now.getTime());
-    const labels = input.labels ?? {};
+    const { columns, labels } = newSessionColumns(teamId, input, now);
+    const id = columns[0];
     atomic(this.sqlite, () => {
-      this.s.insertSession!.run(
-        id,
-        teamId,
-        input.context ?? "",
-        input.enforcement ?? "enforce",
-        JSON.stringify(labels),
-        now.toISOString(),
-      );
-      for (const [k, v] of Object.entries(labels)) this.s.insertLabel!.run(id, teamId, k, v);
+      this.s.insertSession!.run(...columns);
+      for (const [k, v] of labels) this.s.insertLabel!.run(id, teamId, k, v);
     });
     return this.get(teamId, id);
   }
@@ -245,10 +246,10 @@ export class SessionStore {
    * The History port over one session's stored outputs: from this connection's memory of them when it may be trusted
    * (src/store/outputs-memo.ts), else from the indexes. `dataVersion` is the connection's, read in this step.
    */
-  history(sessionId: string, dataVersion = this.memo.dataVersion()): History & { all(): PriorOutput[] } {
+  history(sessionId: string, dataVersion = this.memo.dataVersion()): History & { all(): readonly PriorOutput[] } {
     const outputs = this.memo.usable(dataVersion) ? this.remembered(sessionId) : null;
     // Classes, not object literals of arrow functions: tsx names each such function as it is made (keepNames).
-    return outputs ? new RememberedHistory(outputs) : new StoredHistory(this, sessionId);
+    return outputs ? new MemoryHistory(outputs) : new StoredHistory(this, sessionId);
   }
 
   /** The History port's queries on one session's outputs, for `StoredHistory`. */
@@ -459,29 +460,6 @@ export class SessionStore {
   /** Runs `fn` in one IMMEDIATE transaction, so a call's writes are all there or none are. */
   transaction<T>(fn: () => T): T {
     return atomic(this.sqlite, fn);
-  }
-}
-
-/** The History port over remembered outputs (crossing-id order), answering as the indexed queries do. */
-class RememberedHistory implements History {
-  constructor(private readonly outputs: readonly PriorOutput[]) {}
-
-  outputsByMagnitude(lo: number, hi: number): PriorOutput[] {
-    return this.outputs.filter((o) => o.value >= lo && o.value <= hi);
-  }
-
-  outputsBySi(dimension: string, lo: number, hi: number): PriorOutput[] {
-    return this.outputs.filter(
-      (o) => o.dimension === dimension && o.valueSi !== null && o.valueSi >= lo && o.valueSi <= hi,
-    );
-  }
-
-  firstOutputs(n: number): PriorOutput[] {
-    return Math.trunc(n) < 0 ? this.outputs.slice() : this.outputs.slice(0, Math.trunc(n));
-  }
-
-  all(): PriorOutput[] {
-    return this.outputs.slice();
   }
 }
 

@@ -134,28 +134,36 @@ class RawAgent {
   }
 }
 
+/** The guarding proxy over `upstream`, listening on a free port, and how to stop all three. */
+async function relayed(upstream: Upstream, timeoutMs?: number) {
+  const proxy = new GuardedProxy({
+    upstream: { url: upstream.url },
+    annotations: parseAnnotations(ANNOTATIONS, "toml"),
+    ledger: await LocalLedger.open(":memory:"),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+  await proxy.start();
+  const front = await listenProxy(proxy, { host: "127.0.0.1", port: 0 });
+  const stop = async () => {
+    await front.close();
+    await proxy.close();
+    await upstream.close();
+  };
+  return { upstream, proxy, front, stop };
+}
+
 for (const answers of ["SSE", "JSON"] as const) {
   describe(`the message-level relay, upstream answering over ${answers}`, () => {
     let upstream: Upstream;
     let proxy: GuardedProxy;
     let front: ListeningProxy;
+    let stop: () => Promise<void>;
 
     beforeAll(async () => {
-      upstream = await startUpstream(answers === "JSON");
-      proxy = new GuardedProxy({
-        upstream: { url: upstream.url },
-        annotations: parseAnnotations(ANNOTATIONS, "toml"),
-        ledger: await LocalLedger.open(":memory:"),
-      });
-      await proxy.start();
-      front = await listenProxy(proxy, { host: "127.0.0.1", port: 0 });
+      ({ upstream, proxy, front, stop } = await relayed(await startUpstream(answers === "JSON")));
     });
 
-    afterAll(async () => {
-      await front?.close();
-      await proxy?.close();
-      await upstream?.close();
-    });
+    afterAll(() => stop?.());
 
     it("answers initialize itself: the version the client asked for when supported, tools capability, upstream instructions", async () => {
       const agent = new RawAgent(front.url);
@@ -335,27 +343,15 @@ for (const answers of ["SSE", "JSON"] as const) {
 
 describe("a relayed call the upstream does not answer in time", () => {
   let upstream: Upstream;
-  let proxy: GuardedProxy;
   let front: ListeningProxy;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    upstream = await startUpstream(false);
-    proxy = new GuardedProxy({
-      upstream: { url: upstream.url },
-      annotations: parseAnnotations(ANNOTATIONS, "toml"),
-      ledger: await LocalLedger.open(":memory:"),
-      // Long enough for connecting and listing on a loaded machine; the slow call waits a minute.
-      timeoutMs: 2000,
-    });
-    await proxy.start();
-    front = await listenProxy(proxy, { host: "127.0.0.1", port: 0 });
+    // Long enough for connecting and listing on a loaded machine; the slow call waits a minute.
+    ({ upstream, front, stop } = await relayed(await startUpstream(false), 2000));
   });
 
-  afterAll(async () => {
-    await front?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  afterAll(() => stop?.());
 
   it("is a tool error after the timeout, the upstream is told it is cancelled, and the next call is served", async () => {
     const agent = new RawAgent(front.url);

@@ -3,11 +3,17 @@
 // thing, and from the same aggregate queries (booleans and counts in PostgreSQL's spelling) where only the pages do.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type pg from "pg";
-import type { Decision } from "../../gates/decision.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
 import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../dashboard-overview.js";
 import { DASHBOARD_SESSION_HOURS } from "../dashboard-sessions.js";
-import { type AuditLink, auditedAnswers, type CodeCount, KEY_VALUES } from "../dashboard.js";
+import {
+  type AuditLink,
+  auditedAnswers,
+  type CodeCount,
+  evaluationsPage,
+  KEY_VALUES,
+  type RawEvaluationRow,
+} from "../dashboard.js";
 import { crossingsPageQuery } from "../crossings-page.js";
 import { NotFoundError } from "../errors.js";
 import type { LedgerStore } from "../port.js";
@@ -172,28 +178,15 @@ export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">
       return { items, next: rows.length > f.limit && last ? last.id : null };
     },
     evaluations: async (teamId, f) => {
-      const rows = await q<{
-        id: string;
-        task: string | null;
-        status: "released" | "blocked";
-        overall_score: number;
-        report: string;
-        created_at: string;
-      }>(RUNS, [teamId, f.task ?? null, f.status ?? null, f.before?.[0] ?? null, f.before?.[1] ?? null, f.limit + 1]);
-      const items = rows.slice(0, f.limit).map((r) => {
-        const d = JSON.parse(r.report) as Decision;
-        return {
-          id: r.id,
-          task: r.task,
-          status: r.status,
-          overallScore: r.overall_score,
-          blockedBy: d.blocked_by,
-          gates: Object.fromEntries(Object.entries(d.gates).map(([g, o]) => [g, o.status])),
-          createdAt: r.created_at,
-        };
-      });
-      const last = items[items.length - 1];
-      return { items, next: rows.length > f.limit && last ? [last.createdAt, last.id] : null };
+      const rows = await q<RawEvaluationRow>(RUNS, [
+        teamId,
+        f.task ?? null,
+        f.status ?? null,
+        f.before?.[0] ?? null,
+        f.before?.[1] ?? null,
+        f.limit + 1,
+      ]);
+      return evaluationsPage(rows, f.limit);
     },
     evaluation: (teamId, id) => orNull(store.evaluations.get(teamId, id)),
     claims: async (teamId, f) => {

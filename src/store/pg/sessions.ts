@@ -8,6 +8,7 @@ import { dimensionKey, toSI } from "../../quantity/units.js";
 import type { DatumRow, OffsetRow } from "../datums.js";
 import { NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
+import { newSessionColumns } from "../session-rows.js";
 import type {
   AuditsRepo,
   CallsRepo,
@@ -86,25 +87,14 @@ export function pgSessions({ pool, clock, sessionCache }: SessionDeps): Sessions
   return {
     create: async (teamId, input) => {
       const now = clock.now();
-      const id = newId(now.getTime());
-      const labels = input.labels ?? {};
-      const entries = Object.entries(labels);
+      const { columns, labels } = newSessionColumns(teamId, input, now);
       // One autocommitted statement: the session, its labels (none for empty arrays) and the row as stored.
-      const [row] = await q<RawSession>(CREATE_SESSION, [
-        id,
-        teamId,
-        input.context ?? "",
-        input.enforcement ?? "enforce",
-        JSON.stringify(labels),
-        now.toISOString(),
-        entries.map(([k]) => k),
-        entries.map(([, v]) => v),
-      ]);
+      const [row] = await q<RawSession>(CREATE_SESSION, [...columns, labels.map(([k]) => k), labels.map(([, v]) => v)]);
       const session = toSession(row!);
       // A new session has no writes and no outputs: its first call can already go the one-statement way.
       sessionCache.keep(
         { teamId, writes: 0, context: session.context, enforcement: session.enforcement, outputs: [], lastId: 0 },
-        id,
+        session.id,
       );
       return session;
     },
