@@ -24,6 +24,8 @@ import { isReading } from "../revisions.js";
 import { detectRevisions } from "./revisions.js";
 import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
+import { groupCalls, groupResults } from "./call-batch.js";
+import { GroupCommit, SessionsInFlight } from "./group-commit.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
 const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,
@@ -94,8 +96,41 @@ const REMEMBERED_RESULT = `WITH b AS (
       AND EXISTS (SELECT 1 FROM calls WHERE id = $3 AND result_raw IS NULL) RETURNING write_count),
   ${RESULT_ROWS}`;
 
-/** What the call path shares with the rest of the store. */
-export type CallDeps = { registries: PgRegistryCache; tools: PgToolCache; sessionCache: SessionCache };
+type CallRow = { seq: number; write_count: number };
+
+/** The group commits of one store's one-statement calls and results, and the sessions they have in hand. */
+export type CallGroups = {
+  sessions: SessionsInFlight;
+  calls: GroupCommit<unknown[], CallRow | undefined>;
+  results: GroupCommit<unknown[], ResultRow[]>;
+};
+
+/** What the call path shares with the rest of the store (`groups`: group commit of the one-statement writes). */
+export type CallDeps = {
+  registries: PgRegistryCache;
+  tools: PgToolCache;
+  sessionCache: SessionCache;
+  groups?: CallGroups;
+};
+
+/** Group commits whose lone writes go through `q` and whose groups go through `groupQ` (generic plans). */
+export function callGroups(q: Q, groupQ: Q): CallGroups {
+  const sessions = new SessionsInFlight();
+  return {
+    sessions,
+    calls: new GroupCommit(
+      {
+        one: async (values) => (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0],
+        many: (jobs) => groupCalls(groupQ, jobs),
+      },
+      sessions,
+    ),
+    results: new GroupCommit(
+      { one: (values) => orRetry(q<ResultRow>(REMEMBERED_RESULT, values)), many: (jobs) => groupResults(groupQ, jobs) },
+      sessions,
+    ),
+  };
+}
 
 type Locked = {
   context: string;
@@ -201,6 +236,8 @@ export async function rememberedCall(
   tool: string,
   args: Record<string, unknown>,
 ): Promise<CallAnswer | null> {
+  // A session with a grouped write in hand is about to change: a call decided now would be decided on its old state.
+  if (deps.groups?.sessions.has(sessionId)) return null;
   const state = deps.sessionCache.get(teamId, sessionId);
   const registry = deps.registries.remembered(teamId);
   const latest = deps.tools.latest(teamId, tool);
@@ -208,14 +245,10 @@ export async function rememberedCall(
   const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
   if (decl === undefined) return null;
   const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry });
-  const [row] = await orRetry(
-    q<{ seq: number; write_count: number }>(REMEMBERED_CALL, [
-      ...callValues(sessionId, teamId, tool, args, d),
-      state.writes,
-      registry.version,
-      latest,
-    ]),
-  );
+  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest];
+  const row = deps.groups
+    ? await deps.groups.calls.run(sessionId, values)
+    : (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0];
   if (!row) {
     deps.sessionCache.forget(sessionId);
     return null;
@@ -334,6 +367,7 @@ export async function rememberedResult(
   callId: string,
   result: unknown,
 ): Promise<ResultAnswer | null> {
+  if (deps.groups?.sessions.has(sessionId)) return null;
   const state = deps.sessionCache.get(teamId, sessionId);
   const call = state?.calls.get(callId);
   const registry = deps.registries.remembered(teamId);
@@ -343,13 +377,10 @@ export async function rememberedResult(
   if (decl === undefined) return null;
   const l = decideResult(clock, decl, result, { ...state, datums: registry.registry });
   if (l.verdict.crossings.some(isReading)) return null;
-  const rows = await orRetry(
-    q<ResultRow>(REMEMBERED_RESULT, [
-      ...resultValues(sessionId, teamId, callId, result, call.ok, l),
-      state.writes,
-      registry.version,
-    ]),
-  );
+  const values = [...resultValues(sessionId, teamId, callId, result, call.ok, l), state.writes, registry.version];
+  const rows = deps.groups
+    ? await deps.groups.results.run(sessionId, values)
+    : await orRetry(q<ResultRow>(REMEMBERED_RESULT, values));
   if (rows[0]?.n !== 1 || rows[0].write_count === null) {
     deps.sessionCache.forget(sessionId);
     return null;

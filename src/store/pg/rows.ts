@@ -78,15 +78,19 @@ export const CROSSING_INSERT_COLUMNS =
   "direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source, observed_at, " +
   "observed_utc, outcome, violation";
 
+/** The PostgreSQL types of crossingArrays' columns, in order. */
+export const CROSSING_TYPES: readonly string[] = [
+  ...["text", "text", "text", "float8", "text", "float8", "text", "bool"],
+  ...["text", "text", "text", "text", "text", "text", "text", "text", "text"],
+];
+
 /**
  * The unnest over crossingArrays bound from parameter `$first` on, with ORDINALITY so ids follow the drafts' order.
  * Its columns: direction, param, raw, value, unit, value_si, dimension, is_series, datum, crs, tz, quality, source,
  * observed_at, observed_utc, outcome, violation, n.
  */
 export function crossingUnnest(first: number): string {
-  const types = ["text", "text", "text", "float8", "text", "float8", "text", "bool"];
-  types.push("text", "text", "text", "text", "text", "text", "text", "text", "text");
-  const args = types.map((t, i) => `$${first + i}::${t}[]`).join(", ");
+  const args = CROSSING_TYPES.map((t, i) => `$${first + i}::${t}[]`).join(", ");
   const names = `${CROSSING_INSERT_COLUMNS}, n`;
   return `unnest(${args}) WITH ORDINALITY AS x(${names})`;
 }

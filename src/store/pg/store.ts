@@ -6,7 +6,7 @@ import { newId } from "../ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
 import { EXAMPLE_TOOLS, type SeedSummary } from "../seed.js";
 import { SessionCache } from "./call-cache.js";
-import { storeCall, storeResult } from "./calls.js";
+import { callGroups, storeCall, storeResult } from "./calls.js";
 import { PgBenchRuns } from "./bench-runs.js";
 import { pgClaims } from "./claims.js";
 import { pgDashboard } from "./dashboard.js";
@@ -63,7 +63,15 @@ export class PgStore implements LedgerStore {
     this.teams = pgTeams(db.db, clock);
     this.datums = pgDatums(pool, registries);
     this.tools = pgTools(pool, registries, toolCache);
-    this.deps = { pool, clock, registries, tools: toolCache, sessionCache: new SessionCache(), toolsRepo: this.tools };
+    this.deps = {
+      pool,
+      clock,
+      registries,
+      tools: toolCache,
+      sessionCache: new SessionCache(),
+      toolsRepo: this.tools,
+      groups: callGroups(queryOn(pool), queryOn(db.groupPool)),
+    };
     this.sessions = pgSessions(this.deps);
     this.calls = pgCalls(this.deps);
     this.crossings = pgCrossings(this.deps);
