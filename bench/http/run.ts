@@ -2,13 +2,15 @@
 // parses a JSON body and inserts one row, measured with autocannon in the same run. Bounded: a few seconds per target.
 // The PostgreSQL leg runs in the same run: one `serve` on PostgreSQL, then two on the same database (half the
 // connections each), every connection in its own session, against SQLite under the same per-connection workload.
+// Each row also gives the CPU per request of the server process(es), of PostgreSQL and of autocannon (this process),
+// read from /proc: on a shared machine the rates move with the neighbours' load, the CPU per request much less.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
-import { benchPg } from "../pg-server.js";
+import { benchPg, isBenchPostgres } from "../pg-server.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_SECONDS = 2;
@@ -94,7 +96,11 @@ function combined(parts: autocannon.Result[]): autocannon.Result {
   const [first] = parts;
   return {
     ...first!,
-    requests: { ...first!.requests, average: parts.reduce((n, r) => n + r.requests.average, 0) },
+    requests: {
+      ...first!.requests,
+      average: parts.reduce((n, r) => n + r.requests.average, 0),
+      total: parts.reduce((n, r) => n + r.requests.total, 0),
+    },
     latency: {
       ...first!.latency,
       p50: Math.max(...parts.map((r) => r.latency.p50)),
@@ -109,6 +115,44 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
+/** User + system CPU seconds of the processes `keep` picks (by pid, command line and stat), from /proc. */
+function cpuOf(keep: (pid: string, cmd: string, stat: string) => boolean): number {
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!keep(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8"), stat)) continue;
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+/** CPU microseconds per request of the server(s), PostgreSQL and autocannon (this process) over one row. */
+type RowCpu = { server: number; postgres: number; autocannon: number };
+
+/** Runs a row's load and measures, beside autocannon's figures, the CPU per request each side spent on it. */
+async function measured(
+  servers: ChildProcess[],
+  load: () => Promise<autocannon.Result>,
+): Promise<[autocannon.Result, RowCpu]> {
+  const pids = new Set(servers.map((c) => String(c.pid)));
+  const serverCpu = () => cpuOf((pid) => pids.has(pid));
+  const pgCpu = () => cpuOf((pid, cmd, stat) => isBenchPostgres(pgDataDir, postmaster, pid, cmd, stat));
+  const [s0, p0, a0] = [serverCpu(), pgCpu(), process.cpuUsage()];
+  const r = await load();
+  const a = process.cpuUsage(a0);
+  const n = Math.max(1, r.requests.total);
+  const per = (seconds: number) => Math.round((seconds / n) * 1e6);
+  return [
+    r,
+    { server: per(serverCpu() - s0), postgres: per(pgCpu() - p0), autocannon: per((a.user + a.system) / 1e6) },
+  ];
+}
+
 const ours = await start(
   ["src/cli/main.ts", "serve"],
   { PORT: "8791", AGENT_LEDGER_DB: join(dir, "ledger.db"), AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
@@ -120,6 +164,19 @@ const base = await start(
   /baseline ready/,
 );
 const pgServer = await benchPg();
+const pgDataDir = pgServer.dataDir;
+/** The private cluster's postmaster: the postgres process whose command line names its data directory. */
+const postmaster =
+  pgDataDir === null
+    ? null
+    : (readdirSync("/proc").find((pid) => {
+        try {
+          const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+          return /postgres/.test(cmd) && cmd.includes(pgDataDir);
+        } catch {
+          return false;
+        }
+      }) ?? null);
 const pgUrl = await pgServer.newDatabase("bench_http");
 const pgPorts = [await freePort(), await freePort()];
 const pgServe = (port: number) =>
@@ -139,10 +196,12 @@ try {
   const pgB = `http://127.0.0.1:${pgPorts[1]}`;
   await waitHealthy(`${pgA}/healthz`);
   const pgSessions = await prepare(pgA, CONNECTIONS);
-  const results: [string, autocannon.Result][] = [];
-  results.push([
-    "baseline: parse JSON + insert one row",
-    await run({
+  const results: [string, autocannon.Result, RowCpu][] = [];
+  const row = async (name: string, servers: ChildProcess[], load: () => Promise<autocannon.Result>) => {
+    results.push([name, ...(await measured(servers, load))]);
+  };
+  await row("baseline: parse JSON + insert one row", [base], () =>
+    run({
       url: "http://127.0.0.1:8790/readings",
       method: "POST",
       connections: CONNECTIONS,
@@ -150,10 +209,9 @@ try {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ site: "07374000", value: 1250 }),
     }),
-  ]);
-  results.push([
-    'guarded call ("1250 cfs" converted, carry-over checked, 2 crossings stored)',
-    await run({
+  );
+  await row('guarded call ("1250 cfs" converted, carry-over checked, 2 crossings stored)', [ours], () =>
+    run({
       url: `http://127.0.0.1:8791/v1/sessions/${session.id}/calls`,
       method: "POST",
       connections: CONNECTIONS,
@@ -161,39 +219,37 @@ try {
       headers: HEADERS,
       body: CALL,
     }),
-  ]);
-  results.push([
-    "SQLite: guarded call, one session per connection",
-    await run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS)),
-  ]);
+  );
+  await row("SQLite: guarded call, one session per connection", [ours], () =>
+    run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS)),
+  );
   // The SQLite server had the 5 s of the one-session leg to warm up before its per-session leg; each PostgreSQL
   // instance gets WARM_SECONDS of the same per-session calls, unmeasured, before its own.
   await run({ ...perSession(pgA, pgSessions, CONNECTIONS), duration: WARM_SECONDS });
-  results.push([
-    "PostgreSQL, 1 instance: guarded call, one session per connection",
-    await run(perSession(pgA, pgSessions, CONNECTIONS)),
-  ]);
+  await row("PostgreSQL, 1 instance: guarded call, one session per connection", [...pgInstances], () =>
+    run(perSession(pgA, pgSessions, CONNECTIONS)),
+  );
   pgInstances.push(await pgServe(pgPorts[1]!));
   await waitHealthy(`${pgB}/healthz`);
   const half = CONNECTIONS / 2;
   await run({ ...perSession(pgB, pgSessions.slice(half), half), duration: WARM_SECONDS });
-  results.push([
-    "PostgreSQL, 2 instances on one database (25 connections each)",
+  await row("PostgreSQL, 2 instances on one database (25 connections each)", [...pgInstances], async () =>
     combined(
       await Promise.all([
         run(perSession(pgA, pgSessions.slice(0, half), half)),
         run(perSession(pgB, pgSessions.slice(half), half)),
       ]),
     ),
-  ]);
+  );
   console.log(
     `PostgreSQL: ${pgServer.describe}; ${CONNECTIONS} connections, ${DURATION} s per row, node ${process.version}\n`,
   );
-  console.log(`| route | req/s | p50 ms | p99 ms | non-2xx | errors |`);
-  console.log(`|---|---|---|---|---|---|`);
-  for (const [name, r] of results)
+  console.log("| route | req/s | p50 ms | p99 ms | non-2xx | errors | CPU us/req: server | PostgreSQL | autocannon |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const [name, r, c] of results)
     console.log(
-      `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`,
+      `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} ` +
+        `| ${c.server} | ${c.postgres} | ${c.autocannon} |`,
     );
   const rate = (i: number) => results[i]![1].requests.average;
   console.log(`\nguarded / baseline throughput: ${(rate(1) / rate(0)).toFixed(2)} (target >= 0.5)`);

@@ -1,27 +1,29 @@
 // bench:pg:http-probe — one `serve` on PostgreSQL under guarded calls (one session per connection): requests per
-// second, transactions and statements the server ran per request (pg_stat_database), and the CPU the serve process
-// and the PostgreSQL server each spent per request (from /proc); PROBE_ENGINE=sqlite serves a SQLite file instead. PROBE_PROFILE=dir writes the serve process's
-// --cpu-prof there.
+// second, transactions the server ran per request (pg_stat_database), and the CPU the serve process(es), the
+// PostgreSQL server and autocannon (this process) each spent per request (from /proc). PROBE_INSTANCES=2 runs two
+// serves on the database, half the connections each; PROBE_ENGINE=sqlite serves a SQLite file instead.
+// PROBE_PROFILE=dir writes each serve process's --cpu-prof there.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { benchPg } from "../pg-server.js";
+import { benchPg, isBenchPostgres } from "../pg-server.js";
 
 const SECONDS = Number(process.env.PROBE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.PROBE_CONNECTIONS ?? 50);
 const TOKEN = "bench-admin-token-0123456789";
 const PORT = 8795;
+const INSTANCES = Number(process.env.PROBE_INSTANCES ?? 1);
 
-function cpuOf(filter: (pid: string, cmd: string) => boolean): number {
+function cpuOf(filter: (pid: string, cmd: string, stat: string) => boolean): number {
   let total = 0;
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!filter(pid, cmd)) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!filter(pid, cmd, stat)) continue;
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       total += (Number(f[11]) + Number(f[12])) / 100;
     } catch {
@@ -37,16 +39,23 @@ const url = sqlite
   ? join(mkdtempSync(join(tmpdir(), "probe-")), "ledger.db")
   : await server.newDatabase("bench_http_probe");
 const profile = process.env.PROBE_PROFILE;
-const child = spawn(
-  process.execPath,
-  [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "src/cli/main.ts", "serve"],
-  { env: { ...process.env, PORT: String(PORT), AGENT_LEDGER_DB: url, AGENT_LEDGER_ADMIN_TOKEN: TOKEN }, stdio: "pipe" },
-);
-await new Promise<void>((resolve) => {
-  const on = (d: Buffer) => /listening on/.test(d.toString()) && resolve();
-  child.stdout!.on("data", on);
-  child.stderr!.on("data", on);
-});
+const serve = (port: number) =>
+  spawn(
+    process.execPath,
+    [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []), "--import", "tsx", "src/cli/main.ts", "serve"],
+    {
+      env: { ...process.env, PORT: String(port), AGENT_LEDGER_DB: url, AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
+      stdio: "pipe",
+    },
+  );
+const started = (child: ReturnType<typeof spawn>) =>
+  new Promise<void>((resolve) => {
+    const on = (d: Buffer) => /listening on/.test(d.toString()) && resolve();
+    child.stdout!.on("data", on);
+    child.stderr!.on("data", on);
+  });
+const children = [serve(PORT)];
+await started(children[0]!);
 const base = `http://127.0.0.1:${PORT}`;
 const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 const send = async (path: string, method: string, body: unknown) =>
@@ -62,44 +71,66 @@ await admin?.connect();
 const TRANSACTIONS = "SELECT xact_commit + xact_rollback AS x FROM pg_stat_database WHERE datname = current_database()";
 const stats = async () => (admin ? ((await admin.query(TRANSACTIONS)).rows[0].x as string) : "0");
 const body = JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } });
-let next = 0;
-const opts = (duration: number): autocannon.Options => ({
-  url: base,
-  connections: CONNECTIONS,
-  duration,
-  requests: [
-    {
-      method: "POST",
-      headers,
-      body,
-      setupRequest: ((req: autocannon.Request, ctx: { s?: string }) => {
-        ctx.s ??= sessions[next++ % sessions.length];
-        return { ...req, path: `/v1/sessions/${ctx.s}/calls` };
-      }) as unknown as NonNullable<autocannon.Request["setupRequest"]>,
-    },
-  ],
-});
+const opts = (port: number, own: string[], duration: number): autocannon.Options => {
+  let next = 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: own.length,
+    duration,
+    requests: [
+      {
+        method: "POST",
+        headers,
+        body,
+        setupRequest: ((req: autocannon.Request, ctx: { s?: string }) => {
+          ctx.s ??= own[next++ % own.length];
+          return { ...req, path: `/v1/sessions/${ctx.s}/calls` };
+        }) as unknown as NonNullable<autocannon.Request["setupRequest"]>,
+      },
+    ],
+  };
+};
 const run = (o: autocannon.Options) =>
   new Promise<autocannon.Result>((res, rej) => autocannon(o, (e, r) => (e ? rej(e) : res(r))));
-if (process.env.PROBE_WARM !== "0") await run(opts(1));
-const servePid = String(child.pid);
+for (let i = 1; i < INSTANCES; i += 1) {
+  children.push(serve(PORT + i));
+  await started(children[i]!);
+}
+// Each instance serves its own share of the sessions, every connection in its own session.
+const shares = children.map((_, i) => sessions.filter((_, j) => j % INSTANCES === i));
+const all = (duration: number) => Promise.all(shares.map((own, i) => run(opts(PORT + i, own, duration))));
+if (process.env.PROBE_WARM !== "0") await all(1);
+const servePids = new Set(children.map((c) => String(c.pid)));
+const postmaster = server.dataDir
+  ? (readdirSync("/proc").find((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(server.dataDir!);
+      } catch {
+        return false;
+      }
+    }) ?? null)
+  : null;
+const pgCpu = () => cpuOf((pid, cmd, st) => isBenchPostgres(server.dataDir, postmaster, pid, cmd, st));
+const serveCpu = () => cpuOf((pid) => servePids.has(pid));
 const x0 = Number(await stats());
-const node0 = cpuOf((pid) => pid === servePid);
-const pg0 = cpuOf((_, cmd) => /postgres/.test(cmd) && !/node/.test(cmd));
-const r = await run(opts(SECONDS));
+const [node0, pg0, self0] = [serveCpu(), pgCpu(), process.cpuUsage()];
+const rs = await all(SECONDS);
 const x1 = Number(await stats());
-const n = r.requests.total;
-const nodeCpu = cpuOf((pid) => pid === servePid) - node0;
-const pgCpu = cpuOf((_, cmd) => /postgres/.test(cmd) && !/node/.test(cmd)) - pg0;
-console.log(`${sqlite ? "SQLite file" : server.describe}; ${CONNECTIONS} connections, ${SECONDS} s`);
+const n = rs.reduce((t, r) => t + r.requests.total, 0);
+const self = process.cpuUsage(self0);
+const [nodeCpu, pgUsed] = [serveCpu() - node0, pgCpu() - pg0];
+const per = (seconds: number) => ((seconds / n) * 1e6).toFixed(0);
 console.log(
-  `req/s ${r.requests.average.toFixed(0)}, non-2xx ${r.non2xx}, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`,
+  `${sqlite ? "SQLite file" : server.describe}; ${INSTANCES} serve, ${CONNECTIONS} connections, ${SECONDS} s`,
 );
+const rate = rs.reduce((t, r) => t + r.requests.average, 0);
+const non2xx = rs.reduce((t, r) => t + r.non2xx, 0);
+console.log(`req/s ${rate.toFixed(0)}, non-2xx ${non2xx}, p50 ${rs[0]!.latency.p50} ms, p99 ${rs[0]!.latency.p99} ms`);
 console.log(`transactions per request ${((x1 - x0 - 1) / n).toFixed(2)}`);
 console.log(
-  `CPU per request: serve ${((nodeCpu / n) * 1e6).toFixed(0)} us, postgres ${((pgCpu / n) * 1e6).toFixed(0)} us`,
+  `CPU per request: serve ${per(nodeCpu)} us, postgres ${per(pgUsed)} us, autocannon ${per((self.user + self.system) / 1e6)} us`,
 );
 await admin?.end();
-child.kill("SIGINT");
-await new Promise((r) => child.on("exit", r));
+for (const c of children) c.kill("SIGINT");
+await Promise.all(children.map((c) => new Promise((r) => c.on("exit", r))));
 await server.stop();
