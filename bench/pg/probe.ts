@@ -3,20 +3,20 @@
 import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { openPgStore } from "../../src/store/pg/store.js";
-import { benchPg } from "../pg-server.js";
+import { benchPg, isBenchPostgres } from "../pg-server.js";
 
 const CALLS = Number(process.env.PROBE_CALLS ?? 2000);
 const CONCURRENCY = Number(process.env.PROBE_CONCURRENCY ?? 25);
 
-/** User+system CPU seconds of every process whose command line names postgres (the embedded server and backends). */
+/** User+system CPU seconds of the benchmark's PostgreSQL server (its postmaster and backends), from /proc. */
 function postgresCpu(): number {
   const tick = 100;
   let total = 0;
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!/postgres/.test(cmd) || /node/.test(cmd)) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!isBenchPostgres(server.dataDir, postmaster, pid, cmd, stat)) continue;
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       total += (Number(f[11]) + Number(f[12])) / tick;
     } catch {
@@ -34,6 +34,15 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 } as typeof original;
 
 const server = await benchPg();
+const postmaster = server.dataDir
+  ? (readdirSync("/proc").find((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(server.dataDir!);
+      } catch {
+        return false;
+      }
+    }) ?? null)
+  : null;
 const url = await server.newDatabase("bench_probe");
 const store = await openPgStore(url, { poolSize: Number(process.env.PROBE_POOL ?? 25) });
 try {
