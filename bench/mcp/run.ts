@@ -57,6 +57,12 @@ const front = await launch(
   /over Streamable HTTP at (http:\/\/\S+)/,
 );
 
+// The floor: a byte relay in its own process (bench/mcp/byte-relay.ts), the same HTTP hop with nothing done in it.
+const relay = await launch(
+  ["--import", "tsx", join(ROOT, "bench/mcp/byte-relay.ts"), upstream.url],
+  /relaying on (http:\/\/\S+)/,
+);
+
 const connect = async (url: string) => {
   const c = new Client({ name: "bench", version: "1.0.0" });
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -64,6 +70,7 @@ const connect = async (url: string) => {
 };
 const direct = await connect(upstream.url);
 const guarded = await connect(front.url);
+const relayed = await connect(relay.url);
 
 // runoff_depth with a discharge in the declared m^3/s: checked, recorded (call and result), labelled in mm/day.
 // station_name is not annotated: the proxy forwards it untouched and records nothing.
@@ -75,6 +82,7 @@ const legs = {
   guarded: { client: guarded, ...RUNOFF },
   directPlain: { client: direct, ...STATION },
   forwarded: { client: guarded, ...STATION },
+  relayed: { client: relayed, ...STATION },
 } satisfies Record<string, Leg>;
 type LegName = keyof typeof legs;
 const names = Object.keys(legs) as LegName[];
@@ -119,20 +127,22 @@ try {
   // CPU: blocks of calls of one leg, rotated, so each process's CPU time is charged to the leg that caused it.
   for (let b = 0; b < Math.max(4, Math.round(CALLS / BLOCK)); b += 1) {
     for (const n of names) {
-      const p0 = cpuMs(front.pid);
-      const s0 = sysMs(front.pid);
+      // The relay leg's hop is the relay process; every other leg's is the proxy.
+      const hop = n === "relayed" ? relay.pid : front.pid;
+      const p0 = cpuMs(hop);
+      const s0 = sysMs(hop);
       const u0 = cpuMs(upstream.pid);
       const c0 = selfCpuMs();
       for (let i = 0; i < BLOCK; i += 1) await time(legs[n]);
-      cpu[n].proxy += cpuMs(front.pid) - p0;
-      cpu[n].proxySys += sysMs(front.pid) - s0;
+      cpu[n].proxy += cpuMs(hop) - p0;
+      cpu[n].proxySys += sysMs(hop) - s0;
       cpu[n].upstream += cpuMs(upstream.pid) - u0;
       cpu[n].client += selfCpuMs() - c0;
       cpu[n].calls += BLOCK;
     }
   }
 } finally {
-  await Promise.allSettled([direct.close(), guarded.close()]);
+  await Promise.allSettled([direct.close(), guarded.close(), relayed.close()]);
   for (const c of children) c.kill("SIGTERM");
   rmSync(dir, { recursive: true, force: true });
 }
@@ -146,9 +156,10 @@ const TITLES: Record<LegName, string> = {
   guarded: "guarded: SDK client -> --listen proxy -> HTTP upstream (runoff_depth: checked, recorded, labelled)",
   directPlain: "direct: SDK client -> HTTP upstream (station_name)",
   forwarded: "forwarded: SDK client -> --listen proxy -> HTTP upstream (station_name: not annotated, not recorded)",
+  relayed: "relayed: SDK client -> bare byte relay -> HTTP upstream (station_name: no MCP parsing, the floor of a hop)",
 };
 const per = (n: LegName, k: "proxy" | "upstream" | "client") => (cpu[n][k] / cpu[n].calls).toFixed(3);
-console.log("| path | calls | p50 ms | p90 ms | p99 ms | CPU ms/call: client | upstream | proxy |");
+console.log("| path | calls | p50 ms | p90 ms | p99 ms | CPU ms/call: client | upstream | proxy (relay) |");
 console.log("|---|---|---|---|---|---|---|---|");
 for (const n of names) {
   const xs = lat[n];
@@ -164,6 +175,10 @@ console.log(
 console.log(
   `the HTTP hop alone (forwarded, not guarded) adds ${gap("forwarded", "directPlain").toFixed(3)} ms at p50; ` +
     `the guard's share is ${(gap("guarded", "direct") - gap("forwarded", "directPlain")).toFixed(3)} ms`,
+);
+console.log(
+  `a bare byte relay adds ${gap("relayed", "directPlain").toFixed(3)} ms at p50 (the floor of any HTTP hop here); ` +
+    `the proxy adds ${gap("guarded", "relayed").toFixed(3)} ms over that floor`,
 );
 const cpuPer = (n: LegName) => cpu[n].proxy / cpu[n].calls;
 const sysPer = (n: LegName) => cpu[n].proxySys / cpu[n].calls;

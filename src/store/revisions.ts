@@ -297,7 +297,9 @@ function distinct(rows: AffectedEvaluation[]): AffectedEvaluation[] {
   const seen = new Set<string>();
   return rows.filter((r) => {
     const k = JSON.stringify([r.evaluation_id, r.claim_id]);
-    return seen.has(k) ? false : (seen.add(k), true);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
   });
 }
 

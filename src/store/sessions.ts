@@ -1,12 +1,12 @@
 // Sessions, calls and crossings on prepared statements: the hot path of every guarded call.
 import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
-import { type History, MemoryHistory, type PriorOutput } from "../guard/history.js";
+import type { History, PriorOutput } from "../guard/history.js";
 import { atomic } from "./atomic.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
-import { type OutputsMemo, outputsMemo, REMEMBERED_OUTPUTS } from "./outputs-memo.js";
 import { isReading, observedUtc, RevisionStore } from "./revisions.js";
+import { SessionOutputs } from "./session-outputs.js";
 import {
   newSessionColumns,
   type RawCall,
@@ -65,35 +65,6 @@ export type CrossingRow = CrossingDraft & {
   createdAt: string;
 };
 
-const OUTPUT_COLUMNS = "call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality";
-// An output usable as a source: a scalar return with a unit that was not refused.
-const OUTPUT_WHERE =
-  "session_id = ? AND direction = 'return' AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused'";
-type RawOutput = {
-  call_id: string;
-  seq: number;
-  tool: string;
-  param: string;
-  value: number;
-  unit: string;
-  value_si: number;
-  dimension: string;
-  datum: string | null;
-  quality: string | null;
-};
-const toOutput = (r: RawOutput): PriorOutput => ({
-  callId: r.call_id,
-  seq: r.seq,
-  tool: r.tool,
-  field: r.param,
-  value: r.value,
-  unit: r.unit,
-  valueSi: r.value_si,
-  dimension: r.dimension,
-  datum: r.datum,
-  quality: r.quality,
-});
-
 /** How many session heads and unanswered calls a SessionStore remembers before it starts again. */
 const MEMO_LIMIT = 10_000;
 
@@ -103,8 +74,6 @@ type KnownCall = Omit<CallHead, "hasResult"> & { teamId: string };
 /** Repository of sessions, calls and crossings. Every method is scoped to a team. */
 export class SessionStore {
   private readonly s: Record<string, Statement>;
-  /** `firstOutputs` by limit: a bound LIMIT costs SQLite a re-preparation on every run (about 30 us), a literal none. */
-  private readonly firstOutputsBy = new Map<number, Statement>();
   /**
    * Session heads read by this store, by id. A session's context and enforcement never change, so a remembered head
    * is never wrong about them; a session that is gone (archived, or never committed) is caught by the write that
@@ -119,11 +88,11 @@ export class SessionStore {
   /** Always true in the service; bench:guard turns it off to measure what detection costs a result that is not a reading. */
   detectRevisions = true;
 
-  /** This connection's memory of session outputs, shared with every SessionStore on it. */
-  private readonly memo: OutputsMemo;
+  /** The session outputs a call's verdict reads, remembered or from the indexes. */
+  private readonly outputs: SessionOutputs;
 
   constructor(private readonly sqlite: Database) {
-    this.memo = outputsMemo(sqlite);
+    this.outputs = new SessionOutputs(sqlite);
     this.revisions = new RevisionStore(sqlite);
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
@@ -163,12 +132,6 @@ export class SessionStore {
       crossingsOfSession: p(
         "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
       ),
-      byMagnitude: p(
-        `SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} AND value BETWEEN ? AND ? ORDER BY id`,
-      ),
-      bySi: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE session_id = ? AND direction = 'return' AND dimension = ? AND value_si BETWEEN ? AND ?
-               AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused' ORDER BY id`),
-      allOutputs: p(`SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} ORDER BY id`),
     };
   }
 
@@ -239,63 +202,22 @@ export class SessionStore {
 
   /** The connection's data_version now: read once per step and handed to `history` and the datum registry. */
   dataVersion(): number {
-    return this.memo.dataVersion();
+    return this.outputs.dataVersion();
   }
 
-  /**
-   * The History port over one session's stored outputs: from this connection's memory of them when it may be trusted
-   * (src/store/outputs-memo.ts), else from the indexes. `dataVersion` is the connection's, read in this step.
-   */
-  history(sessionId: string, dataVersion = this.memo.dataVersion()): History & { all(): readonly PriorOutput[] } {
-    const outputs = this.memo.usable(dataVersion) ? this.remembered(sessionId) : null;
-    // Classes, not object literals of arrow functions: tsx names each such function as it is made (keepNames).
-    return outputs ? new MemoryHistory(outputs) : new StoredHistory(this, sessionId);
+  /** The History port over one session's stored outputs (see SessionOutputs.history). */
+  history(sessionId: string, dataVersion?: number): History & { all(): readonly PriorOutput[] } {
+    return this.outputs.history(sessionId, dataVersion);
   }
 
-  /** The History port's queries on one session's outputs, for `StoredHistory`. */
-  outputRows(sessionId: string, query: "byMagnitude" | "bySi" | "allOutputs", ...p: unknown[]): PriorOutput[] {
-    return (this.s[query]!.all(sessionId, ...p) as RawOutput[]).map(toOutput);
-  }
-
-  /** The first `n` outputs of a session, from the indexes. */
-  firstOutputRows(sessionId: string, n: number): PriorOutput[] {
-    return (this.firstOutputsStatement(n).all(sessionId) as RawOutput[]).map(toOutput);
-  }
-
-  /** A session's outputs as remembered, read from the indexes when they are not (null: too many to remember). */
-  private remembered(sessionId: string): PriorOutput[] | null {
-    const known = this.memo.get(sessionId);
-    if (known !== undefined) return known;
-    const read = this.firstOutputsStatement(REMEMBERED_OUTPUTS + 1).all(sessionId) as RawOutput[];
-    return this.memo.keep(sessionId, read.map(toOutput));
-  }
-
-  /**
-   * A number that stays the same while nothing but this store's calls and results has written to the database (no
-   * declaration, datum, deletion or rollback, here or in another connection), or null when that cannot be told now
-   * (inside a transaction begun outside atomic.ts).
-   */
+  /** See SessionOutputs.quietSince. */
   quietSince(): number | null {
-    return this.memo.usable(this.memo.dataVersion()) ? this.memo.generation : null;
+    return this.outputs.quietSince();
   }
 
   /** Marks this connection's memory of outputs good after a step whose writes all went through this store. */
   settle(): void {
-    this.memo.settle();
-  }
-
-  /** The first-outputs statement for one limit, prepared once (the guard asks for one fixed number). */
-  private firstOutputsStatement(n: number): Statement {
-    // SQLite reads a negative LIMIT as none, as the bound parameter did.
-    const limit = Math.trunc(n) < 0 ? -1 : Math.trunc(n);
-    let st = this.firstOutputsBy.get(limit);
-    if (st === undefined) {
-      st = this.sqlite.prepare(
-        `SELECT ${OUTPUT_COLUMNS} FROM crossings WHERE ${OUTPUT_WHERE} ORDER BY id LIMIT ${limit}`,
-      );
-      this.firstOutputsBy.set(limit, st);
-    }
-    return st;
+    this.outputs.settle();
   }
 
   /**
@@ -421,7 +343,7 @@ export class SessionStore {
       // Only a reading can revise one; any other crossing pays for this test alone.
       if (this.detectRevisions && isReading(c))
         this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
-      this.memo.wrote(sessionId, call, c);
+      this.outputs.wrote(sessionId, call, c);
     }
   }
 
@@ -460,29 +382,5 @@ export class SessionStore {
   /** Runs `fn` in one IMMEDIATE transaction, so a call's writes are all there or none are. */
   transaction<T>(fn: () => T): T {
     return atomic(this.sqlite, fn);
-  }
-}
-
-/** The History port over one session's stored outputs, read from the indexes. */
-class StoredHistory implements History {
-  constructor(
-    private readonly store: SessionStore,
-    private readonly sessionId: string,
-  ) {}
-
-  outputsByMagnitude(lo: number, hi: number): PriorOutput[] {
-    return this.store.outputRows(this.sessionId, "byMagnitude", lo, hi);
-  }
-
-  outputsBySi(dimension: string, lo: number, hi: number): PriorOutput[] {
-    return this.store.outputRows(this.sessionId, "bySi", dimension, lo, hi);
-  }
-
-  firstOutputs(n: number): PriorOutput[] {
-    return this.store.firstOutputRows(this.sessionId, n);
-  }
-
-  all(): PriorOutput[] {
-    return this.store.outputRows(this.sessionId, "allOutputs");
   }
 }
