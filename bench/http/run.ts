@@ -5,12 +5,13 @@
 // Each row also gives the CPU per request of the server process(es), of PostgreSQL and of autocannon (this process),
 // read from /proc: on a shared machine the rates move with the neighbours' load, the CPU per request much less.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
-import { benchPg, isBenchPostgres } from "../pg-server.js";
+import { benchPg, isBenchPostgres, postmasterOf } from "../pg-server.js";
+import { cpuOf } from "../proc-cpu.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_SECONDS = 2;
@@ -115,22 +116,6 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-/** User + system CPU seconds of the processes `keep` picks (by pid, command line and stat), from /proc. */
-function cpuOf(keep: (pid: string, cmd: string, stat: string) => boolean): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!keep(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8"), stat)) continue;
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(f[11]) + Number(f[12])) / 100;
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
-}
-
 /** CPU microseconds per request of the server(s), PostgreSQL and autocannon (this process) over one row. */
 type RowCpu = { server: number; postgres: number; autocannon: number };
 
@@ -165,18 +150,7 @@ const base = await start(
 );
 const pgServer = await benchPg();
 const pgDataDir = pgServer.dataDir;
-/** The private cluster's postmaster: the postgres process whose command line names its data directory. */
-const postmaster =
-  pgDataDir === null
-    ? null
-    : (readdirSync("/proc").find((pid) => {
-        try {
-          const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-          return /postgres/.test(cmd) && cmd.includes(pgDataDir);
-        } catch {
-          return false;
-        }
-      }) ?? null);
+const postmaster = postmasterOf(pgDataDir);
 const pgUrl = await pgServer.newDatabase("bench_http");
 const pgPorts = [await freePort(), await freePort()];
 const pgServe = (port: number) =>

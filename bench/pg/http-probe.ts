@@ -4,34 +4,19 @@
 // serves on the database, half the connections each; PROBE_ENGINE=sqlite serves a SQLite file instead.
 // PROBE_PROFILE=dir writes each serve process's --cpu-prof there.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { benchPg, isBenchPostgres } from "../pg-server.js";
+import { benchPg, isBenchPostgres, postmasterOf } from "../pg-server.js";
+import { cpuOf } from "../proc-cpu.js";
 
 const SECONDS = Number(process.env.PROBE_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.PROBE_CONNECTIONS ?? 50);
 const TOKEN = "bench-admin-token-0123456789";
 const PORT = 8795;
 const INSTANCES = Number(process.env.PROBE_INSTANCES ?? 1);
-
-function cpuOf(filter: (pid: string, cmd: string, stat: string) => boolean): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!filter(pid, cmd, stat)) continue;
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(f[11]) + Number(f[12])) / 100;
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
-}
 
 const sqlite = process.env.PROBE_ENGINE === "sqlite";
 const server = await benchPg();
@@ -101,15 +86,7 @@ const shares = children.map((_, i) => sessions.filter((_, j) => j % INSTANCES ==
 const all = (duration: number) => Promise.all(shares.map((own, i) => run(opts(PORT + i, own, duration))));
 if (process.env.PROBE_WARM !== "0") await all(1);
 const servePids = new Set(children.map((c) => String(c.pid)));
-const postmaster = server.dataDir
-  ? (readdirSync("/proc").find((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(server.dataDir!);
-      } catch {
-        return false;
-      }
-    }) ?? null)
-  : null;
+const postmaster = postmasterOf(server.dataDir);
 const pgCpu = () => cpuOf((pid, cmd, st) => isBenchPostgres(server.dataDir, postmaster, pid, cmd, st));
 const serveCpu = () => cpuOf((pid) => servePids.has(pid));
 const x0 = Number(await stats());

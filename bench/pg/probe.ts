@@ -1,29 +1,16 @@
 // bench:pg:probe — the guarded-call path on PostgreSQL measured in process: round trips per call, and the CPU the Node
 // process and the PostgreSQL server each spend per call (from /proc), with PROBE_CONCURRENCY sessions in parallel.
-import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { openPgStore } from "../../src/store/pg/store.js";
-import { benchPg, isBenchPostgres } from "../pg-server.js";
+import { benchPg, isBenchPostgres, postmasterOf } from "../pg-server.js";
+import { cpuOf } from "../proc-cpu.js";
 
 const CALLS = Number(process.env.PROBE_CALLS ?? 2000);
 const CONCURRENCY = Number(process.env.PROBE_CONCURRENCY ?? 25);
 
 /** User+system CPU seconds of the benchmark's PostgreSQL server (its postmaster and backends), from /proc. */
 function postgresCpu(): number {
-  const tick = 100;
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!isBenchPostgres(server.dataDir, postmaster, pid, cmd, stat)) continue;
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(f[11]) + Number(f[12])) / tick;
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
+  return cpuOf((pid, cmd, stat) => isBenchPostgres(server.dataDir, postmaster, pid, cmd, stat));
 }
 
 let roundTrips = 0;
@@ -34,15 +21,7 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
 } as typeof original;
 
 const server = await benchPg();
-const postmaster = server.dataDir
-  ? (readdirSync("/proc").find((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(server.dataDir!);
-      } catch {
-        return false;
-      }
-    }) ?? null)
-  : null;
+const postmaster = postmasterOf(server.dataDir);
 const url = await server.newDatabase("bench_probe");
 const store = await openPgStore(url, { poolSize: Number(process.env.PROBE_POOL ?? 25) });
 try {

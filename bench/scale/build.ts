@@ -92,7 +92,7 @@ function build(store: LedgerDb, crossings: number, log: (line: string) => void, 
     const calcs: string[] = [];
     for (let i = 0; i < TOOLS_PER_TEAM[t]!; i += 1) {
       const kind = i % 3;
-      const name = ["read_discharge", "read_area", "runoff_depth"][kind]! + `_${i}`;
+      const name = `${["read_discharge", "read_area", "runoff_depth"][kind]!}_${i}`;
       const decl: ToolDeclarationInput =
         kind === 0
           ? { params: { station: {} }, returns: { unit: "cfs" } }

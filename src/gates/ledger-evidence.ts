@@ -391,7 +391,11 @@ function registryUnit(figure: string): string | null {
 
 function dedupe(xs: readonly LedgerCrossing[]): LedgerCrossing[] {
   const seen = new Set<number>();
-  return xs.filter((x) => (seen.has(x.id) ? false : (seen.add(x.id), true)));
+  return xs.filter((x) => {
+    if (seen.has(x.id)) return false;
+    seen.add(x.id);
+    return true;
+  });
 }
 
 function revisedFinding(name: string, c: Claim, u: Pick<Candidate, "crossing" | "value" | "unit">): Finding {

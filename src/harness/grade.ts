@@ -46,7 +46,7 @@ const NUMBER = /^([-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?
 /** A stated quantity read into a number, the digits written and a unit text; null when no number leads it. */
 export function readStated(stated: string): { value: number; digits: string; unit: string } | null {
   const m = NUMBER.exec(stated.trim());
-  if (!m || !m[1] || !/\d/.test(m[1])) return null;
+  if (!m?.[1] || !/\d/.test(m[1])) return null;
   const digits = m[1].replace(/,/g, "").replace("−", "-");
   const value = Number(digits);
   if (!Number.isFinite(value)) return null;

@@ -29,7 +29,7 @@ export function toolError(text: string): CallToolResult {
  */
 export function readResult(result: CallToolResult, returns: NonNullable<ToolDeclaration["returns"]>): ReadResult {
   const text = result.content.find((c) => c.type === "text");
-  if (!text || text.type !== "text") return { value: result.structuredContent ?? null, extra: {} };
+  if (text?.type !== "text") return { value: result.structuredContent ?? null, extra: {} };
   const raw = text.text.trim();
   let parsed: unknown;
   try {

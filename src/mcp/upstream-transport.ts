@@ -111,7 +111,7 @@ export class ChildStdioTransport implements Transport {
   /** Writes one message to the child's stdin. */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || !stdin.writable) return Promise.reject(new Error("the upstream server is not running"));
+    if (!stdin?.writable) return Promise.reject(new Error("the upstream server is not running"));
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", () => resolve());

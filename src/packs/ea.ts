@@ -120,7 +120,7 @@ export function stationDatums(station: EaStation): PackDatums {
     offsets: [],
   };
   const off = station.datum_offset;
-  if (off && off.datum && typeof off.value === "number") {
+  if (off?.datum && typeof off.value === "number") {
     out.offsets.push({
       from: station.datum,
       to: off.datum,

@@ -210,7 +210,7 @@ export function siteDatums(site: UsgsSite): PackDatums {
     offsets: [],
   };
   const off = site.datum_offset;
-  if (off && off.datum && typeof off.value === "number") {
+  if (off?.datum && typeof off.value === "number") {
     if (!BUILTIN.has(off.datum))
       out.datums.push({ name: off.datum, description: `Vertical datum ${off.datum}, as named by a USGS alt_datum_cd` });
     out.offsets.push({

@@ -4,35 +4,12 @@ import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft } from "../guard/verdict.js";
 import { type History, MemoryHistory, type PriorOutput } from "../guard/history.js";
 import { type OutputsMemo, outputsMemo, REMEMBERED_OUTPUTS } from "./outputs-memo.js";
+import { type RawOutput, toOutput } from "./session-rows.js";
 
 const OUTPUT_COLUMNS = "call_id, seq, tool, param, value, unit, value_si, dimension, datum, quality";
 // An output usable as a source: a scalar return with a unit that was not refused.
 const OUTPUT_WHERE =
   "session_id = ? AND direction = 'return' AND unit IS NOT NULL AND value IS NOT NULL AND outcome != 'refused'";
-type RawOutput = {
-  call_id: string;
-  seq: number;
-  tool: string;
-  param: string;
-  value: number;
-  unit: string;
-  value_si: number;
-  dimension: string;
-  datum: string | null;
-  quality: string | null;
-};
-const toOutput = (r: RawOutput): PriorOutput => ({
-  callId: r.call_id,
-  seq: r.seq,
-  tool: r.tool,
-  field: r.param,
-  value: r.value,
-  unit: r.unit,
-  valueSi: r.value_si,
-  dimension: r.dimension,
-  datum: r.datum,
-  quality: r.quality,
-});
 
 type OutputQuery = "byMagnitude" | "bySi" | "allOutputs";
 

@@ -1,5 +1,6 @@
 // Session, call and crossing rows as both engines answer them (SQLite's 0/1 flags, PostgreSQL's booleans; JSON as
 // text), mapped to the store's row types.
+import type { PriorOutput } from "../guard/history.js";
 import type { CrossingDraft, Violation } from "../guard/verdict.js";
 import { newId } from "./ids.js";
 import type { CallRow, CrossingRow, SessionRow } from "./sessions.js";
@@ -134,4 +135,32 @@ export const toCrossing = (r: RawCrossing): CrossingRow => ({
   outcome: r.outcome,
   violation: r.violation as CrossingDraft["violation"],
   createdAt: r.created_at,
+});
+
+/** A stored output row as both engines answer it (the History port's source rows). */
+export type RawOutput = {
+  call_id: string;
+  seq: number;
+  tool: string;
+  param: string;
+  value: number;
+  unit: string;
+  value_si: number;
+  dimension: string;
+  datum: string | null;
+  quality: string | null;
+};
+
+/** A stored output in the History port's form. */
+export const toOutput = (r: RawOutput): PriorOutput => ({
+  callId: r.call_id,
+  seq: r.seq,
+  tool: r.tool,
+  field: r.param,
+  value: r.value,
+  unit: r.unit,
+  valueSi: r.value_si,
+  dimension: r.dimension,
+  datum: r.datum,
+  quality: r.quality,
 });

@@ -254,7 +254,7 @@ describe("team scoping on /mcp", () => {
       headers: {
         authorization: `Bearer ${t.adminToken}`,
         accept: "text/event-stream",
-        "mcp-session-id": transport.sessionId ?? "x",
+        "mcp-session-id": sid,
       },
     });
     expect(after.status).toBe(404);

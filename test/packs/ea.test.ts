@@ -13,7 +13,7 @@ import {
   parseStation,
   stationDatums,
 } from "../../src/packs/ea.js";
-import { PackError, PackNotFoundError, PackPayloadError } from "../../src/packs/errors.js";
+import { PackError, PackNotFoundError } from "../../src/packs/errors.js";
 import { registerPackDatums } from "../../src/packs/shared.js";
 import { EA_MEASURES_URL, EA_STATION_URL, fixture, fixtureFetch, payloadMessage } from "./fixtures.js";
 

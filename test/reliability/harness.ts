@@ -31,7 +31,12 @@ export function serve(db: string, env: Record<string, string> = {}): Promise<Ser
   });
   let out = "";
   let exited = false;
-  const exit = new Promise<void>((done) => proc.once("exit", () => ((exited = true), done())));
+  const exit = new Promise<void>((done) =>
+    proc.once("exit", () => {
+      exited = true;
+      done();
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start within 30 s:\n${out}`)), 30_000);
     const onData = (d: Buffer) => {

@@ -22,7 +22,7 @@ export const INVALID_UTF8: readonly number[][] = [
 
 /** JSON text nested `levels` deep: `[[[…]]]` or `{"a":{"a":…}}`. */
 export function deepJson(levels: number, kind: "array" | "object"): string {
-  return kind === "array" ? "[".repeat(levels) + "]".repeat(levels) : '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+  return kind === "array" ? "[".repeat(levels) + "]".repeat(levels) : `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
 }
 
 /** The object branches of a body schema (one for an object, each branch of an anyOf of objects), or null. */

@@ -144,7 +144,7 @@ describe("listing", () => {
 });
 
 const FILE = [
-  "\uFEFF" + JSON.stringify(CLM1),
+  `\uFEFF${JSON.stringify(CLM1)}`,
   "{not json",
   "",
   "[1, 2]",

@@ -1,10 +1,9 @@
 // Row shapes as PostgreSQL answers them (booleans are booleans, JSON is text) mapped to the store's row types.
 import { observedUtc } from "../revisions.js";
 import type { CrossingDraft } from "../../guard/verdict.js";
-import type { PriorOutput } from "../../guard/history.js";
-import type { RawCall as AnyCall, RawCrossing as AnyCrossing } from "../session-rows.js";
+import type { RawCall as AnyCall, RawCrossing as AnyCrossing, RawOutput as AnyOutput } from "../session-rows.js";
 
-export { type RawSession, toCall, toCrossing, toSession } from "../session-rows.js";
+export { type RawSession, toCall, toCrossing, toOutput, toSession } from "../session-rows.js";
 /** A call row as PostgreSQL answers it. */
 export type RawCall = AnyCall<boolean>;
 /** A crossing row as PostgreSQL answers it. */
@@ -21,33 +20,8 @@ export const SESSION_COLUMNS =
 export const CALL_COLUMNS =
   "id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at";
 
-export type RawOutput = {
-  id: number;
-  call_id: string;
-  seq: number;
-  tool: string;
-  param: string;
-  value: number;
-  unit: string;
-  value_si: number;
-  dimension: string;
-  datum: string | null;
-  quality: string | null;
-};
-
-/** A stored output in the History port's form. */
-export const toOutput = (r: RawOutput): PriorOutput => ({
-  callId: r.call_id,
-  seq: r.seq,
-  tool: r.tool,
-  field: r.param,
-  value: r.value,
-  unit: r.unit,
-  valueSi: r.value_si,
-  dimension: r.dimension,
-  datum: r.datum,
-  quality: r.quality,
-});
+/** An output row as PostgreSQL answers it, with its id (the outputs cache reads on from the last one). */
+export type RawOutput = AnyOutput & { id: number };
 
 /** The crossing drafts of one call as column arrays, for one INSERT ... SELECT FROM unnest(...). */
 export function crossingArrays(drafts: readonly CrossingDraft[]): unknown[] {

@@ -3,31 +3,16 @@
 // alone: a member whose session changed through another instance falls back to the locked path by itself, a member
 // PostgreSQL refuses fails by itself and stores nothing, and two instances writing the same sessions at once keep
 // every session numbered 1..n.
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPgStore, type PgStore } from "../../../src/store/pg/store.js";
 import { createPgDatabase } from "../../helpers/pg.js";
+import { countStatements } from "../../helpers/pg-statements.js";
 
 const READ = { params: { site: {} }, returns: { unit: "cfs" } };
 const RUNOFF = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
 // A parameter name PostgreSQL cannot store in a text column (NUL): a call that sends it fails in the database.
 const ODD = { params: { level: { unit: "m" }, "a\u0000b": { unit: "m" } }, returns: {} };
 const NUL_ERROR = { code: "22021", message: 'invalid byte sequence for encoding "UTF8": 0x00' };
-
-const clientsOf = new Map<pg.ClientBase, { n: number }>();
-const send = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const counter = clientsOf.get(this);
-  if (counter) counter.n += 1;
-  return (send as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof send;
-
-/** Counts the statements a pool's clients send from now on (each client.query is one round trip). */
-function countStatements(pool: pg.Pool): { n: number } {
-  const counter = { n: 0 };
-  pool.on("acquire", (client) => clientsOf.set(client, counter));
-  return counter;
-}
 
 describe("group commit of one-statement writes on PostgreSQL", () => {
   let a: PgStore;

@@ -1,10 +1,10 @@
 // Two PostgreSQL stores on one database stand for two instances. Each remembers the sessions it served and writes a
 // call on a remembered session in one statement; these tests pin that the memory is never trusted stale: whatever the
 // other instance wrote (a call, a result, a tool, a datum) is seen by the next call here, and calls stay gapless.
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPgStore, type PgStore } from "../../../src/store/pg/store.js";
 import { createPgDatabase } from "../../helpers/pg.js";
+import { countStatements } from "../../helpers/pg-statements.js";
 
 const READ = { params: { site: {} }, returns: { unit: "cfs" } };
 const RUNOFF = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
@@ -16,21 +16,6 @@ const UNCONVERTED_GAGE =
   "expected an elevation referenced to NAVD88, received one referenced to GAGE:2 (10 m (GAGE:2)); both are in compatible " +
   "units but measured from different references, so convert it to NAVD88 along a registered offset (POST /v1/convert with " +
   '"to": {"datum": "NAVD88"}) and resend it, or register the offset between GAGE:2 and NAVD88 first';
-
-const clientsOf = new Map<pg.ClientBase, { n: number }>();
-const send = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const counter = clientsOf.get(this);
-  if (counter) counter.n += 1;
-  return (send as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof send;
-
-/** Counts the statements a pool's clients send from now on (each client.query is one round trip). */
-function countStatements(pool: pg.Pool): { n: number } {
-  const counter = { n: 0 };
-  pool.on("acquire", (client) => clientsOf.set(client, counter));
-  return counter;
-}
 
 describe("two PostgreSQL instances remembering sessions", () => {
   let a: PgStore;
