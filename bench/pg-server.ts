@@ -88,9 +88,12 @@ export async function benchPg(): Promise<BenchPg> {
         "synchronous_commit=off",
         "-c",
         `unix_socket_directories=${socketDir}`,
+        // BENCH_PG_SETTINGS="name=value;...": more server settings for a probe (shared_preload_libraries=pg_stat_statements).
+        ...(process.env.BENCH_PG_SETTINGS ?? "").split(";").flatMap((kv) => (kv.trim() ? ["-c", kv.trim()] : [])),
       ],
       createPostgresUser: process.getuid?.() === 0,
-      onLog: () => {},
+      // BENCH_PG_LOG=1: the server's log on stderr (with BENCH_PG_SETTINGS, auto_explain's plans).
+      onLog: process.env.BENCH_PG_LOG === "1" ? (m) => process.stderr.write(`${m}\n`) : () => {},
       onError: () => {},
     });
     await server.initialise();

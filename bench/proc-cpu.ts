@@ -21,3 +21,26 @@ export function cpuOf(keep: (pid: string, cmd: string, stat: string) => boolean)
   }
   return total;
 }
+
+/** CPU microseconds per request of the server(s), PostgreSQL and the load generator (this process) over one row. */
+export type RowCpu = { server: number; postgres: number; autocannon: number };
+
+/** Runs a row's load and measures, beside its own figures, the CPU per request each side spent on it. */
+export async function measuredRow<R extends { requests: { total: number } }>(
+  serverPids: readonly (number | undefined)[],
+  isPostgres: (pid: string, cmd: string, stat: string) => boolean,
+  load: () => Promise<R>,
+): Promise<[R, RowCpu]> {
+  const pids = new Set(serverPids.map(String));
+  const serverCpu = () => cpuOf((pid) => pids.has(pid));
+  const pgCpu = () => cpuOf(isPostgres);
+  const [s0, p0, a0] = [serverCpu(), pgCpu(), process.cpuUsage()];
+  const r = await load();
+  const a = process.cpuUsage(a0);
+  const n = Math.max(1, r.requests.total);
+  const per = (seconds: number) => Math.round((seconds / n) * 1e6);
+  return [
+    r,
+    { server: per(serverCpu() - s0), postgres: per(pgCpu() - p0), autocannon: per((a.user + a.system) / 1e6) },
+  ];
+}

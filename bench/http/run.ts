@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { benchPg, isBenchPostgres, postmasterOf } from "../pg-server.js";
-import { cpuOf } from "../proc-cpu.js";
+import { measuredRow, type RowCpu } from "../proc-cpu.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_SECONDS = 2;
@@ -116,27 +116,13 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-/** CPU microseconds per request of the server(s), PostgreSQL and autocannon (this process) over one row. */
-type RowCpu = { server: number; postgres: number; autocannon: number };
-
-/** Runs a row's load and measures, beside autocannon's figures, the CPU per request each side spent on it. */
-async function measured(
-  servers: ChildProcess[],
-  load: () => Promise<autocannon.Result>,
-): Promise<[autocannon.Result, RowCpu]> {
-  const pids = new Set(servers.map((c) => String(c.pid)));
-  const serverCpu = () => cpuOf((pid) => pids.has(pid));
-  const pgCpu = () => cpuOf((pid, cmd, stat) => isBenchPostgres(pgDataDir, postmaster, pid, cmd, stat));
-  const [s0, p0, a0] = [serverCpu(), pgCpu(), process.cpuUsage()];
-  const r = await load();
-  const a = process.cpuUsage(a0);
-  const n = Math.max(1, r.requests.total);
-  const per = (seconds: number) => Math.round((seconds / n) * 1e6);
-  return [
-    r,
-    { server: per(serverCpu() - s0), postgres: per(pgCpu() - p0), autocannon: per((a.user + a.system) / 1e6) },
-  ];
-}
+/** Runs a row's load and measures the CPU per request of its servers, this run's PostgreSQL and autocannon. */
+const measured = (servers: ChildProcess[], load: () => Promise<autocannon.Result>) =>
+  measuredRow(
+    servers.map((c) => c.pid),
+    (pid, cmd, stat) => isBenchPostgres(pgDataDir, postmaster, pid, cmd, stat),
+    load,
+  );
 
 const ours = await start(
   ["src/cli/main.ts", "serve"],

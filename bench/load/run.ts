@@ -12,7 +12,8 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { benchPg } from "../pg-server.js";
+import { benchPg, isBenchPostgres, postmasterOf } from "../pg-server.js";
+import { measuredRow, type RowCpu } from "../proc-cpu.js";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -69,6 +70,15 @@ function start(
 
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
+}
+
+const TABLE_HEAD =
+  "| requests | req/s | p50 ms | p99 ms | non-2xx | errors | timeouts | CPU us/req: server | PostgreSQL | autocannon |";
+const TABLE_RULE = "|---|---|---|---|---|---|---|---|---|---|---|";
+/** One phase's row: autocannon's figures and the CPU each side spent per request. */
+function tableRow([name, r, cpu]: [string, autocannon.Result, RowCpu]): string {
+  const figures = [r.requests.total, r.requests.average.toFixed(0), r.latency.p50, r.latency.p99, r.non2xx, r.errors];
+  return `| ${name} | ${[...figures, r.timeouts, cpu.server, cpu.postgres, cpu.autocannon].join(" | ")} |`;
 }
 
 const headers = { "content-type": "application/json", authorization: `Bearer ${TOKEN}` };
@@ -243,18 +253,17 @@ try {
       { url, requests: [session, ...readThenCompute, ...Array.from({ length: 20 }, () => audit)] },
     ]);
   if (hasEvaluations) phases.push(["evaluations only", { url, requests: [evaluation] }]);
-  const results: [string, autocannon.Result][] = [];
-  for (const [name, opts] of phases)
-    results.push([name, await run({ ...opts, connections: CONNECTIONS, duration: SECONDS })]);
+  const results: [string, autocannon.Result, RowCpu][] = [];
+  for (const [name, opts] of phases) {
+    const server = opts.url?.startsWith(url) ? ours.child : base.child;
+    const load = () => run({ ...opts, connections: CONNECTIONS, duration: SECONDS });
+    results.push([name, ...(await measuredRow([server.pid], () => false, load))]);
+  }
 
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per phase, node ${process.version}\n`);
-  console.log("| phase | requests | req/s | p50 ms | p99 ms | non-2xx | errors | timeouts |");
-  console.log("|---|---|---|---|---|---|---|---|");
-  for (const [name, r] of results) {
-    console.log(
-      `| ${name} | ${r.requests.total} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`,
-    );
-  }
+  console.log(`| phase ${TABLE_HEAD}`);
+  console.log(TABLE_RULE);
+  for (const row of results) console.log(tableRow(row));
   const baseRate = results[0]![1].requests.average;
   for (const [name, r] of results.slice(1))
     console.log(`\n${name}: ${(r.requests.average / baseRate).toFixed(2)} × baseline throughput`);
@@ -296,7 +305,10 @@ try {
   const instances = [await pgServe(pgPorts[0]!)];
   const pgUrls = pgPorts.map((p) => `http://127.0.0.1:${p}`);
   const callsOnly = [session, ...Array.from({ length: 25 }, () => readThenCompute).flat()];
-  const pgResults: [string, autocannon.Result][] = [];
+  const pgResults: [string, autocannon.Result, RowCpu][] = [];
+  const postmaster = postmasterOf(pgServer.dataDir);
+  const isPg = (pid: string, cmd: string, stat: string) =>
+    isBenchPostgres(pgServer.dataDir, postmaster, pid, cmd, stat);
   try {
     for (const [name, decl] of Object.entries({
       read_discharge: { params: { site: {} }, returns: { unit: "cfs" } },
@@ -307,12 +319,22 @@ try {
     }
     pgResults.push([
       "PostgreSQL, 1 instance: guarded calls with results (a new session every 50 calls)",
-      await run({ url: pgUrls[0]!, requests: callsOnly, connections: CONNECTIONS, duration: SECONDS }),
+      ...(await measuredRow([instances[0]!.child.pid], isPg, () =>
+        run({ url: pgUrls[0]!, requests: callsOnly, connections: CONNECTIONS, duration: SECONDS }),
+      )),
     ]);
     instances.push(await pgServe(pgPorts[1]!));
-    const both = await Promise.all(
-      pgUrls.map((u) => run({ url: u, requests: callsOnly, connections: CONNECTIONS / 2, duration: SECONDS })),
+    const [pair, pairCpu] = await measuredRow(
+      instances.map((i) => i.child.pid),
+      isPg,
+      async () => {
+        const both = await Promise.all(
+          pgUrls.map((u) => run({ url: u, requests: callsOnly, connections: CONNECTIONS / 2, duration: SECONDS })),
+        );
+        return { both, requests: { total: both[0]!.requests.total + both[1]!.requests.total } };
+      },
     );
+    const { both } = pair;
     pgResults.push([
       "PostgreSQL, 2 instances on one database (25 connections each)",
       {
@@ -332,6 +354,7 @@ try {
         timeouts: both[0]!.timeouts + both[1]!.timeouts,
         resets: both[0]!.resets + both[1]!.resets,
       },
+      pairCpu,
     ]);
     const client = new pg.Client({ connectionString: pgUrl });
     await client.connect();
@@ -345,12 +368,9 @@ try {
     const pgMissing = (["sessions", "calls", "results"] as const).map(
       (k) => [k, [...acks[k]].filter((id) => !pgStored[k].has(id)).length] as const,
     );
-    console.log("\n| PostgreSQL leg | requests | req/s | p50 ms | p99 ms | non-2xx | errors | timeouts |");
-    console.log("|---|---|---|---|---|---|---|---|");
-    for (const [name, r] of pgResults)
-      console.log(
-        `| ${name} | ${r.requests.total} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`,
-      );
+    console.log(`\n| PostgreSQL leg ${TABLE_HEAD}`);
+    console.log(TABLE_RULE);
+    for (const row of pgResults) console.log(tableRow(row));
     const liteCalls = results.find(([n]) => n.startsWith("guarded calls with results only"))![1].requests.average;
     console.log(
       `\nPostgreSQL (${pgServer.describe}) 1 instance / SQLite, guarded calls with results: ${(pgResults[0]![1].requests.average / liteCalls).toFixed(2)} (target >= 0.5)`,

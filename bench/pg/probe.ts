@@ -26,6 +26,7 @@ const url = await server.newDatabase("bench_probe");
 const store = await openPgStore(url, { poolSize: Number(process.env.PROBE_POOL ?? 25) });
 try {
   const team = await store.teams.ensureDefault();
+  await store.tools.put(team, "read_discharge", { params: { site: {} }, returns: { unit: "cfs" } });
   await store.tools.put(team, "runoff_depth", {
     params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } },
     returns: { unit: "mm/day" },
@@ -39,9 +40,22 @@ try {
   const sessions: string[] = [];
   for (let i = 0; i < CONCURRENCY; i += 1) sessions.push((await store.sessions.create(team, { context: "probe" })).id);
   const args = { discharge: "1250 cfs", area: 29000 };
+  // PROBE_MIX=load: bench:load's cycle, a reading and its result, then a computation on it and its result (4 writes).
+  const mixed = process.env.PROBE_MIX === "load";
+  const loadArgs = { discharge: { value: 1250, unit: "cfs" }, area: "29000 km**2" };
   const worker = async (s: string, n: number) => {
-    for (let i = 0; i < n; i += 1) await store.calls.call(team, s, "runoff_depth", args);
+    for (let i = 0; i < n; i += 1) {
+      if (!mixed) {
+        await store.calls.call(team, s, "runoff_depth", args);
+        continue;
+      }
+      const kind = i % 4;
+      if (kind === 0) last.set(s, (await store.calls.call(team, s, "read_discharge", { site: "07374000" })).call_id);
+      else if (kind === 2) last.set(s, (await store.calls.call(team, s, "runoff_depth", loadArgs)).call_id);
+      else await store.calls.result(team, s, last.get(s)!, kind === 1 ? 1250 : 12.5);
+    }
   };
+  const last = new Map<string, string>();
   await Promise.all(sessions.map((s) => worker(s, 10)));
   const rt0 = roundTrips;
   const cpu0 = process.cpuUsage();
@@ -53,7 +67,7 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const pgCpu = postgresCpu() - pg0;
   const node = (cpu.user + cpu.system) / 1e6;
-  console.log(`${server.describe}; ${n} calls, ${CONCURRENCY} sessions in parallel, node ${process.version}`);
+  console.log(`${server.describe}; ${n} ${mixed ? "writes (calls and results)" : "calls"}, ${CONCURRENCY} sessions in parallel, node ${process.version}`);
   console.log(`calls/s ${(n / wall).toFixed(0)}; round trips per call ${((roundTrips - rt0) / n).toFixed(2)}`);
   console.log(`CPU per call: node ${((node / n) * 1e6).toFixed(0)} us, postgres ${((pgCpu / n) * 1e6).toFixed(0)} us`);
 } finally {

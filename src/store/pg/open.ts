@@ -78,16 +78,31 @@ export function poolOption(url: string): { url: string; pool: number | null } {
   return { url: rest, pool: n };
 }
 
+/**
+ * The URL without its `options` parameter, and that parameter's start-up options followed by `extra`: the driver lets
+ * a URL's `options` override the one it is given, which would drop `extra` for a URL that names its own.
+ */
+function withStartupOptions(url: string, extra: string): { url: string; options: string } {
+  const own = /[?&]options=([^&#]*)/.exec(url);
+  if (!own) return { url, options: extra };
+  const rest = url.replace(/([?&])options=[^&#]*&?/, "$1").replace(/[?&]$/, "");
+  return { url: rest, options: `${decodeURIComponent(own[1]!.replace(/\+/g, " "))} ${extra}` };
+}
+
 /** A pool over `url` with the ledger's type parsers (`?pool=N` in the URL sets its size). */
 export function createPool(url: string, size?: number, options: { genericPlans?: boolean } = {}): pg.Pool {
   const option = poolOption(url);
   // A grouped statement's arrays change length with every group, and a custom plan (re-planned each time, ~1 ms)
   // looks cheaper to PostgreSQL for short arrays than the one generic plan, so its connections use generic plans.
-  const own = /[?&]options=([^&#]*)/.exec(option.url);
-  const mine = "-c plan_cache_mode=force_generic_plan";
-  const generic = options.genericPlans ? { options: own ? `${decodeURIComponent(own[1]!)} ${mine}` : mine } : {};
+  // That one plan is made when the connection first runs the statement, often on a new database whose statistics
+  // say its tables are empty, and it then scans every call per result until autovacuum's ANALYZE replaces it
+  // (measured: 130 -> 460 us of server time per result as 2,000 -> 8,000 calls were written). Each grouped row is
+  // reached by its key, so these connections plan without sequential scans.
+  const { url: connectionString, options: startup } = options.genericPlans
+    ? withStartupOptions(option.url, "-c plan_cache_mode=force_generic_plan -c enable_seqscan=off")
+    : { url: option.url, options: undefined };
   const max = size ?? option.pool ?? DEFAULT_POOL_SIZE;
-  const pool = new pg.Pool({ connectionString: option.url, max, types, ...generic });
+  const pool = new pg.Pool({ connectionString, max, types, ...(startup ? { options: startup } : {}) });
   // An idle client losing its server (a restart, a closed test database) must not crash the process: the next
   // query reports it instead.
   pool.on("error", () => {});
