@@ -67,7 +67,9 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const pgCpu = postgresCpu() - pg0;
   const node = (cpu.user + cpu.system) / 1e6;
-  console.log(`${server.describe}; ${n} ${mixed ? "writes (calls and results)" : "calls"}, ${CONCURRENCY} sessions in parallel, node ${process.version}`);
+  console.log(
+    `${server.describe}; ${n} ${mixed ? "writes (calls and results)" : "calls"}, ${CONCURRENCY} sessions in parallel, node ${process.version}`,
+  );
   console.log(`calls/s ${(n / wall).toFixed(0)}; round trips per call ${((roundTrips - rt0) / n).toFixed(2)}`);
   console.log(`CPU per call: node ${((node / n) * 1e6).toFixed(0)} us, postgres ${((pgCpu / n) * 1e6).toFixed(0)} us`);
 } finally {
