@@ -4,6 +4,11 @@
 // session's write count, the registry and tool versions), so a row whose session changed elsewhere writes nothing and
 // its caller takes the locked path, as it would alone. Nothing is answered before the statement has committed.
 
+import pg from "pg";
+
+/** True when PostgreSQL itself refused a statement (then it wrote nothing); false for a lost connection and the like. */
+const refusedByServer = (e: unknown): boolean => e instanceof pg.DatabaseError;
+
 /** The sessions with a grouped write queued or in flight, shared by the call and result groups of one store. */
 export class SessionsInFlight {
   private readonly n = new Map<string, number>();
@@ -42,7 +47,8 @@ export const GROUP_MAX = 256;
 /**
  * Sends the writes of one kind in groups: while GROUP_IN_FLIGHT statements are out, new writes wait and leave
  * together when one returns; otherwise the writes of one event-loop turn leave together. A group whose statement
- * fails wrote nothing (it is one statement), and each of its writes is then sent alone, so one bad write fails alone.
+ * PostgreSQL refuses wrote nothing (it is one statement), and each of its writes is then sent alone, so one bad write
+ * fails alone; a group whose answer was lost fails whole.
  */
 export class GroupCommit<J, R> {
   private queue: Queued<J, R>[] = [];
@@ -84,8 +90,14 @@ export class GroupCommit<J, R> {
     else {
       try {
         settled = (await this.shape.many(group.map((g) => g.job))).map((value) => ({ status: "fulfilled", value }));
-      } catch {
-        settled = await Promise.allSettled(group.map((g) => this.shape.one(g.job)));
+      } catch (e) {
+        // A statement PostgreSQL refused wrote nothing, so each write is sent alone and one bad write fails alone.
+        // Any other failure (the connection lost on the way back) leaves the group's fate unknown: it may have
+        // committed, and a write sent again would find its session moved on, be decided anew and stored twice. Each
+        // member then gets the error, as a write sent alone would.
+        settled = refusedByServer(e)
+          ? await Promise.allSettled(group.map((g) => this.shape.one(g.job)))
+          : group.map(() => ({ status: "rejected", reason: e }));
       }
     }
     this.inFlight -= 1;

@@ -1,8 +1,10 @@
 // Group commit on PostgreSQL: one-statement calls and results of different sessions sent at once by one instance
 // travel as ONE grouped statement. These tests pin that a group is exactly the writes its members would have made
 // alone: a member whose session changed through another instance falls back to the locked path by itself, a member
-// PostgreSQL refuses fails by itself and stores nothing, and two instances writing the same sessions at once keep
-// every session numbered 1..n.
+// PostgreSQL refuses fails by itself and stores nothing, a group whose answer was lost fails whole and is never
+// written twice, and two instances writing the same sessions at once keep every session numbered 1..n.
+import type { Socket } from "node:net";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPgStore, type PgStore } from "../../../src/store/pg/store.js";
 import { createPgDatabase } from "../../helpers/pg.js";
@@ -13,6 +15,32 @@ const RUNOFF = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" 
 // A parameter name PostgreSQL cannot store in a text column (NUL): a call that sends it fails in the database.
 const ODD = { params: { level: { unit: "m" }, "a\u0000b": { unit: "m" } }, returns: {} };
 const NUL_ERROR = { code: "22021", message: 'invalid byte sequence for encoding "UTF8": 0x00' };
+
+/**
+ * Arms `pool` so that the next statement one of its clients runs commits on the server but its answer never reaches
+ * the client: the socket is destroyed when the chunk ending in ReadyForQuery (sent after the commit) arrives.
+ */
+function loseNextAnswer(pool: pg.Pool): void {
+  let armed = true;
+  pool.on("acquire", (client) => {
+    const stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+    const emit = stream.emit;
+    stream.emit = function (this: Socket, event: string | symbol, ...args: unknown[]) {
+      const chunk = args[0];
+      const ready =
+        Buffer.isBuffer(chunk) &&
+        chunk.length >= 6 &&
+        chunk[chunk.length - 6] === 0x5a &&
+        chunk.readInt32BE(chunk.length - 5) === 5;
+      if (armed && event === "data" && ready) {
+        armed = false;
+        stream.destroy();
+        return true;
+      }
+      return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    } as typeof emit;
+  });
+}
 
 describe("group commit of one-statement writes on PostgreSQL", () => {
   let a: PgStore;
@@ -107,6 +135,28 @@ describe("group commit of one-statement writes on PostgreSQL", () => {
     expect((await b.crossings.ofSession(teamId, s1!)).map((c) => c.seq)).toEqual([1, 1, 2]);
     // The session is still served: the next call through A is number 3.
     expect(await a.calls.call(teamId, s1!, "runoff_depth", runoff("1 cfs"))).toMatchObject({ seq: 3 });
+  });
+
+  it("fails every call of a group whose answer was lost after it committed, and stores each of them once", async () => {
+    const sessions = await warmSessions(3);
+    const grouped = groupedByA.n;
+    loseNextAnswer(a.db.groupPool);
+    const settled = await Promise.allSettled(
+      sessions.map((s) => a.calls.call(teamId, s, "runoff_depth", runoff("1250 cfs"))),
+    );
+    expect(groupedByA.n - grouped).toBe(1);
+    expect(settled.map((x) => x.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect((settled[0] as PromiseRejectedResult).reason).toMatchObject({
+      message: "Connection terminated unexpectedly",
+    });
+    // The group committed: each call is stored once (sent again, each would have been decided anew and stored twice).
+    for (const s of sessions) {
+      expect(await seqsOf(s)).toEqual([1, 2]);
+      expect(await b.sessions.get(teamId, s)).toMatchObject({ callCount: 2 });
+    }
+    // The sessions are still served, by a new group connection: the next calls are number 3.
+    const next = await Promise.all(sessions.map((s) => a.calls.call(teamId, s, "runoff_depth", runoff("1 cfs"))));
+    expect(next.map((x) => x.seq)).toEqual([3, 3, 3]);
   });
 
   it("numbers every session 1..n when both instances write the same six sessions at once, round after round", async () => {
