@@ -4,10 +4,10 @@
 // session's write count, the registry and tool versions), so a row whose session changed elsewhere writes nothing and
 // its caller takes the locked path, as it would alone. Nothing is answered before the statement has committed.
 
-import pg from "pg";
+import { sqlState } from "./tx.js";
 
 /** True when PostgreSQL itself refused a statement (then it wrote nothing); false for a lost connection and the like. */
-const refusedByServer = (e: unknown): boolean => e instanceof pg.DatabaseError;
+const refusedByServer = (e: unknown): boolean => sqlState(e) !== undefined;
 
 /** The sessions with a grouped write queued or in flight, shared by the call and result groups of one store. */
 export class SessionsInFlight {

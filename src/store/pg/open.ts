@@ -66,16 +66,23 @@ export class PoolSizeError extends Error {
  * Each instance holds up to this many connections: instances x pool must stay under the server's max_connections.
  */
 export function poolOption(url: string): { url: string; pool: number | null } {
-  const m = /[?&]pool=([^&#]*)/.exec(url);
-  if (!m) return { url, pool: null };
-  const raw = decodeURIComponent(m[1]!);
+  const { url: rest, value } = takeUrlParam(url, "pool");
+  if (value === null) return { url, pool: null };
+  const raw = decodeURIComponent(value);
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > 1000)
     throw new PoolSizeError(
       `the database URL's pool=${raw} is not a connection count: send a whole number from 1 to 1000, as in ?pool=25`,
     );
-  const rest = url.replace(/([?&])pool=[^&#]*&?/, "$1").replace(/[?&]$/, "");
   return { url: rest, pool: n };
+}
+
+/** The URL without its query parameter `name`, and that parameter's raw (still encoded) value, or null. */
+function takeUrlParam(url: string, name: string): { url: string; value: string | null } {
+  const m = new RegExp(`([?&])${name}=([^&#]*)&?`).exec(url);
+  if (!m) return { url, value: null };
+  const rest = (url.slice(0, m.index) + m[1] + url.slice(m.index + m[0].length)).replace(/[?&]$/, "");
+  return { url: rest, value: m[2]! };
 }
 
 /**
@@ -83,10 +90,9 @@ export function poolOption(url: string): { url: string; pool: number | null } {
  * a URL's `options` override the one it is given, which would drop `extra` for a URL that names its own.
  */
 function withStartupOptions(url: string, extra: string): { url: string; options: string } {
-  const own = /[?&]options=([^&#]*)/.exec(url);
-  if (!own) return { url, options: extra };
-  const rest = url.replace(/([?&])options=[^&#]*&?/, "$1").replace(/[?&]$/, "");
-  return { url: rest, options: `${decodeURIComponent(own[1]!.replace(/\+/g, " "))} ${extra}` };
+  const { url: rest, value } = takeUrlParam(url, "options");
+  if (value === null) return { url, options: extra };
+  return { url: rest, options: `${decodeURIComponent(value.replace(/\+/g, " "))} ${extra}` };
 }
 
 /** A pool over `url` with the ledger's type parsers (`?pool=N` in the URL sets its size). */

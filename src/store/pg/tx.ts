@@ -1,6 +1,6 @@
 // Transactions on the pool: BEGIN ... COMMIT on one client, retried on serialization failures and deadlocks.
 import { createHash } from "node:crypto";
-import type pg from "pg";
+import pg from "pg";
 
 /** A client inside a transaction: one method, named (server-prepared) statements, rows out. */
 export type Q = <R = Record<string, unknown>>(text: string, values?: readonly unknown[]) => Promise<R[]>;
@@ -27,11 +27,14 @@ export function queryOn(client: pg.ClientBase | pg.Pool): Q {
 const RETRYABLE = new Set(["40001", "40P01"]);
 const ATTEMPTS = 8;
 
-/** The SQLSTATE of a pg error (drizzle wraps it as the cause of its own error), or undefined. */
+/**
+ * The SQLSTATE of an error the server answered with (drizzle wraps it as the cause of its own error), or undefined:
+ * for a lost connection or a Node error such as EPIPE, whose `code` is not a SQLSTATE.
+ */
 export function sqlState(e: unknown): string | undefined {
-  let x = e as { code?: unknown; cause?: unknown } | null | undefined;
+  let x = e as { cause?: unknown } | null | undefined;
   for (let depth = 0; x && depth < 3; depth += 1) {
-    if (typeof x.code === "string" && /^[0-9A-Z]{5}$/.test(x.code)) return x.code;
+    if (x instanceof pg.DatabaseError && typeof x.code === "string") return x.code;
     x = x.cause as typeof x;
   }
   return undefined;
