@@ -2,9 +2,11 @@
 // directly and through `agent-ledger mcp --upstream-url ... --listen` (checked, recorded in a file database, result
 // labelled), alternated call by call in one run so a neighbour's load lands on both. A second pair calls an
 // unannotated tool (`station_name`), which the proxy forwards without guarding: the gap there is the HTTP hop alone,
-// so the guard's own share is the difference. Prints p50/p90/p99, the p50 gaps, and the CPU time each process spent
-// per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not), and the kernel's
-// share of the proxy's (socket and file writes).
+// so the guard's own share is the difference. Two more legs call station_name through relays that do no MCP work: a
+// byte relay over node:http (bench/mcp/byte-relay.ts) and a bare TCP pipe (bench/mcp/tcp-relay.ts), the floors of one
+// more HTTP hop and of one more TCP hop on this machine. Prints p50/p90/p99, the p50 gaps, and the CPU time each
+// process spent per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not), and the
+// kernel's share of the proxy's (socket and file writes).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +22,8 @@ const dir = mkdtempSync(join(tmpdir(), "bench-mcp-"));
 
 // Both servers are real processes, as a user runs them: the demo server over Streamable HTTP, and the CLI proxy.
 const children: ChildProcess[] = [];
+// What the processes write to stderr: the proxy's stage lines (with bench/mcp/stages.patch applied) come at its exit.
+const stderrOf = new Map<ChildProcess, string>();
 function launch(args: string[], ready: RegExp): Promise<{ url: string; pid: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
@@ -27,6 +31,7 @@ function launch(args: string[], ready: RegExp): Promise<{ url: string; pid: numb
     let err = "";
     child.stderr!.on("data", (c: Buffer) => {
       err += c.toString("utf8");
+      stderrOf.set(child, err);
       const m = ready.exec(err);
       if (m) resolve({ url: m[1]!, pid: child.pid! });
     });
@@ -62,6 +67,11 @@ const relay = await launch(
   ["--import", "tsx", join(ROOT, "bench/mcp/byte-relay.ts"), upstream.url],
   /relaying on (http:\/\/\S+)/,
 );
+// Below it: a TCP pipe in its own process (bench/mcp/tcp-relay.ts), the kernel's share of a hop with no HTTP parsed.
+const pipe = await launch(
+  ["--import", "tsx", join(ROOT, "bench/mcp/tcp-relay.ts"), upstream.url],
+  /relaying on (http:\/\/\S+)/,
+);
 
 const connect = async (url: string) => {
   const c = new Client({ name: "bench", version: "1.0.0" });
@@ -71,6 +81,7 @@ const connect = async (url: string) => {
 const direct = await connect(upstream.url);
 const guarded = await connect(front.url);
 const relayed = await connect(relay.url);
+const piped = await connect(pipe.url);
 
 // runoff_depth with a discharge in the declared m^3/s: checked, recorded (call and result), labelled in mm/day.
 // station_name is not annotated: the proxy forwards it untouched and records nothing.
@@ -83,6 +94,7 @@ const legs = {
   directPlain: { client: direct, ...STATION },
   forwarded: { client: guarded, ...STATION },
   relayed: { client: relayed, ...STATION },
+  piped: { client: piped, ...STATION },
 } satisfies Record<string, Leg>;
 type LegName = keyof typeof legs;
 const names = Object.keys(legs) as LegName[];
@@ -127,8 +139,8 @@ try {
   // CPU: blocks of calls of one leg, rotated, so each process's CPU time is charged to the leg that caused it.
   for (let b = 0; b < Math.max(4, Math.round(CALLS / BLOCK)); b += 1) {
     for (const n of names) {
-      // The relay leg's hop is the relay process; every other leg's is the proxy.
-      const hop = n === "relayed" ? relay.pid : front.pid;
+      // A relay leg's hop is its relay process; every other leg's is the proxy.
+      const hop = n === "relayed" ? relay.pid : n === "piped" ? pipe.pid : front.pid;
       const p0 = cpuMs(hop);
       const s0 = sysMs(hop);
       const u0 = cpuMs(upstream.pid);
@@ -142,8 +154,10 @@ try {
     }
   }
 } finally {
-  await Promise.allSettled([direct.close(), guarded.close(), relayed.close()]);
+  await Promise.allSettled([direct.close(), guarded.close(), relayed.close(), piped.close()]);
+  const exits = children.map((c) => new Promise((done) => (c.exitCode === null ? c.once("exit", done) : done(null))));
   for (const c of children) c.kill("SIGTERM");
+  await Promise.race([Promise.all(exits), new Promise((done) => setTimeout(done, 5000))]);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -157,6 +171,7 @@ const TITLES: Record<LegName, string> = {
   directPlain: "direct: SDK client -> HTTP upstream (station_name)",
   forwarded: "forwarded: SDK client -> --listen proxy -> HTTP upstream (station_name: not annotated, not recorded)",
   relayed: "relayed: SDK client -> bare byte relay -> HTTP upstream (station_name: no MCP parsing, the floor of a hop)",
+  piped: "piped: SDK client -> TCP pipe -> HTTP upstream (station_name: no HTTP parsing, the kernel's share of a hop)",
 };
 const per = (n: LegName, k: "proxy" | "upstream" | "client") => (cpu[n][k] / cpu[n].calls).toFixed(3);
 console.log("| path | calls | p50 ms | p90 ms | p99 ms | CPU ms/call: client | upstream | proxy (relay) |");
@@ -180,6 +195,10 @@ console.log(
   `a bare byte relay adds ${gap("relayed", "directPlain").toFixed(3)} ms at p50 (the floor of any HTTP hop here); ` +
     `the proxy adds ${gap("guarded", "relayed").toFixed(3)} ms over that floor`,
 );
+console.log(
+  `a TCP pipe adds ${gap("piped", "directPlain").toFixed(3)} ms at p50 (the kernel's share of a hop); ` +
+    `Node's HTTP on the relay's two sockets adds ${gap("relayed", "piped").toFixed(3)} ms over it`,
+);
 const cpuPer = (n: LegName) => cpu[n].proxy / cpu[n].calls;
 const sysPer = (n: LegName) => cpu[n].proxySys / cpu[n].calls;
 console.log(
@@ -187,3 +206,6 @@ console.log(
     `(guard and recording: ${(cpuPer("guarded") - cpuPer("forwarded")).toFixed(3)} ms); of which kernel (sys): ` +
     `guarded ${sysPer("guarded").toFixed(3)} ms, forwarded ${sysPer("forwarded").toFixed(3)} ms`,
 );
+const stages = [...stderrOf.values()].flatMap((text) => text.split("\n").filter((l) => l.includes(": stage ")));
+if (stages.length > 0)
+  console.log(`\nthe proxy's stages (bench/mcp/stages.patch), every leg through it:\n${stages.join("\n")}`);
