@@ -31,7 +31,10 @@ export function redactDbLocation(location: string): string {
 }
 
 /** Variables whose value must never be echoed back in an error. */
-const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]);
+const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN", "AGENT_LEDGER_LISTEN_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]);
+
+// A secret a client sends as a bearer token: long enough not to be guessed, one word so it survives a header.
+const secretToken = z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces");
 
 const otlpUrl = z.url({
   protocol: /^https?$/,
@@ -75,10 +78,8 @@ const EnvSchema = z.object({
       )
       .default("./data/ledger.db"),
   ),
-  AGENT_LEDGER_ADMIN_TOKEN: z.preprocess(
-    unsetIfEmpty,
-    z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces").optional(),
-  ),
+  AGENT_LEDGER_ADMIN_TOKEN: z.preprocess(unsetIfEmpty, secretToken.optional()),
+  AGENT_LEDGER_LISTEN_TOKEN: z.preprocess(unsetIfEmpty, secretToken.optional()),
   AGENT_LEDGER_USGS_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://waterservices.usgs.gov")),
   AGENT_LEDGER_EA_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://environment.data.gov.uk/flood-monitoring")),
   AGENT_LEDGER_BODY_LIMIT: z.preprocess(
@@ -127,6 +128,8 @@ export type Config = {
   dbEngine: StoreEngineName;
   /** Bootstrap admin token; when absent one is generated on first start and printed once. */
   adminToken: string | undefined;
+  /** The bearer token `agent-ledger mcp --listen` asks of every client; it must be set to listen beyond loopback. */
+  listenToken: string | undefined;
   usgsUrl: string;
   eaUrl: string;
   /** Largest accepted request body, in bytes. */
@@ -184,6 +187,7 @@ export function loadConfig(
     dbFile: e.AGENT_LEDGER_DB,
     dbEngine: storeEngineOf(e.AGENT_LEDGER_DB),
     adminToken: e.AGENT_LEDGER_ADMIN_TOKEN,
+    listenToken: e.AGENT_LEDGER_LISTEN_TOKEN,
     usgsUrl: e.AGENT_LEDGER_USGS_URL,
     eaUrl: e.AGENT_LEDGER_EA_URL,
     bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,

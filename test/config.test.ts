@@ -9,6 +9,7 @@ describe("loadConfig", () => {
       dbFile: "./data/ledger.db",
       dbEngine: "sqlite",
       adminToken: undefined,
+      listenToken: undefined,
       usgsUrl: "https://waterservices.usgs.gov",
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",
       bodyLimit: 1048576,
@@ -61,6 +62,17 @@ describe("loadConfig", () => {
   it("never echoes a rejected admin token", () => {
     expect(() => loadConfig({ AGENT_LEDGER_ADMIN_TOKEN: "tooshort" })).toThrow(
       "AGENT_LEDGER_ADMIN_TOKEN must be at least 16 characters (received a value that is not shown)",
+    );
+  });
+
+  it("reads AGENT_LEDGER_LISTEN_TOKEN, lets an override win, and never echoes a rejected one", () => {
+    const env = { AGENT_LEDGER_LISTEN_TOKEN: "listen-token-0123456789" };
+    expect(loadConfig(env).listenToken).toBe("listen-token-0123456789");
+    expect(loadConfig(env, { AGENT_LEDGER_LISTEN_TOKEN: "flag-token-0123456789" }).listenToken).toBe(
+      "flag-token-0123456789",
+    );
+    expect(() => loadConfig({ AGENT_LEDGER_LISTEN_TOKEN: "has a space in it somewhere" })).toThrow(
+      "AGENT_LEDGER_LISTEN_TOKEN must not contain spaces (received a value that is not shown)",
     );
   });
 });

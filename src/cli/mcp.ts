@@ -5,11 +5,12 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Command } from "commander";
 import { loadAnnotations } from "../mcp/annotations.js";
 import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-client.js";
-import { listenProxy, parseListen, type ListenAddress } from "../mcp/listen.js";
+import { listenProxy, openFrontProblem, parseListen, type ListenAddress } from "../mcp/listen.js";
 import { GuardedProxy } from "../mcp/proxy.js";
 import type { UpstreamTarget } from "../mcp/upstream-link.js";
 import { loadTelemetry, noTelemetry } from "../telemetry/telemetry.js";
-import { cliConfig, CliError } from "./shared.js";
+import { ConfigError, loadConfig, type Config } from "../config.js";
+import { CliError } from "./shared.js";
 
 type Flags = {
   annotations: string;
@@ -21,6 +22,7 @@ type Flags = {
   upstreamUrl?: string;
   upstreamHeader: string[];
   listen?: string;
+  listenToken?: string;
 };
 
 const log = (line: string) => process.stderr.write(`agent-ledger mcp: ${line}\n`);
@@ -35,7 +37,19 @@ const HTTP_URL = /^https?:\/\/\S+$/;
 // RFC 9110 field-name token characters; a value may not hold CR or LF (header injection).
 const HEADER = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*$/;
 
-async function openLedger(flags: Flags): Promise<ProxyLedger> {
+/** The settings, with --db and --listen-token winning over AGENT_LEDGER_DB and AGENT_LEDGER_LISTEN_TOKEN. */
+function mcpConfig(flags: Flags): Config {
+  try {
+    return loadConfig(process.env, { AGENT_LEDGER_DB: flags.db, AGENT_LEDGER_LISTEN_TOKEN: flags.listenToken });
+  } catch (e) {
+    // The flag's value is checked under the variable's name; say which one the user gave.
+    if (e instanceof ConfigError && e.field === "AGENT_LEDGER_LISTEN_TOKEN" && flags.listenToken !== undefined)
+      throw new CliError(e.message.replace("AGENT_LEDGER_LISTEN_TOKEN", "--listen-token"), 2);
+    throw e;
+  }
+}
+
+async function openLedger(flags: Flags, config: Config): Promise<ProxyLedger> {
   if (flags.ledgerUrl) {
     if (flags.db)
       throw new CliError("give either --db (a local database) or --ledger-url (a running service), not both", 2);
@@ -48,7 +62,6 @@ async function openLedger(flags: Flags): Promise<ProxyLedger> {
     return new RemoteLedger(flags.ledgerUrl, flags.token);
   }
   if (flags.token) throw new CliError("--token goes with --ledger-url; a local database needs no token", 2);
-  const config = cliConfig({ db: flags.db });
   return LocalLedger.open(config.dbFile, undefined, { sync: config.sync });
 }
 
@@ -107,6 +120,11 @@ function listenAddress(text: string | undefined): ListenAddress | null {
 async function run(command: string[], flags: Flags): Promise<void> {
   const upstream = upstreamTarget(command, flags);
   const listen = listenAddress(flags.listen);
+  if (flags.listenToken !== undefined && listen === null)
+    throw new CliError("--listen-token goes with --listen: it is the token clients of the HTTP front must send", 2);
+  const config = mcpConfig(flags);
+  const openFront = listen === null ? null : openFrontProblem(listen, config.listenToken);
+  if (openFront !== null) throw new CliError(openFront, 2);
   const annotations = loadAnnotations(flags.annotations);
   const timeout = timeoutMs(flags.timeout);
   if (flags.namespace !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(flags.namespace)) {
@@ -115,9 +133,9 @@ async function run(command: string[], flags: Flags): Promise<void> {
       2,
     );
   }
-  const ledger = await openLedger(flags);
+  const ledger = await openLedger(flags, config);
   // Recording into a service, the service exports the span (the agent's traceparent is passed on to it).
-  const telemetry = ledger instanceof LocalLedger ? await loadTelemetry(cliConfig().telemetry, log) : noTelemetry;
+  const telemetry = ledger instanceof LocalLedger ? await loadTelemetry(config.telemetry, log) : noTelemetry;
   const proxy = new GuardedProxy({
     telemetry,
     upstream,
@@ -138,7 +156,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
   );
   let close: () => Promise<void> = () => proxy.close().finally(() => telemetry.shutdown());
   if (listen) {
-    const front = await listenProxy(proxy, listen, { log }).catch(async (e: Error) => {
+    const front = await listenProxy(proxy, listen, { log, token: config.listenToken }).catch(async (e: Error) => {
       await proxy.close().catch(() => undefined);
       throw new CliError(e.message);
     });
@@ -147,7 +165,8 @@ async function run(command: string[], flags: Flags): Promise<void> {
       await proxy.close();
       await telemetry.shutdown();
     };
-    log(`serving the guarded tools over Streamable HTTP at ${front.url}`);
+    const asking = config.listenToken === undefined ? "" : ", to clients sending the bearer token";
+    log(`serving the guarded tools over Streamable HTTP at ${front.url}${asking}`);
   }
   let stopping = false;
   const stop = (why: string) => {
@@ -172,7 +191,8 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 export function configure(cmd: Command): void {
   cmd
     .usage(
-      "--annotations <file> [--db <file> | --ledger-url <url> --token <token>] [--listen <host:port>] " +
+      "--annotations <file> [--db <file> | --ledger-url <url> --token <token>] " +
+        "[--listen <host:port> [--listen-token <token>]] " +
         "(--upstream-url <url> [--upstream-header <h>]... | -- <command> [args...])",
     )
     .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
@@ -190,6 +210,10 @@ export function configure(cmd: Command): void {
     .option("--upstream-url <url>", "guard the MCP server at this Streamable HTTP URL instead of a command")
     .option("--upstream-header <header>", 'send "Name: value" with every upstream request (repeatable)', collect, [])
     .option("--listen <host:port>", "serve the guarded tools at http://host:port/mcp instead of stdin/stdout")
+    .option(
+      "--listen-token <token>",
+      "require this bearer token of every client of --listen (or set AGENT_LEDGER_LISTEN_TOKEN); needed beyond loopback",
+    )
     .argument("[command...]", "the upstream MCP server's command line, after --")
     .action((command: string[], flags: Flags) => run(command, flags));
 }

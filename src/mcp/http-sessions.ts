@@ -28,11 +28,16 @@ type Entry = {
   lastUsed: number;
 };
 
-/** A JSON-RPC error answered over HTTP, as the SDK's own transport answers it. */
-export function jsonRpcError(status: number, code: number, message: string): Response {
+/** A JSON-RPC error answered over HTTP, as the SDK's own transport answers it; `headers` go with it. */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
   });
 }
 

@@ -1,5 +1,7 @@
 // `agent-ledger mcp --listen HOST:PORT`: the guarded tools served at http://HOST:PORT/mcp over Streamable HTTP, each
 // MCP session its own connection to the proxy, so its own ledger session (and its own carry-over history).
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono } from "hono";
 import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
@@ -13,6 +15,15 @@ export type ListeningProxy = { url: string; sessions: McpHttpSessions; close(): 
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
+/** The front was asked to listen beyond this machine without a token. */
+export class OpenFrontError extends Error {
+  readonly code = "listen_without_token";
+  constructor(message: string) {
+    super(message);
+    this.name = "OpenFrontError";
+  }
+}
+
 /** "127.0.0.1:8788" or "[::1]:8788" as host and port; null when it is neither. */
 export function parseListen(text: string): ListenAddress | null {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(text);
@@ -20,6 +31,53 @@ export function parseListen(text: string): ListenAddress | null {
   const port = Number(m[3]);
   if (port > 65535) return null;
   return { host: m[1] ?? m[2]!, port };
+}
+
+/** True for an address only this machine can reach: localhost, 127.0.0.0/8 and ::1 (an IPv4-mapped 127.x too). */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  if (h === "localhost") return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  if (isIP(h) === 6) return h === "::1" || h === "0:0:0:0:0:0:0:1" || /^::ffff:127\./.test(h);
+  return false;
+}
+
+/** "127.0.0.1:8788", "[::]:8788": an address as --listen takes it. */
+const shown = (a: ListenAddress) => `${a.host.includes(":") ? `[${a.host}]` : a.host}:${a.port}`;
+
+/**
+ * Why the front may not listen at `address` as asked, or null when it may: anyone who can reach the port can call the
+ * upstream's tools with the credentials the proxy holds, so an address beyond this machine needs a token.
+ */
+export function openFrontProblem(address: ListenAddress, token: string | undefined): string | null {
+  if (token !== undefined || isLoopback(address.host)) return null;
+  return (
+    `--listen ${shown(address)} would serve the guarded tools, and the upstream's credentials with them, to anyone who ` +
+    "can reach this machine: set AGENT_LEDGER_LISTEN_TOKEN (or --listen-token) to a secret of 16 or more characters, " +
+    'which every client then sends as "Authorization: Bearer <token>", or listen on 127.0.0.1'
+  );
+}
+
+const REALM = 'Bearer realm="agent-ledger mcp"';
+
+/** A 401 in the front's JSON-RPC error shape, with the WWW-Authenticate challenge RFC 6750 asks for. */
+const unauthorized = (message: string, challenge: string) =>
+  jsonRpcError(401, -32000, message, { "www-authenticate": challenge });
+
+/**
+ * The 401 for a request whose Authorization header is not "Bearer <token>", or null when it is. The digests are
+ * compared in constant time, so neither the token's characters nor its length show in how long a refusal takes.
+ */
+function bearerRefusal(header: string | undefined, expected: Buffer): Response | null {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  if (!m)
+    return unauthorized(
+      'this proxy needs "Authorization: Bearer <token>" with the token it was started with (AGENT_LEDGER_LISTEN_TOKEN or --listen-token)',
+      REALM,
+    );
+  const given = createHash("sha256").update(m[1]!).digest();
+  if (timingSafeEqual(given, expected)) return null;
+  return unauthorized("the bearer token is not the one this proxy was started with", `${REALM}, error="invalid_token"`);
 }
 
 /**
@@ -73,12 +131,18 @@ async function readJsonBody(req: Request, limit: number): Promise<{ value: unkno
   }
 }
 
-/** Serves `proxy` at http://host:port/mcp until closed. */
+/**
+ * Serves `proxy` at http://host:port/mcp until closed. With a `token`, every request must carry it as a bearer token;
+ * without one, only a loopback address is served (OpenFrontError otherwise).
+ */
 export function listenProxy(
   proxy: GuardedProxy,
   address: ListenAddress,
-  options: { log?: (line: string) => void; bodyLimit?: number } = {},
+  options: { log?: (line: string) => void; bodyLimit?: number; token?: string } = {},
 ): Promise<ListeningProxy> {
+  const problem = openFrontProblem(address, options.token);
+  if (problem !== null) return Promise.reject(new OpenFrontError(problem));
+  const expected = options.token === undefined ? null : createHash("sha256").update(options.token).digest();
   const sessions = new McpHttpSessions({
     connect: (transport) => proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }) }),
     log: options.log,
@@ -87,6 +151,10 @@ export function listenProxy(
   const app = new Hono();
   const limit = options.bodyLimit ?? 4 * 1024 * 1024;
   app.all("/mcp", async (c) => {
+    if (expected !== null) {
+      const refused = bearerRefusal(c.req.header("authorization"), expected);
+      if (refused) return refused;
+    }
     if (!originAllowed(c.req.header("origin"), address.host))
       return jsonRpcError(403, -32000, `requests from the web origin ${c.req.header("origin")} are not accepted`);
     if (c.req.method !== "POST") return sessions.handle(c.req.raw, "", undefined);

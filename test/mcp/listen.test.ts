@@ -1,7 +1,7 @@
 // `agent-ledger mcp --upstream-url URL --listen HOST:PORT` as a real process: an HTTP upstream written with the SDK in
 // this test, two SDK clients over Streamable HTTP at once, a local database file.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -248,6 +248,127 @@ describe("agent-ledger mcp --listen, request bodies", () => {
   });
 });
 
+describe("agent-ledger mcp --listen beyond loopback, with a bearer token", () => {
+  const TOKEN = "front-token-5f0c2a9e7d31b4c8";
+  let open: ChildProcess;
+  let openUrl: string;
+  const openErr: string[] = [];
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "no-token", version: "1" } },
+  });
+  const refusal = (message: string) => ({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+
+  beforeAll(async () => {
+    open = spawn(
+      process.execPath,
+      [
+        BIN,
+        "mcp",
+        "--annotations",
+        WATER,
+        "--db",
+        join(dir, "open.db"),
+        "--upstream-url",
+        upstream.url,
+        "--listen",
+        "0.0.0.0:0",
+        "--listen-token",
+        TOKEN,
+      ],
+      { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    const port = await new Promise<string>((resolve, reject) => {
+      open.stderr!.on("data", (chunk: Buffer) => {
+        openErr.push(chunk.toString("utf8"));
+        const m = /over Streamable HTTP at http:\/\/0\.0\.0\.0:(\d+)\/mcp, to clients sending the bearer token/.exec(
+          openErr.join(""),
+        );
+        if (m) resolve(m[1]!);
+      });
+      open.once("exit", (code) => reject(new Error(`the proxy exited (${code}): ${openErr.join("")}`)));
+    });
+    // It listens on every interface; this machine reaches it over loopback like any other.
+    openUrl = `http://127.0.0.1:${port}/mcp`;
+  });
+
+  afterAll(() => {
+    open?.kill("SIGKILL");
+  });
+
+  it("answers 401 with a Bearer challenge to a request without the token, or with another one", async () => {
+    const bare = await fetch(openUrl, { method: "POST", headers, body: initialize });
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("www-authenticate")).toBe('Bearer realm="agent-ledger mcp"');
+    expect(await bare.json()).toEqual(
+      refusal(
+        'this proxy needs "Authorization: Bearer <token>" with the token it was started with (AGENT_LEDGER_LISTEN_TOKEN or --listen-token)',
+      ),
+    );
+    const wrong = await fetch(openUrl, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${TOKEN}x` },
+      body: initialize,
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="agent-ledger mcp", error="invalid_token"');
+    expect(await wrong.json()).toEqual(refusal("the bearer token is not the one this proxy was started with"));
+    // Basic credentials carrying the token are not a bearer token either.
+    const basic = await fetch(openUrl, {
+      method: "POST",
+      headers: { ...headers, authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString("base64")}` },
+      body: initialize,
+    });
+    expect(basic.status).toBe(401);
+  });
+
+  it("serves an SDK client that sends the token: units advertised, a call labelled, its session ended with DELETE", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(openUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    const client = new Client({ name: "with-token", version: "1.0.0" });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const discharge = tools.find((t) => t.name === "runoff_depth")?.inputSchema.properties?.discharge;
+    expect(discharge).toMatchObject({ "x-unit": "m^3/s" });
+    const read = await call(client, "read_discharge", { station: "07374000" });
+    expect(read.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+    const sid = transport.sessionId!;
+    // Ending a session needs the token as well: without it the session stays open.
+    const unauthorised = await fetch(openUrl, { method: "DELETE", headers: { "mcp-session-id": sid } });
+    expect(unauthorised.status).toBe(401);
+    expect((await call(client, "read_discharge", { station: "07374000" })).isError).toBeFalsy();
+    await transport.terminateSession();
+    await client.close();
+    const ended = await fetch(openUrl, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${TOKEN}`, "mcp-session-id": sid },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+    });
+    expect(ended.status).toBe(404);
+  });
+
+  it("never writes the token to its log or to the ledger", () => {
+    expect(openErr.join("")).not.toContain(TOKEN);
+    const ledger = openDb(join(dir, "open.db"));
+    try {
+      const rows = ledger.sqlite
+        .prepare(
+          "SELECT labels FROM sessions UNION ALL SELECT args_raw FROM calls UNION ALL SELECT value FROM session_labels",
+        )
+        .pluck()
+        .all() as string[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const text of rows) expect(text).not.toContain(TOKEN);
+    } finally {
+      ledger.close();
+    }
+  });
+});
+
 describe("agent-ledger mcp --upstream-url, refusing to start", () => {
   it("says when the upstream is unreachable, answers an HTTP error, or the flags are wrong", async () => {
     const closed = await startHttpUpstream();
@@ -287,5 +408,35 @@ describe("agent-ledger mcp --upstream-url, refusing to start", () => {
       code: 2,
       err: "agent-ledger: --listen takes HOST:PORT, such as 127.0.0.1:8788 or [::1]:8788, received '8788'\n",
     });
+  });
+
+  it("refuses to listen beyond loopback without a token, before it reaches the upstream or opens a port", async () => {
+    // The upstream cannot be reached: a check made after connecting would fail on that instead.
+    const args = ["--annotations", WATER, "--db", join(dir, "never.db"), "--upstream-url", "http://127.0.0.1:1/mcp"];
+    const open = (address: string) =>
+      `agent-ledger: --listen ${address} would serve the guarded tools, and the upstream's credentials with them, to ` +
+      "anyone who can reach this machine: set AGENT_LEDGER_LISTEN_TOKEN (or --listen-token) to a secret of 16 or more " +
+      'characters, which every client then sends as "Authorization: Bearer <token>", or listen on 127.0.0.1\n';
+    expect(await main([...args, "--listen", "0.0.0.0:8788"])).toEqual({ code: 2, err: open("0.0.0.0:8788") });
+    expect(await main([...args, "--listen", "[::]:8788"])).toEqual({ code: 2, err: open("[::]:8788") });
+    expect(await main([...args, "--listen", "192.168.1.20:8788"])).toEqual({ code: 2, err: open("192.168.1.20:8788") });
+    expect(await main([...args, "--listen", "0.0.0.0:8788", "--listen-token", "short"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --listen-token must be at least 16 characters (received a value that is not shown)\n",
+    });
+    expect(await main([...args, "--listen-token", "front-token-5f0c2a9e7d31b4c8"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --listen-token goes with --listen: it is the token clients of the HTTP front must send\n",
+    });
+    vi.stubEnv("AGENT_LEDGER_LISTEN_TOKEN", "tooshort");
+    try {
+      expect(await main([...args, "--listen", "0.0.0.0:8788"])).toEqual({
+        code: 2,
+        err: "agent-ledger: AGENT_LEDGER_LISTEN_TOKEN must be at least 16 characters (received a value that is not shown)\n",
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(existsSync(join(dir, "never.db"))).toBe(false);
   });
 });
