@@ -8,6 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/api/app.js";
+import { defaultConfig } from "../../src/config.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
 
 let t: TestApp;
@@ -102,8 +104,20 @@ describe("the service's /mcp", () => {
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(80);
       expect(tool.inputSchema.type).toBe("object");
+      // An argument the tool does not take is refused, so the schema says so to the model.
+      expect(tool.inputSchema.additionalProperties).toBe(false);
       expect(tool.outputSchema?.type).toBe("object");
     }
+  });
+
+  it("refuses an argument a tool does not take, naming it, instead of answering as if it were not sent", async () => {
+    const c = await agent(t.adminToken);
+    // "label" for "labels": ignored, it would have listed every session of the team as if they matched.
+    const r = await call(c, "find_sessions", { label: "project:levee" });
+    expect([r.isError, text(r)]).toEqual([
+      true,
+      'MCP error -32602: Input validation error: Invalid arguments for tool find_sessions: Unrecognized key: "label"',
+    ]);
   });
 
   it("convert: 1250 cfs in m^3/s, and a length refused as a tool error with the repair text", async () => {
@@ -222,41 +236,118 @@ describe("team scoping on /mcp", () => {
     ).toBe("not_in_ledger");
   });
 
-  it("answers 404 when another team's token presents a session opened by this team", async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${t.adminToken}` } },
-    });
-    const client = new Client({ name: "owner", version: "1.0.0" });
-    await client.connect(transport);
-    clients.push(client);
+  it("answers 40 requests sent at once, two teams interleaved, each for its own token's team only", async () => {
+    const post = (token: string, id: number) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "find_sessions", arguments: { labels: ["project:levee"] } },
+        }),
+      }).then(
+        async (r) => (await r.json()) as { id: number; result: { structuredContent: { sessions: { id: string }[] } } },
+      );
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => post(i % 2 === 0 ? t.adminToken : otherToken, i)),
+    );
+    for (const [i, a] of answers.entries()) {
+      expect(a.id).toBe(i);
+      expect(a.result.structuredContent.sessions.map((s) => s.id)).toEqual(i % 2 === 0 ? [sessionId] : []);
+    }
+  });
+
+  it("keeps no sessions: initialize answers no Mcp-Session-Id, and GET and DELETE are 405", async () => {
     const res = await fetch(url, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${otherToken}`,
+        authorization: `Bearer ${t.adminToken}`,
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
-        "mcp-session-id": transport.sessionId!,
-        "mcp-protocol-version": transport.protocolVersion ?? "2025-06-18",
       },
       body: JSON.stringify({
         jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: { name: "find_sessions", arguments: {} },
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
       }),
     });
-    expect(res.status).toBe(404);
-    // The owner ends its session with DELETE; the id is then unknown to everyone.
-    const sid = transport.sessionId!;
-    await transport.terminateSession();
-    const after = await fetch(url, {
-      method: "GET",
-      headers: {
-        authorization: `Bearer ${t.adminToken}`,
-        accept: "text/event-stream",
-        "mcp-session-id": sid,
-      },
+    expect(res.status).toBe(200);
+    expect(res.headers.get("mcp-session-id")).toBeNull();
+    expect(((await res.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
+      "agent-ledger",
+    );
+    for (const method of ["GET", "DELETE"]) {
+      const refused = await fetch(url, {
+        method,
+        headers: { authorization: `Bearer ${t.adminToken}`, accept: "text/event-stream" },
+      });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get("allow")).toBe("POST");
+      expect(await refused.json()).toEqual({
+        jsonrpc: "2.0",
+        error: {
+          code: -32000,
+          message: `${method} is not served on /mcp: this endpoint keeps no sessions, so there is no stream to open or end; POST each JSON-RPC message`,
+        },
+        id: null,
+      });
+    }
+  });
+
+  it("answers a call on another instance than the one that saw initialize, for the team of the token that call carries", async () => {
+    // A second service over the same database, as a second `serve` behind a load balancer: it never saw this client.
+    const second = createApp({ store: t.store, config: defaultConfig() });
+    const server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: second.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
     });
-    expect(after.status).toBe(404);
+    try {
+      const secondUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const transport = new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${t.adminToken}` } },
+      });
+      const client = new Client({ name: "balanced", version: "1.0.0" });
+      await client.connect(transport);
+      clients.push(client);
+      expect(transport.sessionId).toBeUndefined();
+      const findSessions = (token: string) =>
+        fetch(secondUrl, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": transport.protocolVersion ?? "2025-06-18",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 7,
+            method: "tools/call",
+            params: { name: "find_sessions", arguments: { labels: ["project:levee"] } },
+          }),
+        });
+      const mine = await findSessions(t.adminToken);
+      expect(mine.status).toBe(200);
+      const found = ((await mine.json()) as { result: { structuredContent: { sessions: { id: string }[] } } }).result;
+      expect(found.structuredContent.sessions.map((s) => s.id)).toEqual([sessionId]);
+      // The same request with the other team's token reads that team's rows only.
+      const theirs = await findSessions(otherToken);
+      expect(((await theirs.json()) as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({
+        sessions: [],
+        more: false,
+      });
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as Server).closeAllConnections();
+      });
+    }
   });
 });

@@ -1,8 +1,10 @@
 // The ledger's own MCP tools, for agents: each with an input and output schema, a description saying when to use it,
 // and a refusal answered as a tool error carrying the repair text. Every tool is one call into ./access.ts.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import type { AppDeps } from "../../api/env.js";
 import { toErrorResponse } from "../../api/errors.js";
 import { QuantityError } from "../../quantity/errors.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
@@ -65,92 +67,99 @@ export function refusal(e: unknown, log: (message: string, err: unknown) => void
   return toolError(`[${body.error.code}] ${body.error.message}`);
 }
 
-/** The ledger's MCP server for one team (one per MCP session). */
-export function ledgerMcpServer(a: access.TeamAccess): McpServer {
-  const server = new McpServer(
-    { name: "agent-ledger", version: VERSION },
-    {
-      instructions:
-        "Your team's agent-ledger: convert and compare physical quantities with their units and datums, audit the " +
-        "numbers of an answer, gate a result before release, and ask whether a figure or claim was demoted, superseded " +
-        "or rests on a revised reading, and where a number came from.",
-    },
-  );
-  const log = (m: string, err: unknown) => a.deps.logger.error(m, err);
-  const guarded =
-    <A>(run: (args: A) => Promise<Record<string, unknown>>) =>
-    async (args: A): Promise<CallToolResult> => {
-      try {
-        return ok(await run(args));
-      } catch (e) {
-        return refusal(e, log);
-      }
-    };
+/** What a request's authInfo carries to the tools: the team its bearer token belongs to. */
+export type LedgerAuth = { teamId: string };
 
-  server.registerTool(
-    "convert",
-    {
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Config = { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodRawShape };
+/**
+ * One tool: how it is advertised, and what it does for a team (a refusal is an answer, never a throw). `args` is typed
+ * never here so that each tool can name the shape its input schema has already validated.
+ */
+type LedgerTool = {
+  name: string;
+  config: Config;
+  run: (a: access.TeamAccess, args: never, extra: Extra) => Promise<CallToolResult>;
+};
+
+/** A tool whose answer is `run`'s object, and whose failure is answered as a refusal. */
+const answered =
+  <A>(run: (a: access.TeamAccess, args: A) => Promise<Record<string, unknown>>) =>
+  async (a: access.TeamAccess, args: A): Promise<CallToolResult> => {
+    try {
+      return ok(await run(a, args));
+    } catch (e) {
+      return refusal(e, logOf(a));
+    }
+  };
+
+const logOf = (a: access.TeamAccess) => (m: string, err: unknown) => a.deps.logger.error(m, err);
+
+// The seven tools as data, their schemas built once: building them is most of what a server costs to make.
+const TOOLS: LedgerTool[] = [
+  {
+    name: "convert",
+    config: {
       title: "Convert a quantity",
       description:
         'Converts a quantity into another unit (to_unit, such as "m^3/s") and/or onto another vertical datum (to_datum, ' +
         'such as "NAVD88") along the offsets registered in your team. Use it instead of converting by hand. A quantity ' +
         "of another dimension is refused with the reason and what to send instead.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         quantity: QuantityOrString,
         to_unit: z.string().min(1).max(200).optional().describe("the unit wanted"),
         to_datum: z.string().min(1).max(128).optional().describe("the vertical datum wanted"),
-      },
+      }),
       outputSchema: { quantity: QuantityOut },
     },
-    guarded(async (args) => ({ quantity: await access.convert(a, args) })),
-  );
-
-  server.registerTool(
-    "compute",
-    {
+    run: answered(async (a, args: Parameters<typeof access.convert>[1]) => ({
+      quantity: await access.convert(a, args),
+    })),
+  },
+  {
+    name: "compute",
+    config: {
       title: "Compute with quantities",
       description:
         "Adds, subtracts, multiplies, divides (op add, sub, mul, div) or compares (lt, gt, eq) two quantities with their " +
         "units and datums: 5 ft + 1 m is 8.28 ft; an elevation on NAVD88 minus one on NGVD29 is refused unless an " +
         "offset is registered. A plain number is dimensionless. Answers quantity, or result for a comparison.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         op: z.enum(access.COMPUTE_OPS),
         a: z.union([QuantityOrString, z.number()]),
         b: z.union([QuantityOrString, z.number()]),
-      },
+      }),
       outputSchema: { quantity: QuantityOut.optional(), result: z.boolean().optional() },
     },
-    guarded((args) => access.compute(a, args)),
-  );
-
-  server.registerTool(
-    "audit_answer",
-    {
+    run: answered((a, args: Parameters<typeof access.compute>[1]) => access.compute(a, args)),
+  },
+  {
+    name: "audit_answer",
+    config: {
       title: "Audit an answer's numbers",
       description:
         "Checks every number in a final answer against what the tools of a ledger session really returned: each is " +
         "sourced, derived, quoted (from the question), unsourced, unit_mislabelled or sign_inverted, with the call it " +
         "traces to. ok is false when any number is unsourced, mislabelled or sign-inverted: fix those before answering.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         session_id: z.string().min(1).max(64).describe("the ledger session whose tool outputs the answer uses"),
         answer: z.string().max(100_000),
         context: z.string().max(100_000).optional().describe("the question; default: the session's own context"),
-      },
+      }),
       outputSchema: { id: z.string(), ok: z.boolean(), numbers: z.array(Row) },
     },
-    guarded((args) => access.auditAnswer(a, args)),
-  );
-
-  server.registerTool(
-    "evaluate_result",
-    {
+    run: answered((a, args: Parameters<typeof access.auditAnswer>[1]) => access.auditAnswer(a, args)),
+  },
+  {
+    name: "evaluate_result",
+    config: {
       title: "Gate a result before release",
       description:
         "Runs the eleven release gates (contract, outcome, evidence, provenance, baseline, statistics, simplicity, " +
         "explainability, contradiction, stability, adversarial) on a result and records the evaluation. status is " +
         "released or blocked; blocked_by names the gates, and each gate's findings say what to change. A claim the team " +
         "demoted blocks a result that repeats it unless the result names it in supersedes.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         task: z.unknown().optional().describe("the task: id, objective, required_deliverables, required_keys"),
         result: z.unknown().optional().describe("one result: output, claims, comparisons, ..."),
         runs: z
@@ -160,7 +169,7 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
           .optional()
           .describe("repeated results of one task, instead of result"),
         settings: z.unknown().optional().describe("thresholds as JSON, merged over the defaults"),
-      },
+      }),
       outputSchema: {
         id: z.string(),
         status: z.enum(["released", "blocked"]),
@@ -170,12 +179,12 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
         findings: z.array(Row),
       },
     },
-    async (args, extra): Promise<CallToolResult> => {
+    run: async (a, args: Record<string, unknown>, extra): Promise<CallToolResult> => {
       const startMs = nowMs();
       if ((args.result === undefined) === (args.runs === undefined))
         return toolError("[invalid_request] send exactly one of result and runs");
       try {
-        const evaluation = await access.evaluate(a, args as Record<string, unknown>);
+        const evaluation = await access.evaluate(a, args);
         if (a.deps.telemetry.enabled) {
           const headers = extra.requestInfo?.headers ?? {};
           a.deps.telemetry.evaluation({
@@ -193,56 +202,53 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
         }
         return ok(evaluation as unknown as Record<string, unknown>);
       } catch (e) {
-        return refusal(e, log);
+        return refusal(e, logOf(a));
       }
     },
-  );
-
-  server.registerTool(
-    "find_sessions",
-    {
+  },
+  {
+    name: "find_sessions",
+    config: {
       title: "Find past sessions",
       description:
         'Finds your team\'s past ledger sessions, newest first: by label ("key:value", all must match), by a tool they ' +
         "called, by a violation code one of their values was refused with (unconverted_carry_over, datum_mismatch, ...), " +
         "and by time (since inclusive, until exclusive).",
-      inputSchema: {
+      inputSchema: z.strictObject({
         labels: z.array(z.string().max(400)).max(16).optional().describe('each "key:value"'),
         tool: z.string().min(1).max(128).optional(),
         code: z.string().min(1).max(64).optional(),
         since: Since.optional(),
         until: Since.optional(),
         limit: Limit,
-      },
+      }),
       outputSchema: { sessions: z.array(Row), more: z.boolean() },
     },
-    guarded((args) => access.findSessions(a, args)),
-  );
-
-  server.registerTool(
-    "find_crossings",
-    {
+    run: answered((a, args: Parameters<typeof access.findSessions>[1]) => access.findSessions(a, args)),
+  },
+  {
+    name: "find_crossings",
+    config: {
       title: "Find where a number came from",
       description:
         "Finds every stored crossing of a physical magnitude across your team's sessions, newest first: which tool " +
         "returned (or received) 1250 cfs, in which session and call, converted or not. 35.4 m^3/s finds 1250 cfs too: " +
         "values are compared physically, within tolerance (relative, default 1e-9).",
-      inputSchema: {
+      inputSchema: z.strictObject({
         value: z.number().describe("the magnitude, in unit"),
         unit: z.string().min(1).max(200),
         tolerance: z.number().min(0).max(1).optional(),
         tool: z.string().min(1).max(128).optional(),
         since: Since.optional(),
         limit: Limit,
-      },
+      }),
       outputSchema: { crossings: z.array(Row), more: z.boolean() },
     },
-    guarded((args) => access.findCrossingsOf(a, args)),
-  );
-
-  server.registerTool(
-    "claim_status",
-    {
+    run: answered((a, args: Parameters<typeof access.findCrossingsOf>[1]) => access.findCrossingsOf(a, args)),
+  },
+  {
+    name: "claim_status",
+    config: {
       title: "Is a figure or claim still good?",
       description:
         "Asks your team's claim ledger whether a figure or claim may be repeated: give claim_id, or text (a sentence or " +
@@ -250,10 +256,10 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
         "(use the claim that replaced it), revised (a reading that released evaluations cite for it was revised since: " +
         "revised_readings gives the old and the current value and the ledger:crossings/<id> to cite instead), live, or " +
         "not_in_ledger. A ledger claim leads to the released claims with its key and value (else its text).",
-      inputSchema: {
+      inputSchema: z.strictObject({
         claim_id: z.string().min(1).max(256).optional(),
         text: z.string().min(1).max(10_000).optional(),
-      },
+      }),
       outputSchema: {
         answer: z.enum(["demoted", "superseded", "revised", "live", "not_in_ledger"]),
         message: z.string(),
@@ -261,15 +267,38 @@ export function ledgerMcpServer(a: access.TeamAccess): McpServer {
         revised_readings: z.array(RevisedReadingSchema),
       },
     },
-    async (args): Promise<CallToolResult> => {
+    run: async (a, args: { claim_id?: string; text?: string }): Promise<CallToolResult> => {
       if (args.claim_id === undefined && args.text === undefined)
         return toolError("[invalid_request] give claim_id, or text: the figure or claim to look up");
       try {
         return ok(await claimStatus(a, args));
       } catch (e) {
-        return refusal(e, log);
+        return refusal(e, logOf(a));
       }
     },
+  },
+];
+
+/**
+ * The ledger's MCP server, for any team: each call acts for the team its request's authInfo names
+ * (`extra.authInfo.extra`, a LedgerAuth); a request without one is refused, never answered for a default team.
+ */
+export function ledgerMcpServer(deps: AppDeps): McpServer {
+  const server = new McpServer(
+    { name: "agent-ledger", version: VERSION },
+    {
+      instructions:
+        "Your team's agent-ledger: convert and compare physical quantities with their units and datums, audit the " +
+        "numbers of an answer, gate a result before release, and ask whether a figure or claim was demoted, superseded " +
+        "or rests on a revised reading, and where a number came from.",
+    },
   );
+  for (const tool of TOOLS) {
+    server.registerTool(tool.name, tool.config, (args, extra) => {
+      const teamId = (extra.authInfo?.extra as Partial<LedgerAuth> | undefined)?.teamId;
+      if (typeof teamId !== "string") return toolError("[unauthorized] this request carries no team");
+      return tool.run({ deps, teamId }, args as never, extra);
+    });
+  }
   return server;
 }
