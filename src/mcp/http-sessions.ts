@@ -1,6 +1,6 @@
 // MCP sessions over Streamable HTTP, in the shape of the SDK's own server example: one web-standard transport per
-// Mcp-Session-Id, created by an initialize request, closed on DELETE or after an idle hour. Each session has an
-// owner (a token id, or "" for an open front), and a request from anyone else is answered as for an unknown session.
+// Mcp-Session-Id, created by an initialize request, closed on DELETE or after an idle hour. The proxy's --listen front
+// keeps them (each is one agent's ledger session); the service's own /mcp keeps none.
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -9,9 +9,9 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 export type SessionServer = { close(): Promise<void> };
 
 /** How sessions are made and bounded. */
-export type McpHttpSessionsOptions<C> = {
-  /** Connects a fresh MCP server to a new session's transport; `context` is what the initialize request came with. */
-  connect: (transport: WebStandardStreamableHTTPServerTransport, context: C) => Promise<SessionServer>;
+export type McpHttpSessionsOptions = {
+  /** Connects a fresh MCP server to a new session's transport. */
+  connect: (transport: WebStandardStreamableHTTPServerTransport) => Promise<SessionServer>;
   /** At most this many open sessions; an initialize beyond it answers 503 (default 1000). */
   maxSessions?: number;
   /** A session unused for this long is closed (default one hour). */
@@ -21,12 +21,7 @@ export type McpHttpSessionsOptions<C> = {
   jsonResponse?: boolean;
 };
 
-type Entry = {
-  transport: WebStandardStreamableHTTPServerTransport;
-  server: SessionServer;
-  owner: string;
-  lastUsed: number;
-};
+type Entry = { transport: WebStandardStreamableHTTPServerTransport; server: SessionServer; lastUsed: number };
 
 /** A JSON-RPC error answered over HTTP, as the SDK's own transport answers it; `headers` go with it. */
 export function jsonRpcError(
@@ -42,13 +37,13 @@ export function jsonRpcError(
 }
 
 /** The open MCP sessions of one endpoint. */
-export class McpHttpSessions<C = void> {
+export class McpHttpSessions {
   private readonly sessions = new Map<string, Entry>();
   private readonly maxSessions: number;
   private readonly idleMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly options: McpHttpSessionsOptions<C>) {
+  constructor(private readonly options: McpHttpSessionsOptions) {
     this.maxSessions = options.maxSessions ?? 1000;
     this.idleMs = options.idleMs ?? 3_600_000;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
@@ -61,14 +56,14 @@ export class McpHttpSessions<C = void> {
   }
 
   /**
-   * Answers one HTTP request to the MCP endpoint (POST, GET or DELETE) on behalf of `owner`. `parsedBody` is a POST's
-   * body when the caller has already read and parsed it (the transport then does not read the request again).
+   * Answers one HTTP request to the MCP endpoint (POST, GET or DELETE). `parsedBody` is a POST's body when the caller
+   * has already read and parsed it (the transport then does not read the request again).
    */
-  async handle(req: Request, owner: string, context: C, parsedBody?: unknown): Promise<Response> {
+  async handle(req: Request, parsedBody?: unknown): Promise<Response> {
     const id = req.headers.get("mcp-session-id");
     if (id !== null) {
       const entry = this.sessions.get(id);
-      if (!entry || entry.owner !== owner) return jsonRpcError(404, -32001, "Session not found");
+      if (!entry) return jsonRpcError(404, -32001, "Session not found");
       entry.lastUsed = Date.now();
       return entry.transport.handleRequest(req, parsedBody === undefined ? undefined : { parsedBody });
     }
@@ -86,10 +81,10 @@ export class McpHttpSessions<C = void> {
       return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header, and the request is not initialize");
     if (this.sessions.size >= this.maxSessions)
       return jsonRpcError(503, -32000, `too many open MCP sessions (${this.maxSessions}); close one with DELETE /mcp`);
-    return this.open(req, owner, body, context);
+    return this.open(req, body);
   }
 
-  private async open(req: Request, owner: string, body: unknown, context: C): Promise<Response> {
+  private async open(req: Request, body: unknown): Promise<Response> {
     let entry: Entry | null = null;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -102,8 +97,8 @@ export class McpHttpSessions<C = void> {
       const sid = transport.sessionId;
       if (sid && this.sessions.get(sid)?.transport === transport) this.sessions.delete(sid);
     };
-    const server = await this.options.connect(transport, context);
-    entry = { transport, server, owner, lastUsed: Date.now() };
+    const server = await this.options.connect(transport);
+    entry = { transport, server, lastUsed: Date.now() };
     const res = await transport.handleRequest(req, { parsedBody: body });
     if (!transport.sessionId) await server.close().catch(() => undefined);
     return res;

@@ -157,9 +157,9 @@ export function listenProxy(
     }
     if (!originAllowed(c.req.header("origin"), address.host))
       return jsonRpcError(403, -32000, `requests from the web origin ${c.req.header("origin")} are not accepted`);
-    if (c.req.method !== "POST") return sessions.handle(c.req.raw, "", undefined);
+    if (c.req.method !== "POST") return sessions.handle(c.req.raw);
     const body = await readJsonBody(c.req.raw, limit);
-    return body instanceof Response ? body : sessions.handle(c.req.raw, "", undefined, body.value);
+    return body instanceof Response ? body : sessions.handle(c.req.raw, body.value);
   });
   app.onError((err) => {
     options.log?.(`MCP request failed: ${err.stack ?? err.message}`);
