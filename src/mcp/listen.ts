@@ -13,8 +13,6 @@ export type ListenAddress = { host: string; port: number };
 /** A running HTTP front. */
 export type ListeningProxy = { url: string; sessions: McpHttpSessions; close(): Promise<void> };
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
 /** The front was asked to listen beyond this machine without a token. */
 export class OpenFrontError extends Error {
   readonly code = "listen_without_token";
@@ -88,8 +86,9 @@ function bearerRefusal(header: string | undefined, expected: Buffer): Response |
 function originAllowed(origin: string | undefined, host: string): boolean {
   if (origin === undefined) return true;
   try {
-    const h = new URL(origin).hostname;
-    return LOCAL_HOSTS.has(h) || h === host || `[${h}]` === host;
+    // URL writes an IPv6 hostname in brackets; --listen's host has none.
+    const h = new URL(origin).hostname.replace(/^\[(.*)\]$/, "$1");
+    return isLoopback(h) || h === host.toLowerCase();
   } catch {
     return false;
   }

@@ -145,6 +145,11 @@ describe("agent-ledger mcp --listen", () => {
       body: ping,
     });
     expect(foreign.status).toBe(403);
+    // A page of this machine (any loopback name) may; this one is then told to initialize first.
+    for (const origin of ["http://localhost:5173", "http://[::1]:5173", "http://127.0.0.2"]) {
+      const local = await fetch(url, { method: "POST", headers: { ...headers, origin }, body: ping });
+      expect([origin, local.status]).toEqual([origin, 400]);
+    }
     expect(await foreign.json()).toEqual({
       jsonrpc: "2.0",
       error: { code: -32000, message: "requests from the web origin http://evil.example are not accepted" },

@@ -8,7 +8,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createApp } from "../../src/api/app.js";
+import { systemClock } from "../../src/clock.js";
+import { ledgerMcpServer } from "../../src/mcp/service/tools.js";
+import { noTelemetry } from "../../src/telemetry/telemetry.js";
 import { defaultConfig } from "../../src/config.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
 
@@ -108,6 +112,26 @@ describe("the service's /mcp", () => {
       expect(tool.inputSchema.additionalProperties).toBe(false);
       expect(tool.outputSchema?.type).toBe("object");
     }
+  });
+
+  it("answers a call that reaches the tools without a team as a refusal, never for some team", async () => {
+    // The HTTP route always hands the team on; a transport that carries no authInfo must not fall back to any team.
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = ledgerMcpServer({
+      store: t.store,
+      config: defaultConfig(),
+      clock: systemClock,
+      logger: { error: () => undefined },
+      packFetch: () => Promise.reject(new Error("no pack is read here")),
+      telemetry: noTelemetry,
+    });
+    await server.connect(serverSide);
+    const c = new Client({ name: "no-team", version: "1.0.0" });
+    await c.connect(clientSide);
+    clients.push(c);
+    const r = await call(c, "find_sessions", {});
+    expect([r.isError, text(r)]).toEqual([true, "[unauthorized] this request carries no team"]);
+    await server.close();
   });
 
   it("refuses an argument a tool does not take, naming it, instead of answering as if it were not sent", async () => {
