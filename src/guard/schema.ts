@@ -1,5 +1,7 @@
-// Tool definitions for MCP, OpenAI and Anthropic, each physical property carrying x-unit, x-datum, x-crs and x-tz.
+// Tool definitions for MCP, OpenAI and Anthropic, each physical property carrying x-unit (with its UCUM code as
+// x-ogc-unit), x-datum, x-crs and x-tz.
 import { GRADES } from "../quantity/quality.js";
+import { ucumCode } from "../quantity/ucum.js";
 import type { Declaration, ToolDeclaration } from "./declaration.js";
 
 /** A provider format. */
@@ -53,11 +55,17 @@ export function paramSchema(d: Declaration): Json {
     });
   }
   variants.push(object, { type: "string", description: `quantity with unit, e.g. "1.5 ${unit}"` });
-  const out: Json = { description: desc, "x-unit": unit, anyOf: variants };
+  const out: Json = { description: desc, "x-unit": unit, ...ogcUnit(unit), anyOf: variants };
   if (d.datum) out["x-datum"] = d.datum;
   if (d.crs) out["x-crs"] = d.crs;
   if (d.qualityText) out["x-quality"] = d.quality;
   return out;
+}
+
+/** `x-ogc-unit` (UCUM) and `x-ogc-unitLang` as OGC 23-058r2 writes them, or nothing for a unit with no UCUM form. */
+function ogcUnit(unit: string): Json {
+  const code = ucumCode(unit);
+  return code === undefined ? {} : { "x-ogc-unit": code, "x-ogc-unitLang": "UCUM" };
 }
 
 /** The JSON Schema of a result (MCP `outputSchema`). */
@@ -83,6 +91,7 @@ export function resultSchema(d: Declaration): Json {
     },
     required: ["value", "unit"],
     "x-unit": d.unit,
+    ...ogcUnit(d.unit as string),
   };
   if (d.datum) out["x-datum"] = d.datum;
   if (d.crs) out["x-crs"] = d.crs;

@@ -309,6 +309,17 @@ export function canonicalUnit(text: string): string {
   return parseUnit(text).canonical;
 }
 
+/** One factor of a unit as written: prefix, unit name and power (`km^2` is k, m, 2). */
+export type UnitFactor = { prefix: string; name: string; power: number };
+
+/** The factors of a unit string, in the order written; throws UnitParseError as parseUnit does. */
+export function unitFactors(text: string): UnitFactor[] {
+  const canonical = parseUnit(text).canonical;
+  if (canonical === "") return [];
+  const components = math.unit(normaliseUnitText(canonical)).units as unknown as Component[];
+  return components.map((c) => ({ prefix: c.prefix.name, name: c.unit.name, power: c.power }));
+}
+
 /** Product or quotient of two units, as a canonical string that parses again. */
 export function combineUnits(a: string, b: string, op: "mul" | "div"): string {
   const ua = math.unit(normaliseUnitText(parseUnit(a).canonical || "1"));
