@@ -149,6 +149,8 @@ export const calls = sqliteTable(
     resultViolations: text("result_violations", { mode: "json" }).$type<unknown[]>(),
     createdAt: text("created_at").notNull().default(now),
     resultAt: text("result_at"),
+    /** SHA-256 of the upstream tool definition (RFC 8785) the call was checked against; null off the gateway. */
+    toolDigest: text("tool_digest"),
   },
   (t) => [
     uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
@@ -560,4 +562,37 @@ export const evaluationSources = sqliteTable(
     index("evaluation_sources_run_idx").on(t.runId),
     index("evaluation_sources_team_crossing_idx").on(t.teamId, t.crossingId).where(sql`crossing_id IS NOT NULL`),
   ],
+);
+
+// --- gateway upstreams: pinned tool definitions and their drifts ----------------------------------
+
+/** The definition of an upstream tool as approved (first seen, or approved since), with its digest. */
+export const upstreamPins = sqliteTable(
+  "upstream_pins",
+  {
+    teamId: text("team_id").notNull(),
+    upstream: text("upstream").notNull(),
+    tool: text("tool").notNull(),
+    definition: text("definition", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    digest: text("digest").notNull(),
+    pinnedAt: text("pinned_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.upstream, t.tool] })],
+);
+
+/** A difference between a later tools/list and the pins (append-only; approval stamps approved_at). */
+export const upstreamDrifts = sqliteTable(
+  "upstream_drifts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    teamId: text("team_id").notNull(),
+    upstream: text("upstream").notNull(),
+    tool: text("tool").notNull(),
+    kind: text("kind", { enum: ["changed", "removed", "added"] }).notNull(),
+    before: text("before", { mode: "json" }).$type<Record<string, unknown>>(),
+    after: text("after", { mode: "json" }).$type<Record<string, unknown>>(),
+    detectedAt: text("detected_at").notNull(),
+    approvedAt: text("approved_at"),
+  },
+  (t) => [index("upstream_drifts_team_upstream_idx").on(t.teamId, t.upstream, t.approvedAt)],
 );

@@ -177,6 +177,8 @@ export const calls = pgTable(
     resultViolations: jsonText("result_violations").$type<unknown[]>(),
     createdAt: text("created_at").notNull().default(now),
     resultAt: text("result_at"),
+    /** SHA-256 of the upstream tool definition (RFC 8785) the call was checked against; null off the gateway. */
+    toolDigest: text("tool_digest"),
   },
   (t) => [
     uniqueIndex("calls_session_seq_idx").on(t.sessionId, t.seq),
@@ -555,4 +557,35 @@ export const evaluationSources = pgTable(
     index("evaluation_sources_run_idx").on(t.runId),
     index("evaluation_sources_team_crossing_idx").on(t.teamId, t.crossingId).where(sql`crossing_id IS NOT NULL`),
   ],
+);
+
+// --- gateway upstreams: pinned tool definitions and their drifts ----------------------------------
+
+export const upstreamPins = pgTable(
+  "upstream_pins",
+  {
+    teamId: text("team_id").notNull(),
+    upstream: text("upstream").notNull(),
+    tool: text("tool").notNull(),
+    definition: jsonText("definition").$type<Record<string, unknown>>().notNull(),
+    digest: text("digest").notNull(),
+    pinnedAt: text("pinned_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.upstream, t.tool] })],
+);
+
+export const upstreamDrifts = pgTable(
+  "upstream_drifts",
+  {
+    id: rowId("id"),
+    teamId: text("team_id").notNull(),
+    upstream: text("upstream").notNull(),
+    tool: text("tool").notNull(),
+    kind: text("kind", { enum: ["changed", "removed", "added"] }).notNull(),
+    before: jsonText("before").$type<Record<string, unknown>>(),
+    after: jsonText("after").$type<Record<string, unknown>>(),
+    detectedAt: text("detected_at").notNull(),
+    approvedAt: text("approved_at"),
+  },
+  (t) => [index("upstream_drifts_team_upstream_idx").on(t.teamId, t.upstream, t.approvedAt)],
 );
