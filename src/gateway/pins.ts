@@ -52,7 +52,9 @@ export function definitionOf(tool: { name: string } & Record<string, unknown>): 
 
 /** The lowercase hex SHA-256 of a definition's RFC 8785 canonical JSON (UTF-8). */
 export function toolDigest(definition: ToolDefinition): string {
-  return createHash("sha256").update(canonicalJson(definitionOf(definition)), "utf8").digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(definitionOf(definition)), "utf8")
+    .digest("hex");
 }
 
 /** Which pinned fields differ between two definitions, in PINNED_FIELDS order. */
@@ -113,7 +115,9 @@ export function checkPins(input: {
     const same =
       last !== undefined &&
       last.kind === drift.kind &&
-      (last.after === null ? drift.after === null : drift.after !== null && toolDigest(last.after) === toolDigest(drift.after));
+      (last.after === null
+        ? drift.after === null
+        : drift.after !== null && toolDigest(last.after) === toolDigest(drift.after));
     if (same) return last;
     check.newDrifts.push(drift);
     return drift;
@@ -132,7 +136,8 @@ export function checkPins(input: {
       detected_at: now,
       approved_at: null,
     });
-    if (mode === "block") check.blocked.push({ tool: def.name, message: blockedMessage(upstream, drift, pin?.pinned_at ?? null) });
+    if (mode === "block")
+      check.blocked.push({ tool: def.name, message: blockedMessage(upstream, drift, pin?.pinned_at ?? null) });
     else {
       check.served.push(def.name);
       check.drifted.push(def.name);
@@ -141,6 +146,13 @@ export function checkPins(input: {
   const listedNames = new Set(defs.map((d) => d.name));
   for (const pin of pins)
     if (!listedNames.has(pin.tool))
-      note({ tool: pin.tool, kind: "removed", before: pin.definition, after: null, detected_at: now, approved_at: null });
+      note({
+        tool: pin.tool,
+        kind: "removed",
+        before: pin.definition,
+        after: null,
+        detected_at: now,
+        approved_at: null,
+      });
   return check;
 }

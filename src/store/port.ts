@@ -15,6 +15,7 @@ import type { QuantityJSON } from "../quantity/quantity.js";
 import type { ClaimEvent, ClaimPage, ClaimRow, ClaimStatus, Demotion, ImportReport, NewClaim } from "./claims.js";
 import type { LedgerLine } from "./claims-jsonl.js";
 import type { BenchRunsRepo } from "./bench-runs.js";
+import type { UpstreamsRepo } from "./upstreams.js";
 import type { DashboardRepo } from "./dashboard-repo.js";
 import type { DatumRow, OffsetInput, OffsetRow } from "./datums.js";
 import type { CallAnswer, ResultAnswer } from "./ledger.js";
@@ -319,6 +320,8 @@ export interface LedgerStore {
   readonly revisions?: RevisionsRepo;
   /** The evaluation harness's graded runs (table bench_runs); absent on an engine that does not implement them yet. */
   readonly benchRuns?: BenchRunsRepo;
+  /** The gateway's pinned upstream tool definitions and their drifts (both engines; optional for stores built elsewhere). */
+  readonly upstreams?: UpstreamsRepo;
   /** Engine, location and schema state. */
   info(): Promise<StoreInfo>;
   /** Seeds the default team and the README's examples; running it again changes nothing. */

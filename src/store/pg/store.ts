@@ -18,6 +18,7 @@ import { pgRevisions } from "./revisions.js";
 import { pgAudits, pgCalls, pgCrossings, pgManifests, pgPacks, pgSessions, type SessionDeps } from "./sessions.js";
 import { pgTeams } from "./teams.js";
 import { pgTools } from "./tools.js";
+import { pgUpstreams } from "./upstreams.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
 
 /** How a PostgreSQL store is opened. */
@@ -48,6 +49,7 @@ export class PgStore implements LedgerStore {
   readonly benchRuns;
   readonly revisions;
   readonly dashboard;
+  readonly upstreams;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -83,6 +85,7 @@ export class PgStore implements LedgerStore {
     this.benchRuns = new PgBenchRuns(pool);
     this.revisions = pgRevisions(pool, clock);
     this.dashboard = pgDashboard(pool, this);
+    this.upstreams = pgUpstreams(pool, clock);
   }
 
   async info(): Promise<StoreInfo> {

@@ -8,6 +8,7 @@ import type { DashboardRepo } from "../dashboard-repo.js";
 import type { RevisionsRepo } from "../port.js";
 import { sqliteRevisedSources } from "../revised-sources.js";
 import { RevisionStore } from "../revisions.js";
+import { sqliteUpstreams, type UpstreamsRepo } from "../upstreams.js";
 import type { SqliteRepos } from "./repos.js";
 
 /** How a SQLite store is built. */
@@ -90,6 +91,7 @@ export class SqliteStore implements LedgerStore {
   readonly dashboard: DashboardRepo;
   readonly revisions: RevisionsRepo;
   readonly benchRuns: BenchRunsRepo;
+  readonly upstreams: UpstreamsRepo;
   private readonly ownsDb: boolean;
   private loaded: SqliteRepos | undefined;
   private loading: Promise<SqliteRepos> | undefined;
@@ -125,6 +127,7 @@ export class SqliteStore implements LedgerStore {
     this.dashboard = lazyDashboard(db);
     this.revisions = sqliteRevisions(db, clock);
     this.benchRuns = sqliteBenchRuns(db.sqlite);
+    this.upstreams = sqliteUpstreams(db.sqlite, clock);
     this.seedRepo = repos;
   }
 
