@@ -30,6 +30,7 @@ import { registerQuantityRoutes } from "./routes/quantities.js";
 import { registerRevisionRoutes } from "./routes/revisions.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
+import { registerUpstreamRoutes } from "./routes/upstreams.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [
@@ -44,6 +45,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerEvaluationRoutes,
   registerBenchRoutes,
   registerRevisionRoutes,
+  registerUpstreamRoutes,
 ];
 
 /**

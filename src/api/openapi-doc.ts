@@ -57,6 +57,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /v1/revisions": "listRevisions",
   "GET /v1/revisions/{id}": "getRevision",
   "GET /v1/crossings/{id}/claims": "listCrossingClaims",
+  "GET /v1/upstreams": "listUpstreams",
+  "POST /v1/upstreams/{name}/approve": "approveUpstream",
 };
 
 const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const;
