@@ -82,6 +82,11 @@ const COMMANDS: readonly CommandSpec[] = [
     load: () => import("./revisions.js"),
   },
   {
+    name: "pins",
+    summary: "the gateway's pinned upstream tools: pins list, pins approve <upstream> [<tool>]",
+    load: () => import("./pins.js"),
+  },
+  {
     name: "claims",
     summary: "the team claim ledger as JSON Lines: claims import FILE, claims export",
     load: () => import("./claims.js"),

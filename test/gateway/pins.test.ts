@@ -170,3 +170,24 @@ describe("the pin check", () => {
     });
   });
 });
+
+describe("definition diffs", () => {
+  it("lists each leaf added, removed or changed by path; arrays compared whole", async () => {
+    const { definitionDiff } = await import("../../src/gateway/diff.js");
+    const before = {
+      name: "t",
+      description: "a",
+      inputSchema: { type: "object", required: ["site"], properties: { x: { type: "string" } } },
+    };
+    const after = {
+      name: "t",
+      inputSchema: { type: "object", required: ["site", "q"], properties: { x: { type: "number" }, y: {} } },
+    };
+    expect(definitionDiff(before, after)).toEqual([
+      { path: "description", kind: "removed", before: "a" },
+      { path: "inputSchema.properties.x.type", kind: "changed", before: "string", after: "number" },
+      { path: "inputSchema.properties.y", kind: "added", after: {} },
+      { path: "inputSchema.required", kind: "changed", before: ["site"], after: ["site", "q"] },
+    ]);
+  });
+});
