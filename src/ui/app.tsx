@@ -16,6 +16,7 @@ import { registerOverviewPage } from "./pages/overview.js";
 import { registerRevisionsPage } from "./pages/revisions.js";
 import { registerSessionPage } from "./pages/session.js";
 import { registerSessionsPage } from "./pages/sessions.js";
+import { registerUpstreamsPage } from "./pages/upstreams.js";
 
 /** Every page module, in registration order (static paths before `{id}` paths). Add a page here and nowhere else. */
 const PAGES: readonly ((ui: UiApp, deps: UiDeps) => void)[] = [
@@ -26,6 +27,9 @@ const PAGES: readonly ((ui: UiApp, deps: UiDeps) => void)[] = [
   registerEvaluationPages,
   registerClaimPages,
   registerRevisionsPage,
+  (ui, deps) => {
+    if (deps.upstreams) registerUpstreamsPage(ui, deps.upstreams);
+  },
 ];
 
 /** The Content-Security-Policy of every /ui answer: this origin's script and style only, no inline code. */

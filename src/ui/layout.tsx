@@ -12,6 +12,7 @@ export const NAV = [
   { key: "evaluations", path: "/ui/evaluations", label: "Evaluations" },
   { key: "claims", path: "/ui/claims", label: "Claims" },
   { key: "revisions", path: "/ui/revisions", label: "Revisions" },
+  { key: "upstreams", path: "/ui/upstreams", label: "Upstreams" },
 ] as const;
 
 /** Which navigation entry is current, or none (the login page). */
