@@ -106,8 +106,14 @@ describe("gateway config", () => {
     expect(issues).toEqual([
       { path: "upstreams.a.url", message: "expected an http(s) URL such as http://127.0.0.1:3001/mcp" },
       { path: "upstreams.a.pin", message: 'Invalid option: expected one of "warn"|"block"|"off"' },
-      { path: "upstreams.a.rate", message: 'expected a count per window such as "60/min", "5/s" or "1000/h"' },
-      { path: "upstreams.a.tools.t.rate", message: 'expected a count per window such as "60/min", "5/s" or "1000/h"' },
+      {
+        path: "upstreams.a.rate",
+        message: 'expected a count per window such as "60/min", "5/s" or "1000/h" (a count from 1 to 999999)',
+      },
+      {
+        path: "upstreams.a.tools.t.rate",
+        message: 'expected a count per window such as "60/min", "5/s" or "1000/h" (a count from 1 to 999999)',
+      },
       { path: "upstreams.a", message: 'Unrecognized key: "colour"' },
     ]);
   });
