@@ -106,7 +106,7 @@ describe.skipIf(!FOUND)("the upstreams page in Chromium", () => {
         await Promise.all([p.waitForURL(`${origin}/ui`), p.click('button[type="submit"]')]);
         await Promise.all([p.waitForURL(`${origin}/ui/upstreams`), p.click('nav a[href="/ui/upstreams"]')]);
         expect(await p.textContent("h1")).toBe("Upstreams");
-        expect(await p.$$eval("table.drifts tbody > tr", (rows) => rows.length)).toBe(2);
+        expect(await p.$$eval("table.drifts > tbody > tr", (rows) => rows.length)).toBe(2);
         expect(await p.$$eval("table.diff td.add", (cells) => cells.map((c) => c.textContent))).toEqual([
           JSON.stringify(XSS),
           '"number"',
