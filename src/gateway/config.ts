@@ -173,6 +173,17 @@ export function parseGatewayConfig(text: string, file: string, env: NodeJS.Proce
   const issues: GatewayConfigIssue[] = [];
   const baseDir = dirname(resolve(file));
   const upstreams = Object.entries(parsed.data.upstreams).map(([name, u]) => upstreamOf(name, u, baseDir, env, issues));
+  // Two upstreams under one namespace would declare each other's tools over one another in the ledger.
+  const owner = new Map<string, string>();
+  for (const u of upstreams) {
+    const other = owner.get(u.namespace);
+    if (other !== undefined)
+      issues.push({
+        path: `upstreams.${u.name}.namespace`,
+        message: `namespace '${u.namespace}' is already upstreams.${other}'s`,
+      });
+    else owner.set(u.namespace, u.name);
+  }
   if (issues.length > 0) throw new GatewayConfigError(file, issues);
   return {
     source: file,

@@ -167,3 +167,11 @@ describe("single-upstream flags as a gateway", () => {
     expect(defaultNamespace({ url: "http://127.0.0.1:3001/mcp", headers: {} })).toBe("upstream");
   });
 });
+
+describe("gateway namespaces", () => {
+  it("refuses two upstreams under one ledger namespace", () => {
+    expect(
+      issuesOf(`[upstreams.a]\ncommand = ["x"]\n[upstreams.b]\ncommand = ["y"]\nnamespace = "a"\n`).issues,
+    ).toEqual([{ path: "upstreams.b.namespace", message: "namespace 'a' is already upstreams.a's" }]);
+  });
+});
