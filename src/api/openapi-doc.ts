@@ -59,6 +59,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /v1/crossings/{id}/claims": "listCrossingClaims",
   "GET /v1/upstreams": "listUpstreams",
   "POST /v1/upstreams/{name}/approve": "approveUpstream",
+  "POST /v1/upstreams/{name}/observe": "observeUpstream",
 };
 
 const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const;

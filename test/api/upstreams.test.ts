@@ -54,4 +54,25 @@ describe.each(ENGINES)("on %s", (engine) => {
     const all = await t.call("POST", "/v1/upstreams/usgs/approve", { body: {} });
     expect(all.body).toEqual({ upstream: "usgs", approved: [] });
   });
+
+  it("observes a tools/list over HTTP for a gateway recording into the service: pins, then blocks a changed tool", async () => {
+    const t = await createEngineApp(engine);
+    const listed = [{ ...read, title: "Read discharge", icons: [] }];
+    const first = await t.call("POST", "/v1/upstreams/usgs/observe", { body: { pin: "block", tools: listed } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      served: ["read_discharge"],
+      blocked: [],
+      digests: { read_discharge: toolDigest(read) },
+    });
+    const second = await t.call("POST", "/v1/upstreams/usgs/observe", { body: { pin: "block", tools: [changed] } });
+    const body = second.body as { served: string[]; blocked: { tool: string; message: string }[] };
+    expect(body.served).toEqual([]);
+    expect(body.blocked[0]!.message).toMatch(
+      /^tool 'read_discharge' of upstream 'usgs' is blocked: it changed its description since/,
+    );
+    expect(
+      (await t.call("POST", "/v1/upstreams/usgs/observe", { body: { tools: [{ description: "no name" }] } })).status,
+    ).toBe(400);
+  });
 });

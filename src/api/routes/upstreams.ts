@@ -1,6 +1,7 @@
 // The gateway's upstreams over HTTP: their pinned tool definitions and drifts, and approval of the drifted ones.
 import { createRoute, z } from "@hono/zod-openapi";
 import { UPSTREAM_NAME } from "../../gateway/names.js";
+import { definitionOf } from "../../gateway/pins.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
 
@@ -69,7 +70,42 @@ const approveRoute = createRoute({
   },
 });
 
-/** Registers GET /v1/upstreams and POST /v1/upstreams/{name}/approve where the store keeps upstreams. */
+const ObserveBody = z
+  .strictObject({
+    pin: z.enum(["warn", "block", "off"]).default("warn"),
+    tools: z
+      .array(z.looseObject({ name: z.string().min(1).max(128) }))
+      .max(10_000)
+      .openapi({ description: "the upstream's tools/list answer (its `tools` array); only the pinned fields count" }),
+  })
+  .openapi("ObserveRequest");
+
+const CheckSchema = z
+  .object({
+    newPins: z.array(
+      z.object({ tool: z.string(), definition: DefinitionSchema, digest: z.string(), pinned_at: z.string() }),
+    ),
+    newDrifts: z.array(DriftSchema),
+    served: z.array(z.string()),
+    blocked: z.array(z.object({ tool: z.string(), message: z.string() })),
+    drifted: z.array(z.string()),
+    digests: z.record(z.string(), z.string()),
+  })
+  .openapi("PinCheck");
+
+const observeRoute = createRoute({
+  method: "post",
+  path: "/v1/upstreams/{name}/observe",
+  summary: "Check an upstream's tools/list against its pins (a gateway recording into this service calls it)",
+  tags: ["gateway"],
+  request: { params: NameParam, body: jsonBody(ObserveBody) },
+  responses: {
+    200: jsonResponse(CheckSchema, "what was pinned or drifted now, what is served, what blocked, each tool's digest"),
+    ...errorResponses(400, 401, 413),
+  },
+});
+
+/** Registers GET /v1/upstreams, POST /v1/upstreams/{name}/approve and .../observe where the store keeps upstreams. */
 export function registerUpstreamRoutes(app: LedgerApp, deps: AppDeps): void {
   const upstreams = deps.store.upstreams;
   if (!upstreams) return;
@@ -79,5 +115,11 @@ export function registerUpstreamRoutes(app: LedgerApp, deps: AppDeps): void {
   app.openapi(approveRoute, async (c) => {
     const { tool } = c.req.valid("json");
     return c.json(await upstreams.approve(c.get("teamId"), c.req.valid("param").name, tool), 200);
+  });
+
+  app.openapi(observeRoute, async (c) => {
+    const { pin, tools } = c.req.valid("json");
+    const listed = tools.map((t) => definitionOf(t));
+    return c.json(await upstreams.observe(c.get("teamId"), c.req.valid("param").name, pin, listed), 200);
   });
 }
