@@ -156,3 +156,23 @@ export function checkPins(input: {
       });
   return check;
 }
+
+/** The session label key a `warn` gateway sets when a session uses an upstream whose tools drifted. */
+export const DRIFT_LABEL = "gateway.drift";
+
+/**
+ * The label value naming drifted tools as `<upstream>.<tool>`, comma-separated, sorted; cut to the 256 characters a
+ * label value may hold, ending in `,+N` for the N names left out. Null when nothing drifted.
+ */
+export function driftLabel(drifted: readonly { upstream: string; tool: string }[]): string | null {
+  const names = [...new Set(drifted.map((d) => `${d.upstream}.${d.tool}`))].sort();
+  if (names.length === 0) return null;
+  let out = "";
+  for (let i = 0; i < names.length; i += 1) {
+    const next = out === "" ? names[i]! : `${out},${names[i]}`;
+    const rest = names.length - i - 1;
+    if (next.length + (rest > 0 ? `,+${rest}`.length : 0) > 256) return `${out},+${names.length - i}`;
+    out = next;
+  }
+  return out;
+}

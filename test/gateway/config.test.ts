@@ -181,7 +181,10 @@ describe("the README's gateway file", () => {
     const { readFileSync } = await import("node:fs");
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const section = readme.slice(readme.indexOf("## One gateway for several MCP servers"));
-    const toml = section.slice(section.indexOf("```toml\n") + 8, section.indexOf("```", section.indexOf("```toml\n") + 8));
+    const toml = section.slice(
+      section.indexOf("```toml\n") + 8,
+      section.indexOf("```", section.indexOf("```toml\n") + 8),
+    );
     const config = parseGatewayConfig(toml, file, { USGS_TOKEN: "t" });
     expect(config.upstreams.map((u) => [u.name, u.pin, u.rate?.text ?? null, Object.keys(u.toolRates)])).toEqual([
       ["usgs", "warn", "60/min", ["read_discharge"]],

@@ -191,3 +191,26 @@ describe("definition diffs", () => {
     ]);
   });
 });
+
+describe("the drift label", () => {
+  it("names drifted tools as upstream.tool, sorted, within 256 characters", async () => {
+    const { driftLabel } = await import("../../src/gateway/pins.js");
+    expect(driftLabel([])).toBeNull();
+    expect(
+      driftLabel([
+        { upstream: "usgs", tool: "b" },
+        { upstream: "hydro", tool: "a" },
+        { upstream: "usgs", tool: "b" },
+      ]),
+    ).toBe("hydro.a,usgs.b");
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      upstream: "usgs",
+      tool: `tool_${String(i).padStart(2, "0")}`,
+    }));
+    const label = driftLabel(many)!;
+    expect(label.length).toBeLessThanOrEqual(256);
+    expect(label).toMatch(/^usgs\.tool_00,usgs\.tool_01,.*,\+\d+$/);
+    const shown = label.split(",").slice(0, -1).length;
+    expect(label.endsWith(`,+${40 - shown}`)).toBe(true);
+  });
+});
