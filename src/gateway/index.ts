@@ -48,3 +48,11 @@ export {
 } from "./pins.js";
 export { parseRate, type Rate } from "./rate.js";
 export { type RateDecision, RateLimiter, type RateRefusal, type UpstreamLimits } from "./rate-limit.js";
+export {
+  type CallForward,
+  type CallRefusal,
+  GatewayView,
+  gatewayLimiter,
+  gatewayLimits,
+  type UpstreamSnapshot,
+} from "./view.js";
