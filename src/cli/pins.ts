@@ -15,7 +15,6 @@ function withUpstreams<T>(flags: Flags, fn: (repo: UpstreamsRepo, teamId: string
       (flags.team === DEFAULT_TEAM ? await store.teams.ensureDefault() : null);
     if (team === null)
       throw new CliError(`no team named '${flags.team}' in this database; pass --team with an existing team's name`);
-    if (!store.upstreams) throw new CliError("this store keeps no gateway upstreams");
     return fn(store.upstreams, team);
   });
 }

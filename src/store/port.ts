@@ -320,8 +320,8 @@ export interface LedgerStore {
   readonly revisions?: RevisionsRepo;
   /** The evaluation harness's graded runs (table bench_runs); absent on an engine that does not implement them yet. */
   readonly benchRuns?: BenchRunsRepo;
-  /** The gateway's pinned upstream tool definitions and their drifts (both engines; optional for stores built elsewhere). */
-  readonly upstreams?: UpstreamsRepo;
+  /** The gateway's pinned upstream tool definitions and their drifts. */
+  readonly upstreams: UpstreamsRepo;
   /** Engine, location and schema state. */
   info(): Promise<StoreInfo>;
   /** Seeds the default team and the README's examples; running it again changes nothing. */

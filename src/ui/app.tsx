@@ -28,7 +28,7 @@ const PAGES: readonly ((ui: UiApp, deps: UiDeps) => void)[] = [
   registerClaimPages,
   registerRevisionsPage,
   (ui, deps) => {
-    if (deps.upstreams) registerUpstreamsPage(ui, deps.upstreams);
+    registerUpstreamsPage(ui, deps.upstreams);
   },
 ];
 

@@ -14,4 +14,4 @@ export type UiEnv = { Variables: UiVariables };
 export type UiApp = Hono<UiEnv>;
 
 /** What the dashboard needs: the repository it reads and the clock that says which logins have expired. */
-export type UiDeps = { dashboard: DashboardRepo; clock: Clock; upstreams?: UpstreamsRepo };
+export type UiDeps = { dashboard: DashboardRepo; clock: Clock; upstreams: UpstreamsRepo };

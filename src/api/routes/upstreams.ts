@@ -105,10 +105,9 @@ const observeRoute = createRoute({
   },
 });
 
-/** Registers GET /v1/upstreams, POST /v1/upstreams/{name}/approve and .../observe where the store keeps upstreams. */
+/** Registers GET /v1/upstreams, POST /v1/upstreams/{name}/approve and .../observe. */
 export function registerUpstreamRoutes(app: LedgerApp, deps: AppDeps): void {
   const upstreams = deps.store.upstreams;
-  if (!upstreams) return;
 
   app.openapi(listRoute, async (c) => c.json({ items: await upstreams.list(c.get("teamId")) }, 200));
 
