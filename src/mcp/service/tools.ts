@@ -5,6 +5,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AppDeps } from "../../api/env.js";
+import { notAResult } from "../../gates/contracts.js";
 import { toErrorResponse } from "../../api/errors.js";
 import { QuantityError } from "../../quantity/errors.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
@@ -183,6 +184,8 @@ const TOOLS: LedgerTool[] = [
       const startMs = nowMs();
       if ((args.result === undefined) === (args.runs === undefined))
         return toolError("[invalid_request] send exactly one of result and runs");
+      const problem = notAResult(args.result === undefined ? { runs: args.runs } : { result: args.result });
+      if (problem !== null) return toolError(`[invalid_request] ${problem}`);
       try {
         const evaluation = await access.evaluate(a, args);
         if (a.deps.telemetry.enabled) {
