@@ -57,7 +57,7 @@ function privateCheckout(): string {
       'const r = await client.query("SELECT 40 + 2 AS n");',
       "await client.end();",
       "await server.stop();",
-      "console.log(`answered ${r.rows[0].n}`);",
+      'console.log("answered " + r.rows[0].n);',
     ].join("\n"),
   );
   return dir;
