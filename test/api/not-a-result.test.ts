@@ -68,11 +68,23 @@ describe("input that is not a result", () => {
   });
 
   it("MCP evaluate_result: a tool error naming what is wrong, nothing stored", async () => {
-    const r = (await client.callTool({
-      name: "evaluate_result",
-      arguments: { result: "just text" },
-    })) as CallToolResult;
-    expect([r.isError, (r.content[0] as { text: string }).text]).toEqual([true, `[invalid_request] ${JUST_TEXT}`]);
+    // The tool takes a result as JSON text (strict mode has no open object) or as an object: neither form here is one.
+    const text = async (args: Record<string, unknown>) => {
+      const r = (await client.callTool({ name: "evaluate_result", arguments: args })) as CallToolResult;
+      return [r.isError, (r.content[0] as { text: string }).text];
+    };
+    expect(await text({ result: "just text" })).toEqual([
+      true,
+      expect.stringMatching(
+        /^\[invalid_request\] result is not JSON text \(.+\); send it as a JSON object, or as that object's JSON text$/,
+      ),
+    ]);
+    expect(await text({ result: '"just text"' })).toEqual([true, `[invalid_request] ${JUST_TEXT}`]);
+    expect(await text({ task: null, result: ["just", "text"], runs: null, settings: null })).toEqual([
+      true,
+      "[invalid_request] `result` must be a JSON object (a result: output, claims, comparisons, ...); received an array. " +
+        'Send for example {"result": {"output": "...", "claims": [...]}}.',
+    ]);
     expect(await stored()).toBe(0);
   });
 });

@@ -4,18 +4,16 @@ import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
-import { ViolationSchema } from "../schemas.js";
+import { strictObject, ViolationSchema } from "../schemas.js";
 
 const LabelsSchema = z
   .record(z.string().min(1).max(64), z.string().max(256))
   .refine((o) => Object.keys(o).length <= 32, "at most 32 labels");
-const SessionCreateSchema = z
-  .strictObject({
-    context: z.string().max(100_000).optional(),
-    enforcement: z.enum(["enforce", "warn"]).optional(),
-    labels: LabelsSchema.optional(),
-  })
-  .openapi("SessionCreate");
+const SessionCreateSchema = strictObject({
+  context: z.string().max(100_000).optional(),
+  enforcement: z.enum(["enforce", "warn"]).optional(),
+  labels: LabelsSchema.optional(),
+}).openapi("SessionCreate");
 const SessionSchema = z
   .object({
     id: z.string(),
