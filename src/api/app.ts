@@ -190,7 +190,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
           version: VERSION,
           description:
             "Unit, datum and provenance guard for agent tool calls, with a claim ledger and release gates. " +
-            "Every /v1 operation takes a bearer token (Authorization: Bearer <token>): enter it once in Authorize.",
+            // Swagger UI renders this as Markdown, where a bare <token> is an HTML tag and vanishes: a code span keeps it.
+            "Every /v1 operation takes a bearer token (`Authorization: Bearer <token>`): enter it once in Authorize.",
         },
         security: [{ bearer: [] }],
       }) as unknown as OpenApiDocument,
