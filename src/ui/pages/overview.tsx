@@ -55,7 +55,11 @@ function Figures(props: { o: Overview; days: number }): Child {
         value={count(o.sessions)}
         note={`started in the last ${props.days} days`}
       />
-      <Stat label={o.calls === 1 ? "tool call" : "tool calls"} value={count(o.calls)} note={`${count(o.refusedCalls)} refused`} />
+      <Stat
+        label={o.calls === 1 ? "tool call" : "tool calls"}
+        value={count(o.calls)}
+        note={`${count(o.refusedCalls)} refused`}
+      />
       <Stat
         label="refusal rate"
         value={percent(o.refusedCalls, o.calls)}
