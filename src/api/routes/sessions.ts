@@ -42,7 +42,7 @@ const CallAnswerSchema = z
     violations: z.array(ViolationSchema),
   })
   .openapi("CallAnswer");
-const ResultCreateSchema = z.strictObject({ result: z.unknown() }).openapi("ResultCreate");
+const ResultCreateSchema = strictObject({ result: z.unknown() }).openapi("ResultCreate");
 const ResultAnswerSchema = z
   .object({ ok: z.boolean(), would_block: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) })
   .openapi("ResultAnswer");
