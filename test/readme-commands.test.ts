@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TOKEN = "my-admin-token-0123456789";
 
 /** The README's runnable blocks, in order. */
-export function runnableBlocks(markdown: string): string[] {
+function runnableBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh readme-run\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
