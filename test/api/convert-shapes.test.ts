@@ -76,6 +76,9 @@ describe("both shapes of the target", () => {
         to: { unit: "m^3/s", datum: null },
       }),
     ).toEqual(M3S);
+    expect(await tool({ quantity: "1250 cfs", to_unit: "m^3/s", to: { unit: "L/s" } })).toBe(
+      '[invalid_request] to_unit "m^3/s" and to.unit "L/s" differ: send one',
+    );
   });
 });
 

@@ -6,7 +6,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from "@modelco
 import { z } from "zod";
 import type { AppDeps } from "../../api/env.js";
 import { notAResult } from "../../gates/contracts.js";
-import { toErrorResponse } from "../../api/errors.js";
+import { ApiError, toErrorResponse } from "../../api/errors.js";
 import { unknownKeysMessage } from "../../api/suggest.js";
 import { QuantityError } from "../../quantity/errors.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
@@ -143,6 +143,20 @@ function withoutNulls(v: unknown, depth = 0): unknown {
   return out;
 }
 
+/** The target from either spelling (to_unit, or to.unit); both given and different is an invalid_request. */
+function agreeingTarget(args: ConvertArgs): { to_unit?: string; to_datum?: string } {
+  for (const [flat, nested] of [
+    ["to_unit", "unit"],
+    ["to_datum", "datum"],
+  ] as const) {
+    const a = args[flat];
+    const n = args.to?.[nested];
+    if (a !== undefined && n !== undefined && a !== n)
+      throw new ApiError("invalid_request", `${flat} "${a}" and to.${nested} "${n}" differ: send one`);
+  }
+  return { to_unit: args.to_unit ?? args.to?.unit, to_datum: args.to_datum ?? args.to?.datum };
+}
+
 const JSON_ARGS = new Set(["task", "result", "runs", "settings"]);
 
 /** The JSON-text arguments parsed (an object sent as such is kept), or what is wrong with one. */
@@ -182,9 +196,8 @@ const TOOLS: LedgerTool[] = [
     },
     run: answered(async (a, args: ConvertArgs) => ({
       quantity: await access.convert(a, {
+        ...agreeingTarget(args),
         quantity: args.quantity,
-        to_unit: args.to_unit ?? args.to?.unit ?? undefined,
-        to_datum: args.to_datum ?? args.to?.datum ?? undefined,
       }),
     })),
   },
