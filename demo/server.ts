@@ -43,5 +43,12 @@ if (httpFlag === -1) {
     transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
     await demoServer().connect(transport);
     await transport.handleRequest(req, res);
-  }).listen(port, "127.0.0.1", () => process.stderr.write(`demo-water: serving on http://127.0.0.1:${port}/mcp\n`));
+  })
+    .once("error", (e: NodeJS.ErrnoException) => {
+      // A taken port is an everyday mistake (a demo server still running): one line, not a stack.
+      const why = e.code === "EADDRINUSE" ? "the port is already in use (is another demo server running?)" : e.message;
+      process.stderr.write(`demo-water: cannot listen on 127.0.0.1:${port}: ${why}; pass another port: --http PORT\n`);
+      process.exit(1);
+    })
+    .listen(port, "127.0.0.1", () => process.stderr.write(`demo-water: serving on http://127.0.0.1:${port}/mcp\n`));
 }

@@ -90,6 +90,10 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     z.enum(["normal", "full"], { error: 'must be "normal" (the default) or "full"' }).default("normal"),
   ),
+  AGENT_LEDGER_UNDECLARED_TOOLS: z.preprocess(
+    unsetIfEmpty,
+    z.enum(["accept", "refuse"], { error: 'must be "accept" (the default) or "refuse"' }).default("accept"),
+  ),
   AGENT_LEDGER_PACK_CACHE_SECONDS: z.preprocess(
     unsetIfEmpty,
     wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60),
@@ -143,6 +147,8 @@ export type Config = {
    * also survives a power cut or OS crash (the WAL is fsynced at every commit), at the cost bench:guard measures.
    */
   sync: "normal" | "full";
+  /** A call to a tool nobody declared: `accept` records it unguarded (the default), `refuse` refuses it with a repair. */
+  undeclaredTools: "accept" | "refuse";
 };
 
 /** A setting in the environment is malformed; `field` names the variable. */
@@ -194,6 +200,7 @@ export function loadConfig(
     packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,
     telemetry: telemetryConfig(e),
     sync: e.AGENT_LEDGER_SYNC,
+    undeclaredTools: e.AGENT_LEDGER_UNDECLARED_TOOLS,
   };
 }
 

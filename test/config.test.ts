@@ -16,6 +16,7 @@ describe("loadConfig", () => {
       packCacheSeconds: 60,
       telemetry: null,
       sync: "normal",
+      undeclaredTools: "accept",
     });
   });
 

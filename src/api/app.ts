@@ -78,7 +78,22 @@ const TARGET_NAMES: Readonly<Record<string, string>> = {
 
 /** zod issues as the envelope's `details`: one `{path, message}` per failing field. */
 function issueDetails(error: ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  return error.issues.map((i) => ({ path: i.path.map(String).join("."), message: issueMessage(i) }));
+}
+
+/**
+ * An issue's message; a union's also says why the nearest form failed (`quantity.unit: ...`), leaving out the forms
+ * of another type altogether (a string where an object was sent).
+ */
+function issueMessage(i: ZodError["issues"][number]): string {
+  if (i.code !== "invalid_union") return i.message;
+  const near = i.errors
+    .map((branch) => branch.filter((e) => !(e.code === "invalid_type" && e.path.length === 0)))
+    .filter((branch) => branch.length > 0);
+  // Several forms of the sent type (two objects): the union's own message, which names them, says it better.
+  if (near.length !== 1) return i.message;
+  const where = (e: (typeof near)[number][number]) => [...i.path, ...e.path].map(String).join(".") || "(root)";
+  return `${i.message}; ${near[0]!.map((e) => `${where(e)}: ${e.message}`).join("; ")}`;
 }
 
 function validationFailure(target: string, error: ZodError) {
@@ -177,7 +192,8 @@ export function createApp(options: CreateAppOptions): LedgerApp {
           version: VERSION,
           description:
             "Unit, datum and provenance guard for agent tool calls, with a claim ledger and release gates. " +
-            "Every /v1 operation takes a bearer token (Authorization: Bearer <token>): enter it once in Authorize.",
+            // Swagger UI renders this as Markdown, where a bare <token> is an HTML tag and vanishes: a code span keeps it.
+            "Every /v1 operation takes a bearer token (`Authorization: Bearer <token>`): enter it once in Authorize.",
         },
         security: [{ bearer: [] }],
       }) as unknown as OpenApiDocument,

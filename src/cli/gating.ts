@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError, redactDbLocation, type Config } from "../config.js";
-import { splitEvaluationInput } from "../gates/contracts.js";
+import { notAResult, splitEvaluationInput } from "../gates/contracts.js";
 import {
   DEFAULT_SETTINGS,
   mergeSettings,
@@ -73,11 +73,12 @@ export function readLedgerFile(path: string, note: (line: string) => void): Ledg
   return parsed.claims.map((c) => c.claim);
 }
 
-/** An input file read: its JSON (or its text, when it is not JSON: the contract gate then blocks it) and its own ledger lines. */
-export type InputFile = { path: string; input: unknown; ledger: LedgerLine[]; jsonError: string | null };
+/** An input file read: its JSON and its own ledger lines. */
+export type InputFile = { path: string; input: unknown; ledger: LedgerLine[] };
 
 /**
- * Reads an evaluation file. A `ledger` key (an array of ledger lines, the original claims.jsonl objects) is taken out
+ * Reads an evaluation file. A file that cannot be read, is not JSON or is not a result is a CliError (exit 1): a usage
+ * error, never an evaluation. A `ledger` key (an array of ledger lines, the original claims.jsonl objects) is taken out
  * of the input and used for this evaluation only; it is never written to the database.
  */
 export function readInputFile(path: string): InputFile {
@@ -93,16 +94,21 @@ export function readInputFile(path: string): InputFile {
   try {
     input = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (e) {
-    return { path, input: text, ledger: [], jsonError: (e as Error).message };
+    throw new CliError(`${path} is not JSON (${(e as Error).message}); send a result, {task, result} or {task, runs}`);
   }
+  const checked = (file: InputFile): InputFile => {
+    const problem = notAResult(file.input);
+    if (problem !== null) throw new CliError(`${path} is not a result: ${problem}`);
+    return file;
+  };
   if (typeof input !== "object" || input === null || Array.isArray(input) || !("ledger" in input))
-    return { path, input, ledger: [], jsonError: null };
+    return checked({ path, input, ledger: [] });
   const { ledger, ...rest } = input as Record<string, unknown>;
   if (!Array.isArray(ledger))
     throw new CliError(`${path}: "ledger" must be an array of claim objects (the lines of memory/claims.jsonl)`);
   const parsed = parseLedgerText(ledger.map((l) => JSON.stringify(l)).join("\n"));
   for (const s of parsed.skipped) process.stderr.write(`${path}: ledger entry ${s.line} skipped: ${s.reason}\n`);
-  return { path, input: rest, ledger: parsed.claims.map((c) => c.claim), jsonError: null };
+  return checked({ path, input: rest, ledger: parsed.claims.map((c) => c.claim) });
 }
 
 /** The store to gate against, the team, and whether evaluations are written. */
@@ -187,8 +193,6 @@ export async function gateFiles(
   }
   const out: { file: InputFile; evaluation: Evaluation; settings: Settings }[] = [];
   for (const file of files) {
-    if (file.jsonError !== null)
-      note(`${file.path} is not valid JSON (${file.jsonError}); the contract gate blocks it`);
     const { evaluation, settings } = await target.store.evaluations.evaluate(target.teamId, file.input, {
       settings: base,
       record: target.record,

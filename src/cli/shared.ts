@@ -24,7 +24,7 @@ export function openConfiguredDb(config: Config): LedgerDb {
 
 /** Opens and migrates the configured store (AGENT_LEDGER_DB or --db: a SQLite file or a postgres:// URL). */
 export function openConfiguredStore(config: Config): Promise<LedgerStore> {
-  return openStore(config.dbFile, { sync: config.sync });
+  return openStore(config.dbFile, { sync: config.sync, undeclaredTools: config.undeclaredTools });
 }
 
 /** Runs `fn` on the configured store and closes it afterwards, whatever happens. */

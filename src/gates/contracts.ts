@@ -136,6 +136,24 @@ export function splitEvaluationInput(input: unknown): RawEvaluationInput {
   return { task: input.task, runs: input.runs, settings, findings: [] };
 }
 
+/**
+ * Why an input is not a result at all (not an object, a broken envelope, a result or run that is not an object), or null.
+ * Boundaries answer such input as a usage error and store nothing; a result object with bad fields is the contract gate's.
+ */
+export function notAResult(input: unknown): string | null {
+  const raw = splitEvaluationInput(input);
+  if (raw.findings.length > 0) return raw.findings.map((f) => f.message).join(" ");
+  const isEnvelope = isObject(input) && ("result" in input || "runs" in input);
+  const where = (n: number): string =>
+    !isEnvelope ? "The input" : "runs" in (input as object) ? `runs[${n}]` : "`result`";
+  const bad = raw.runs.findIndex((r) => !isObject(r));
+  if (bad < 0) return null;
+  return (
+    `${where(bad)} must be a JSON object (a result: output, claims, comparisons, ...); received ${describeValue(raw.runs[bad])}. ` +
+    'Send for example {"result": {"output": "...", "claims": [...]}}.'
+  );
+}
+
 /** Names a received JSON value for a message. */
 export function describeValue(v: unknown): string {
   if (v === null) return "null";

@@ -99,7 +99,8 @@ function reappearance(
   byKey: Map<string, (Claim & { key: string })[]>,
   same: ValueMatcher,
 ): string | null {
-  if (watch === "matched") return `matches the watch pattern ${JSON.stringify(entry.watch)}`;
+  // The pattern as written (`1\.2 million cfs`), not JSON-escaped a second time (`"1\\.2 million cfs"`).
+  if (watch === "matched") return `matches the watch pattern \`${entry.watch}\``;
   if (entry.key !== null && entry.value !== undefined && entry.value !== null) {
     const hit = (byKey.get(entry.key) ?? []).find((c) => same(c.value, entry.value));
     return hit

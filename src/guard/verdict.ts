@@ -74,7 +74,25 @@ export type GuardContext = {
   enforcement: Enforcement;
   history: History;
   context: string;
+  /** A call to a tool nobody declared: accepted unguarded (the default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
+  undeclared?: UndeclaredTools;
 };
+
+/** What happens to a call of a tool nobody declared. */
+export type UndeclaredTools = "accept" | "refuse";
+
+/** The refusal of an undeclared tool's call, with what to do about it. */
+export function undeclaredViolation(toolName: string): Violation {
+  const message = `the tool '${toolName}' is not declared, and this ledger refuses calls to undeclared tools`;
+  return {
+    code: "undeclared_tool",
+    param: null,
+    message,
+    repair:
+      `[undeclared_tool] ${message}: declare it first (PUT /v1/tools/${toolName} with its params and returns, or an ` +
+      "annotations file for the proxy), or call a declared tool instead",
+  };
+}
 
 /** Checks one call's arguments against its declaration (null: an undeclared tool, passed through and recorded). */
 export function checkCall(
@@ -83,6 +101,23 @@ export function checkCall(
   args: Record<string, unknown>,
   ctx: GuardContext,
 ): CallVerdict {
+  if (!tool && ctx.undeclared === "refuse") {
+    const v = undeclaredViolation(toolName);
+    const warn = ctx.enforcement === "warn";
+    const entries = Object.keys(args).length ? Object.entries(args) : [["(arguments)", args] as [string, unknown]];
+    return {
+      ok: warn,
+      guarded: false,
+      wouldBlock: true,
+      args: warn ? args : {},
+      violations: [v],
+      crossings: entries.map(([p, raw]) => ({
+        ...passedCrossing("param", p, raw),
+        outcome: warn ? "warned" : "refused",
+        violation: v.code,
+      })),
+    };
+  }
   if (!tool) {
     return {
       ok: true,

@@ -112,6 +112,11 @@ const ERRORS: Record<ViolationCode, new (message: string, o: { field?: string | 
       super("tool_failed", message, o);
     }
   },
+  undeclared_tool: class UndeclaredTool extends QuantityError {
+    constructor(message: string, o: { field?: string | null }) {
+      super("undeclared_tool", message, o);
+    }
+  },
 };
 
 /** The domain error a violation stands for, so `.call` throws the class a direct check would have thrown. */

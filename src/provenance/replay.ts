@@ -92,7 +92,9 @@ export function replayManifest(manifest: Manifest, options: { maxDifferences?: n
     const decl = declarationOf(c, tools);
     const at = { call_id: c.call_id, seq: c.seq };
     if (s.kind === "call") {
-      const v = checkCall(decl, c.tool, c.args_raw, ctx);
+      // The undeclared-tools setting is the deployment's, not the manifest's: the recorded refusal says it was on.
+      const refused = c.verdict.violations.some((x) => x.code === "undeclared_tool");
+      const v = checkCall(decl, c.tool, c.args_raw, { ...ctx, undeclared: refused ? "refuse" : "accept" });
       compareVerdict(
         "",
         at,

@@ -14,6 +14,7 @@ export const VIOLATION_CODES = [
   "unsourced_input",
   "invalid_arguments",
   "tool_failed",
+  "undeclared_tool",
 ] as const;
 
 /** A stable violation code. */

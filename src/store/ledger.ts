@@ -2,7 +2,14 @@
 import type { Clock } from "../clock.js";
 import type { ToolDeclaration } from "../guard/declaration.js";
 import { enforcementReport, type EnforcementReport } from "../guard/report.js";
-import { callOutcome, checkCall, checkResult, type CallOutcome, type Violation } from "../guard/verdict.js";
+import {
+  type CallOutcome,
+  callOutcome,
+  checkCall,
+  checkResult,
+  type UndeclaredTools,
+  type Violation,
+} from "../guard/verdict.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { LedgerDb } from "./db.js";
 import { WriteBatcher } from "./batch.js";
@@ -68,6 +75,7 @@ export class Ledger {
     args: Record<string, unknown>,
     clock: Clock = this.clock,
     latestVersion?: number,
+    undeclared: UndeclaredTools = "accept",
   ): CallAnswer {
     return this.sessions.transaction(() => {
       const session = this.sessions.head(teamId, sessionId);
@@ -79,6 +87,7 @@ export class Ledger {
         enforcement: session.enforcement,
         history: this.sessions.history(sessionId, version),
         context: session.context,
+        undeclared,
       });
       const { id, seq } = this.sessions.insertCall(
         teamId,

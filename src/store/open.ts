@@ -1,4 +1,5 @@
 // The store factory: AGENT_LEDGER_DB (a file path or :memory:, or a postgres:// URL) picks the engine.
+import type { UndeclaredTools } from "../guard/verdict.js";
 import type { Clock } from "../clock.js";
 import { type StoreEngineName, storeEngineOf } from "../config.js";
 import type { LedgerStore } from "./port.js";
@@ -10,6 +11,8 @@ export type OpenStoreOptions = {
   clock?: Clock;
   /** SQLite only: `full` fsyncs every commit (AGENT_LEDGER_SYNC); PostgreSQL commits durably anyway. */
   sync?: "normal" | "full";
+  /** Calls of undeclared tools: accepted unguarded (default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
+  undeclaredTools?: UndeclaredTools;
 };
 
 /** The configured engine is not part of this build; the message says what to configure instead. */

@@ -56,6 +56,11 @@ export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
+/** A count and its noun, plural unless the count is one: "1 session", "2 sessions". */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${count(n)} ${n === 1 ? noun : plural}`;
+}
+
 /** A share as a percentage with one decimal, or an en dash when there is nothing to divide. */
 export function percent(part: number, whole: number): string {
   return whole === 0 ? "–" : `${((100 * part) / whole).toFixed(1)}%`;

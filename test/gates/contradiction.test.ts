@@ -113,7 +113,7 @@ describe("contradiction gate against the ledger", () => {
         code: "LEDGER_DEMOTED_REAPPEARS",
         severity: "error",
         message:
-          'The result repeats demoted claim CLM-1 ("Thompson beats greedy by 2.08x"), demoted by review/verify_baseline.py: Never beats round-robin; the gain belongs to breadth; it matches the watch pattern "2\\\\.08x". Remove it, or name CLM-1 in supersedes on the claim that replaces it.',
+          'The result repeats demoted claim CLM-1 ("Thompson beats greedy by 2.08x"), demoted by review/verify_baseline.py: Never beats round-robin; the gain belongs to breadth; it matches the watch pattern `2\\.08x`. Remove it, or name CLM-1 in supersedes on the claim that replaces it.',
       },
     ]);
   });

@@ -58,7 +58,7 @@ export function createTestApp(
   const { teamId: defaultTeamId } = seedDatabase(store);
   const adminToken = "test-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);
-  const port = sqliteStore(store, { clock: options.clock });
+  const port = sqliteStore(store, { clock: options.clock, undeclaredTools: options.config?.undeclaredTools });
   const app = createApp({
     store: port,
     config: defaultConfig(options.config),

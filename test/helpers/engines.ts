@@ -43,6 +43,7 @@ export async function createEngineApp(
   const store = await openPgStore(await createPgDatabase(), {
     ...(options.clock ? { clock: options.clock } : {}),
     poolSize: 4,
+    undeclaredTools: options.config?.undeclaredTools,
   });
   open.push(store);
   const { teamId: defaultTeamId } = await store.seed();

@@ -140,7 +140,8 @@ describe("the service's /mcp", () => {
     const r = await call(c, "find_sessions", { label: "project:levee" });
     expect([r.isError, text(r)]).toEqual([
       true,
-      'MCP error -32602: Input validation error: Invalid arguments for tool find_sessions: Unrecognized key: "label"',
+      'MCP error -32602: Input validation error: Invalid arguments for tool find_sessions: unknown field "label" ' +
+        '(did you mean "labels"?); accepted: labels, tool, code, since, until, limit',
     ]);
   });
 

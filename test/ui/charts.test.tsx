@@ -103,7 +103,7 @@ describe("StripPlot", () => {
     );
     expect(out.match(/<g class="row">/g)).toHaveLength(2);
     expect(out.match(/class="dot drift"/g)).toHaveLength(1);
-    expect(out).toMatch(/<circle class="dot drift" cx="[\d.]+" cy="23" r="4.5"><title>c<\/title><\/circle>/);
+    expect(out).toMatch(/<circle class="dot drift" cx="[\d.]+" cy="30" r="6"><title>c<\/title><\/circle>/);
     expect(out).toContain(">value (ft)</text>");
   });
 

@@ -22,7 +22,7 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect(stat("tool calls")).toBe("5");
       expect(stat("refusal rate")).toBe("20.0%");
       expect(stat("unsourced numbers")).toBe("33.3%");
-      expect(stat("blocked evaluations")).toBe("1");
+      expect(stat("blocked evaluation")).toBe("1");
       expect(r.html).toContain("2026-10-23 to 2026-11-22 (UTC, end exclusive)");
     });
 
@@ -123,7 +123,7 @@ describe.each(ENGINES)("on %s", (engine) => {
       const r = await page(w.t, "/ui/claims/CLM-1", cookie);
       expect(r.status).toBe(200);
       expect(r.html).toContain("<td>demoted</td>");
-      expect(r.html).toMatch(/<circle class="dot" cx="[\d.]+" cy="23" r="4.5"><title>crest · 2026-11-21 10:00:00 · /);
+      expect(r.html).toMatch(/<circle class="dot" cx="[\d.]+" cy="30" r="6"><title>crest · 2026-11-21 10:00:00 · /);
     });
 
     it("shows the supersedes chain both ways", async () => {

@@ -1,5 +1,6 @@
 // Release gates over HTTP: evaluate a result against the team's ledger and earlier runs, list and read stored reports.
 import { createRoute, z } from "@hono/zod-openapi";
+import { notAResult } from "../../gates/contracts.js";
 import { GATE_STATUSES } from "../../gates/outcome-kit.js";
 import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
@@ -103,7 +104,11 @@ const EvaluationRequestSchema = z
         path: [b.result === undefined ? "result" : "runs"],
         message: "send exactly one of result and runs",
       });
+      return;
     }
+    const problem = notAResult(b.result === undefined ? { runs: b.runs } : { result: b.result });
+    if (problem !== null)
+      ctx.addIssue({ code: "custom", path: [b.result === undefined ? "runs" : "result"], message: problem });
   })
   .openapi("EvaluationRequest");
 

@@ -6,6 +6,7 @@ import { parseInstant, parseLabel } from "../../store/queries.js";
 import { ApiError } from "../errors.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";
+import { strictObject } from "../schemas.js";
 import { crossingJson, sessionJson } from "./sessions.js";
 
 const q = (name: string, description: string) => ({ param: { name, in: "query" as const }, description });
@@ -69,7 +70,10 @@ const SessionItem = z.object({
 const CrossingItem = z.record(z.string(), z.unknown()).openapi("Crossing");
 
 const ReplayBody = z
-  .union([z.strictObject({ session_id: z.string().min(1).max(64) }), z.strictObject({ manifest: ManifestSchema })])
+  .union([strictObject({ session_id: z.string().min(1).max(64) }), strictObject({ manifest: ManifestSchema })], {
+    error:
+      'expected {"session_id": "<a stored session\'s id>"} or {"manifest": <a manifest GET /v1/sessions/{id}/manifest gave>}',
+  })
   .openapi("ReplayRequest");
 const DifferenceSchema = z.object({
   call_id: z.string().nullable(),

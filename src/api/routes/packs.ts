@@ -8,6 +8,7 @@ import { usgsReading, usgsSite } from "../../packs/usgs.js";
 import type { LedgerStore } from "../../store/port.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonResponse } from "../http.js";
+import { strictObject } from "../schemas.js";
 
 const SiteParam = z.object({
   site: z
@@ -99,7 +100,7 @@ const callPackRoute = createRoute({
     params: ToolParam,
     body: {
       required: true,
-      content: { "application/json": { schema: z.strictObject({ args: z.record(z.string().max(64), z.unknown()) }) } },
+      content: { "application/json": { schema: strictObject({ args: z.record(z.string().max(64), z.unknown()) }) } },
     },
   },
   responses: { 200: jsonResponse(Any, "the call and its labelled result"), ...errorResponses(400, 401, 404, 413, 502) },

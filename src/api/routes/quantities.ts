@@ -4,21 +4,41 @@ import { Quantity } from "../../quantity/quantity.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
-import { QuantityOrStringSchema, QuantitySchema } from "../schemas.js";
+import { QUANTITY_FORMS, QuantityOrStringSchema, QuantitySchema, strictObject } from "../schemas.js";
 
-const ConvertSchema = z
-  .strictObject({
-    quantity: QuantityOrStringSchema,
-    to: z
-      .strictObject({ unit: z.string().min(1).max(200).optional(), datum: z.string().min(1).max(128).optional() })
-      .default({}),
+// Two spellings of the target, one meaning: `to: {unit, datum}` (this API's first form) and `to_unit`/`to_datum` (the
+// MCP tool's); either or both, as long as they agree.
+const ConvertSchema = strictObject({
+  quantity: QuantityOrStringSchema,
+  to: strictObject({ unit: z.string().min(1).max(200).optional(), datum: z.string().min(1).max(128).optional() })
+    .default({})
+    .openapi({ description: 'the target: {"unit": "m^3/s"} and/or {"datum": "NAVD88"}' }),
+  to_unit: z.string().min(1).max(200).optional().openapi({ description: "the same as to.unit" }),
+  to_datum: z.string().min(1).max(128).optional().openapi({ description: "the same as to.datum" }),
+})
+  .superRefine((b, ctx) => {
+    for (const [flat, nested] of [
+      ["to_unit", "unit"],
+      ["to_datum", "datum"],
+    ] as const) {
+      const a = b[flat];
+      const n = b.to[nested];
+      if (a !== undefined && n !== undefined && a !== n)
+        ctx.addIssue({
+          code: "custom",
+          path: [flat],
+          message: `${flat} "${a}" and to.${nested} "${n}" differ: send one`,
+        });
+    }
   })
   .openapi("ConvertRequest");
 
 const OPS = ["add", "sub", "mul", "div", "lt", "gt", "eq"] as const;
 // API.md: every quantity input may also be a string ("12.4 ft"); a plain number is dimensionless here.
-const Operand = z.union([QuantitySchema, z.string().min(1).max(256), z.number()]);
-const ComputeSchema = z.strictObject({ op: z.enum(OPS), a: Operand, b: Operand }).openapi("ComputeRequest");
+const Operand = z.union([QuantitySchema, z.string().min(1).max(256), z.number()], {
+  error: `${QUANTITY_FORMS}, or a plain number (dimensionless)`,
+});
+const ComputeSchema = strictObject({ op: z.enum(OPS), a: Operand, b: Operand }).openapi("ComputeRequest");
 
 const convertRoute = createRoute({
   method: "post",
@@ -62,8 +82,10 @@ export function registerQuantityRoutes(app: LedgerApp, deps: AppDeps): void {
     const body = c.req.valid("json");
     const datums = await registry(c.get("teamId"));
     let q = readQuantity(body.quantity, datums);
-    if (body.to.unit) q = q.to(body.to.unit);
-    if (body.to.datum) q = q.toDatum(body.to.datum, datums);
+    const unit = body.to_unit ?? body.to.unit;
+    const datum = body.to_datum ?? body.to.datum;
+    if (unit) q = q.to(unit);
+    if (datum) q = q.toDatum(datum, datums);
     return c.json({ quantity: q.toJSON() }, 200);
   });
 

@@ -4,18 +4,16 @@ import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
-import { ViolationSchema } from "../schemas.js";
+import { strictObject, ViolationSchema } from "../schemas.js";
 
 const LabelsSchema = z
   .record(z.string().min(1).max(64), z.string().max(256))
   .refine((o) => Object.keys(o).length <= 32, "at most 32 labels");
-const SessionCreateSchema = z
-  .strictObject({
-    context: z.string().max(100_000).optional(),
-    enforcement: z.enum(["enforce", "warn"]).optional(),
-    labels: LabelsSchema.optional(),
-  })
-  .openapi("SessionCreate");
+const SessionCreateSchema = strictObject({
+  context: z.string().max(100_000).optional(),
+  enforcement: z.enum(["enforce", "warn"]).optional(),
+  labels: LabelsSchema.optional(),
+}).openapi("SessionCreate");
 const SessionSchema = z
   .object({
     id: z.string(),
@@ -44,7 +42,7 @@ const CallAnswerSchema = z
     violations: z.array(ViolationSchema),
   })
   .openapi("CallAnswer");
-const ResultCreateSchema = z.strictObject({ result: z.unknown() }).openapi("ResultCreate");
+const ResultCreateSchema = strictObject({ result: z.unknown() }).openapi("ResultCreate");
 const ResultAnswerSchema = z
   .object({ ok: z.boolean(), would_block: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) })
   .openapi("ResultAnswer");

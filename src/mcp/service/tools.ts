@@ -5,7 +5,9 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AppDeps } from "../../api/env.js";
-import { toErrorResponse } from "../../api/errors.js";
+import { notAResult } from "../../gates/contracts.js";
+import { ApiError, toErrorResponse } from "../../api/errors.js";
+import { unknownKeysMessage } from "../../api/suggest.js";
 import { QuantityError } from "../../quantity/errors.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import { VERSION } from "../../version.js";
@@ -14,17 +16,40 @@ import * as access from "./access.js";
 import { claimStatus } from "./claim-status.js";
 
 const Magnitude = z.union([z.number(), z.array(z.number().nullable())]);
-const QuantityIn = z
-  .strictObject({
-    value: Magnitude,
-    unit: z.string().max(200),
-    datum: z.string().max(128).optional(),
-    crs: z.string().max(64).optional(),
-    quality: z.string().max(64).optional(),
-    source: z.string().max(512).optional(),
-  })
-  .describe('a quantity object such as {"value": 1250, "unit": "cfs"}');
+// Input schemas are advertised in OpenAI's strict form (every property required, an absent one sent as null,
+// additionalProperties false) and in the portable spelling the MCP Inspector asks for (each branch one `type`, nothing
+// untyped). The server still takes a property left out as absent: `required` is advertised, not enforced.
+/** A strict object whose advertised schema requires every property; optional ones are nullable. */
+const strictInput = <S extends z.ZodRawShape>(shape: S) =>
+  z
+    .strictObject(shape, {
+      error: (iss) => (iss.code === "unrecognized_keys" ? unknownKeysMessage(iss.keys, Object.keys(shape)) : undefined),
+    })
+    .meta({ required: Object.keys(shape) });
+/** An optional argument: advertised as its type or null, and absent when left out or sent as null. */
+const maybe = <T extends z.ZodType>(t: T) => t.nullable().optional();
+const MagnitudeIn = z.union([
+  z.number().describe("a value"),
+  z.array(z.number().describe("a value").nullable()).describe("a series; null marks a gap"),
+]);
+const QuantityIn = strictInput({
+  value: MagnitudeIn,
+  unit: z.string().max(200),
+  datum: maybe(z.string().max(128)),
+  crs: maybe(z.string().max(64)),
+  quality: maybe(z.string().max(64)),
+  source: maybe(z.string().max(512)),
+}).describe('a quantity object such as {"value": 1250, "unit": "cfs", "datum": null, ...}');
 const QuantityOrString = z.union([QuantityIn, z.string().min(1).max(256).describe('or a string such as "1250 cfs"')]);
+/** Free-form JSON (a task, a result, settings): strict mode has no open object, so it travels as JSON text. */
+const JsonText = (what: string) =>
+  z
+    .unknown()
+    .optional()
+    .meta({
+      description: `${what}, as JSON text (an object is accepted too); null when absent`,
+      anyOf: [{ type: "string", maxLength: 10_000_000 }, { type: "null" }],
+    });
 const QuantityOut = z.looseObject({ value: Magnitude, unit: z.string() });
 const Row = z.record(z.string(), z.unknown());
 const Reading = { value: z.number(), unit: z.string(), quality: z.string().nullable() };
@@ -51,7 +76,7 @@ const RevisedReadingSchema = z.object({
     }),
   ),
 });
-const Limit = z.number().int().min(1).max(100).default(20).describe("at most this many rows (1 to 100, default 20)");
+const Limit = maybe(z.number().int().min(1).max(100)).describe("at most this many rows (1 to 100, default 20)");
 const Since = z.string().max(64).describe("a date (midnight UTC) or a date-time with an offset");
 
 const ok = (structured: Record<string, unknown>): CallToolResult => ({
@@ -95,6 +120,60 @@ const answered =
 
 const logOf = (a: access.TeamAccess) => (m: string, err: unknown) => a.deps.logger.error(m, err);
 
+const DEFAULT_LIMIT = 20;
+
+type ConvertArgs = {
+  quantity: Parameters<typeof access.convert>[1]["quantity"];
+  to_unit?: string;
+  to_datum?: string;
+  to?: { unit?: string; datum?: string };
+};
+
+/**
+ * Arguments with every null property left out, at the top level and in plain objects below (a strict-mode client sends
+ * null for what it leaves out); arrays keep their nulls (a series' gaps), and the JSON-text arguments are left alone.
+ */
+function withoutNulls(v: unknown, depth = 0): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === null) continue;
+    out[k] = depth === 0 && JSON_ARGS.has(k) ? x : withoutNulls(x, depth + 1);
+  }
+  return out;
+}
+
+/** The target from either spelling (to_unit, or to.unit); both given and different is an invalid_request. */
+function agreeingTarget(args: ConvertArgs): { to_unit?: string; to_datum?: string } {
+  for (const [flat, nested] of [
+    ["to_unit", "unit"],
+    ["to_datum", "datum"],
+  ] as const) {
+    const a = args[flat];
+    const n = args.to?.[nested];
+    if (a !== undefined && n !== undefined && a !== n)
+      throw new ApiError("invalid_request", `${flat} "${a}" and to.${nested} "${n}" differ: send one`);
+  }
+  return { to_unit: args.to_unit ?? args.to?.unit, to_datum: args.to_datum ?? args.to?.datum };
+}
+
+const JSON_ARGS = new Set(["task", "result", "runs", "settings"]);
+
+/** The JSON-text arguments parsed (an object sent as such is kept), or what is wrong with one. */
+function parseJsonArgs(args: Record<string, unknown>, names: readonly string[]): Record<string, unknown> | string {
+  const out = { ...args };
+  for (const n of names) {
+    const v = out[n];
+    if (typeof v !== "string") continue;
+    try {
+      out[n] = JSON.parse(v);
+    } catch (e) {
+      return `${n} is not JSON text (${(e as Error).message}); send it as a JSON object, or as that object's JSON text`;
+    }
+  }
+  return out;
+}
+
 // The seven tools as data, their schemas built once: building them is most of what a server costs to make.
 const TOOLS: LedgerTool[] = [
   {
@@ -105,15 +184,21 @@ const TOOLS: LedgerTool[] = [
         'Converts a quantity into another unit (to_unit, such as "m^3/s") and/or onto another vertical datum (to_datum, ' +
         'such as "NAVD88") along the offsets registered in your team. Use it instead of converting by hand. A quantity ' +
         "of another dimension is refused with the reason and what to send instead.",
-      inputSchema: z.strictObject({
+      inputSchema: strictInput({
         quantity: QuantityOrString,
-        to_unit: z.string().min(1).max(200).optional().describe("the unit wanted"),
-        to_datum: z.string().min(1).max(128).optional().describe("the vertical datum wanted"),
+        to_unit: maybe(z.string().min(1).max(200)).describe("the unit wanted"),
+        to_datum: maybe(z.string().min(1).max(128)).describe("the vertical datum wanted"),
+        to: maybe(
+          strictInput({ unit: maybe(z.string().min(1).max(200)), datum: maybe(z.string().min(1).max(128)) }),
+        ).describe("the same as to_unit and to_datum, in the shape POST /v1/convert also takes"),
       }),
       outputSchema: { quantity: QuantityOut },
     },
-    run: answered(async (a, args: Parameters<typeof access.convert>[1]) => ({
-      quantity: await access.convert(a, args),
+    run: answered(async (a, args: ConvertArgs) => ({
+      quantity: await access.convert(a, {
+        ...agreeingTarget(args),
+        quantity: args.quantity,
+      }),
     })),
   },
   {
@@ -124,10 +209,10 @@ const TOOLS: LedgerTool[] = [
         "Adds, subtracts, multiplies, divides (op add, sub, mul, div) or compares (lt, gt, eq) two quantities with their " +
         "units and datums: 5 ft + 1 m is 8.28 ft; an elevation on NAVD88 minus one on NGVD29 is refused unless an " +
         "offset is registered. A plain number is dimensionless. Answers quantity, or result for a comparison.",
-      inputSchema: z.strictObject({
+      inputSchema: strictInput({
         op: z.enum(access.COMPUTE_OPS),
-        a: z.union([QuantityOrString, z.number()]),
-        b: z.union([QuantityOrString, z.number()]),
+        a: z.union([QuantityIn, z.string().min(1).max(256), z.number().describe("a plain number (dimensionless)")]),
+        b: z.union([QuantityIn, z.string().min(1).max(256), z.number().describe("a plain number (dimensionless)")]),
       }),
       outputSchema: { quantity: QuantityOut.optional(), result: z.boolean().optional() },
     },
@@ -141,10 +226,10 @@ const TOOLS: LedgerTool[] = [
         "Checks every number in a final answer against what the tools of a ledger session really returned: each is " +
         "sourced, derived, quoted (from the question), unsourced, unit_mislabelled or sign_inverted, with the call it " +
         "traces to. ok is false when any number is unsourced, mislabelled or sign-inverted: fix those before answering.",
-      inputSchema: z.strictObject({
+      inputSchema: strictInput({
         session_id: z.string().min(1).max(64).describe("the ledger session whose tool outputs the answer uses"),
         answer: z.string().max(100_000),
-        context: z.string().max(100_000).optional().describe("the question; default: the session's own context"),
+        context: maybe(z.string().max(100_000)).describe("the question; default: the session's own context"),
       }),
       outputSchema: { id: z.string(), ok: z.boolean(), numbers: z.array(Row) },
     },
@@ -159,16 +244,11 @@ const TOOLS: LedgerTool[] = [
         "explainability, contradiction, stability, adversarial) on a result and records the evaluation. status is " +
         "released or blocked; blocked_by names the gates, and each gate's findings say what to change. A claim the team " +
         "demoted blocks a result that repeats it unless the result names it in supersedes.",
-      inputSchema: z.strictObject({
-        task: z.unknown().optional().describe("the task: id, objective, required_deliverables, required_keys"),
-        result: z.unknown().optional().describe("one result: output, claims, comparisons, ..."),
-        runs: z
-          .array(z.unknown())
-          .min(1)
-          .max(100)
-          .optional()
-          .describe("repeated results of one task, instead of result"),
-        settings: z.unknown().optional().describe("thresholds as JSON, merged over the defaults"),
+      inputSchema: strictInput({
+        task: JsonText("the task: id, objective, required_deliverables, required_keys"),
+        result: JsonText("one result: output, claims, comparisons, ..."),
+        runs: JsonText("an array of repeated results of one task, instead of result"),
+        settings: JsonText("thresholds, merged over the defaults"),
       }),
       outputSchema: {
         id: z.string(),
@@ -179,10 +259,14 @@ const TOOLS: LedgerTool[] = [
         findings: z.array(Row),
       },
     },
-    run: async (a, args: Record<string, unknown>, extra): Promise<CallToolResult> => {
+    run: async (a, sent: Record<string, unknown>, extra): Promise<CallToolResult> => {
       const startMs = nowMs();
+      const args = parseJsonArgs(sent, ["task", "result", "runs", "settings"]);
+      if (typeof args === "string") return toolError(`[invalid_request] ${args}`);
       if ((args.result === undefined) === (args.runs === undefined))
         return toolError("[invalid_request] send exactly one of result and runs");
+      const problem = notAResult(args.result === undefined ? { runs: args.runs } : { result: args.result });
+      if (problem !== null) return toolError(`[invalid_request] ${problem}`);
       try {
         const evaluation = await access.evaluate(a, args);
         if (a.deps.telemetry.enabled) {
@@ -214,17 +298,19 @@ const TOOLS: LedgerTool[] = [
         'Finds your team\'s past ledger sessions, newest first: by label ("key:value", all must match), by a tool they ' +
         "called, by a violation code one of their values was refused with (unconverted_carry_over, datum_mismatch, ...), " +
         "and by time (since inclusive, until exclusive).",
-      inputSchema: z.strictObject({
-        labels: z.array(z.string().max(400)).max(16).optional().describe('each "key:value"'),
-        tool: z.string().min(1).max(128).optional(),
-        code: z.string().min(1).max(64).optional(),
-        since: Since.optional(),
-        until: Since.optional(),
+      inputSchema: strictInput({
+        labels: maybe(z.array(z.string().max(400)).max(16)).describe('each "key:value"'),
+        tool: maybe(z.string().min(1).max(128)),
+        code: maybe(z.string().min(1).max(64)),
+        since: maybe(Since),
+        until: maybe(Since),
         limit: Limit,
       }),
       outputSchema: { sessions: z.array(Row), more: z.boolean() },
     },
-    run: answered((a, args: Parameters<typeof access.findSessions>[1]) => access.findSessions(a, args)),
+    run: answered((a, args: Parameters<typeof access.findSessions>[1]) =>
+      access.findSessions(a, { ...args, limit: args.limit ?? DEFAULT_LIMIT }),
+    ),
   },
   {
     name: "find_crossings",
@@ -234,17 +320,19 @@ const TOOLS: LedgerTool[] = [
         "Finds every stored crossing of a physical magnitude across your team's sessions, newest first: which tool " +
         "returned (or received) 1250 cfs, in which session and call, converted or not. 35.4 m^3/s finds 1250 cfs too: " +
         "values are compared physically, within tolerance (relative, default 1e-9).",
-      inputSchema: z.strictObject({
+      inputSchema: strictInput({
         value: z.number().describe("the magnitude, in unit"),
         unit: z.string().min(1).max(200),
-        tolerance: z.number().min(0).max(1).optional(),
-        tool: z.string().min(1).max(128).optional(),
-        since: Since.optional(),
+        tolerance: maybe(z.number().min(0).max(1)),
+        tool: maybe(z.string().min(1).max(128)),
+        since: maybe(Since),
         limit: Limit,
       }),
       outputSchema: { crossings: z.array(Row), more: z.boolean() },
     },
-    run: answered((a, args: Parameters<typeof access.findCrossingsOf>[1]) => access.findCrossingsOf(a, args)),
+    run: answered((a, args: Parameters<typeof access.findCrossingsOf>[1]) =>
+      access.findCrossingsOf(a, { ...args, limit: args.limit ?? DEFAULT_LIMIT }),
+    ),
   },
   {
     name: "claim_status",
@@ -256,9 +344,9 @@ const TOOLS: LedgerTool[] = [
         "(use the claim that replaced it), revised (a reading that released evaluations cite for it was revised since: " +
         "revised_readings gives the old and the current value and the ledger:crossings/<id> to cite instead), live, or " +
         "not_in_ledger. A ledger claim leads to the released claims with its key and value (else its text).",
-      inputSchema: z.strictObject({
-        claim_id: z.string().min(1).max(256).optional(),
-        text: z.string().min(1).max(10_000).optional(),
+      inputSchema: strictInput({
+        claim_id: maybe(z.string().min(1).max(256)),
+        text: maybe(z.string().min(1).max(10_000)),
       }),
       outputSchema: {
         answer: z.enum(["demoted", "superseded", "revised", "live", "not_in_ledger"]),
@@ -297,7 +385,7 @@ export function ledgerMcpServer(deps: AppDeps): McpServer {
     server.registerTool(tool.name, tool.config, (args, extra) => {
       const teamId = (extra.authInfo?.extra as Partial<LedgerAuth> | undefined)?.teamId;
       if (typeof teamId !== "string") return toolError("[unauthorized] this request carries no team");
-      return tool.run({ deps, teamId }, args as never, extra);
+      return tool.run({ deps, teamId }, withoutNulls(args) as never, extra);
     });
   }
   return server;

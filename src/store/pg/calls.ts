@@ -1,6 +1,7 @@
 // The guarded-call path on PostgreSQL. A call locks its session row (FOR UPDATE), reads the history the pure verdict
 // needs, decides and writes in one transaction, so calls of one session get 1..n without gaps whichever instance
 // serves them, and an output stored through one instance is history for the next call through any other.
+import type { UndeclaredTools } from "../../guard/verdict.js";
 import type { Clock } from "../../clock.js";
 import { MemoryHistory, type PriorOutput } from "../../guard/history.js";
 import { type CallVerdict, callOutcome, checkCall, checkResult, type ResultVerdict } from "../../guard/verdict.js";
@@ -111,6 +112,8 @@ export type CallDeps = {
   tools: PgToolCache;
   sessionCache: SessionCache;
   groups?: CallGroups;
+  /** Calls of undeclared tools: accepted unguarded (default) or refused. */
+  undeclared?: UndeclaredTools;
 };
 
 /** Group commits whose lone writes go through `q` and whose groups go through `groupQ` (generic plans). */
@@ -148,12 +151,14 @@ function decideCall(
   args: Record<string, unknown>,
   decl: ToolDeclaration | null,
   at: { datums: DatumRegistry; enforcement: "enforce" | "warn"; context: string; outputs: PriorOutput[] },
+  undeclared: UndeclaredTools = "accept",
 ): Decided {
   const verdict = checkCall(decl, tool, args, {
     datums: at.datums,
     enforcement: at.enforcement,
     history: new MemoryHistory(at.outputs),
     context: at.context,
+    undeclared,
   });
   const now = clock.now();
   return { verdict, decl, id: newId(now.getTime()), now };
@@ -244,7 +249,7 @@ export async function rememberedCall(
   if (!state || !registry || latest === undefined) return null;
   const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
   if (decl === undefined) return null;
-  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry });
+  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry }, deps.undeclared);
   const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest];
   const row = deps.groups
     ? await deps.groups.calls.run(sessionId, values)
@@ -280,7 +285,7 @@ export async function storeCall(
   const datums = await deps.registries.at(q, teamId, session.registry_version ?? 0);
   const decl = await deps.tools.compiled(q, teamId, tool, session.tool_version, datums);
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
-  const d = decideCall(clock, tool, args, decl, { ...session, datums, outputs: history.outputs });
+  const d = decideCall(clock, tool, args, decl, { ...session, datums, outputs: history.outputs }, deps.undeclared);
   const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(
     INSERT_CALL,
     callValues(sessionId, teamId, tool, args, d),

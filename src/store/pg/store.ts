@@ -1,6 +1,7 @@
 // The LedgerStore over PostgreSQL, the dashboard's repository included: drizzle's pg dialect and raw statements on one
 // `pg` Pool. Any number of processes may serve one database: every decision locks what it decides over (a session row, an advisory lock per team and
 // task, per team registry or ledger), and per-process caches check the team's counters in team_versions.
+import type { UndeclaredTools } from "../../guard/verdict.js";
 import { fixedClock, systemClock, type Clock } from "../../clock.js";
 import { newId } from "../ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
@@ -26,6 +27,8 @@ export type PgStoreOptions = {
   clock?: Clock;
   /** Connections in the pool (default: the URL's `?pool=N`, else 25). */
   poolSize?: number;
+  /** Calls of undeclared tools: accepted unguarded (default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
+  undeclaredTools?: UndeclaredTools;
 };
 
 const EXAMPLE_AT = "2026-03-02T09:00:00Z";
@@ -73,6 +76,7 @@ export class PgStore implements LedgerStore {
       sessionCache: new SessionCache(),
       toolsRepo: this.tools,
       groups: callGroups(queryOn(pool), queryOn(db.groupPool)),
+      undeclared: options.undeclaredTools ?? "accept",
     };
     this.sessions = pgSessions(this.deps);
     this.calls = pgCalls(this.deps);

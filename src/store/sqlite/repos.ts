@@ -1,5 +1,6 @@
 // The repositories of the SQLite store: today's synchronous code behind promises. Loaded on first use (store.ts),
 // so a command that only migrates never loads the guard, the gates or mathjs.
+import type { UndeclaredTools } from "../../guard/verdict.js";
 import type { Clock } from "../../clock.js";
 import type { LedgerDb } from "../db.js";
 import { listDatums, listOffsets } from "../datums.js";
@@ -132,14 +133,14 @@ function evaluationsRepo({ runs, ledger }: SqliteParts, clock: Clock): Evaluatio
 }
 
 /** The repositories over one open database, stamping rows with `clock`. */
-export function sqliteRepos(db: LedgerDb, clock: Clock): SqliteRepos {
+export function sqliteRepos(db: LedgerDb, clock: Clock, undeclared: UndeclaredTools = "accept"): SqliteRepos {
   const parts = partsOf(db);
   return {
     teams: teamsRepo(parts, clock),
     datums: datumsRepo(parts),
     tools: toolsRepo(parts),
     sessions: sqliteSessions(parts, clock),
-    calls: sqliteCalls(parts, clock),
+    calls: sqliteCalls(parts, clock, undeclared),
     crossings: sqliteCrossings(parts),
     audits: sqliteAudits(parts, clock),
     manifests: sqliteManifests(parts),

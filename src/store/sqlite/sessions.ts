@@ -1,4 +1,5 @@
 // The session side of the SQLite store: sessions, guarded calls (group-committed), crossings, audits, manifests, packs.
+import type { UndeclaredTools } from "../../guard/verdict.js";
 import type { Clock } from "../../clock.js";
 import { auditAnswer } from "../../provenance/audit.js";
 import { loadManifest } from "../manifests.js";
@@ -26,10 +27,10 @@ export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): Sessi
 }
 
 /** The guarded-call path: each call in its own savepoint of a group commit (src/store/batch.ts). */
-export function sqliteCalls({ ledger }: SqliteParts, clock: Clock): CallsRepo {
+export function sqliteCalls({ ledger }: SqliteParts, clock: Clock, undeclared: UndeclaredTools = "accept"): CallsRepo {
   return {
     call: (teamId, sessionId, tool, args) =>
-      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock)),
+      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared)),
     result: (teamId, sessionId, callId, result) =>
       ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock)),
     list: async (teamId, sessionId, options = {}) => {

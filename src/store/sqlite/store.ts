@@ -1,5 +1,6 @@
 // The LedgerStore over SQLite. Its repositories (repos.ts) load on first use: opening and migrating a file costs the
 // schema alone, so `migrate`, `backup` and the CLI's --help start fast; the first query loads the rest once.
+import type { UndeclaredTools } from "../../guard/verdict.js";
 import { systemClock, type Clock } from "../../clock.js";
 import { openDb, type LedgerDb } from "../db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
@@ -17,6 +18,8 @@ export type SqliteStoreOptions = {
   clock?: Clock;
   /** True when closing the store closes the database (a store opened from a file); false for a caller's handle. */
   ownsDb?: boolean;
+  /** Calls of undeclared tools: accepted unguarded (default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
+  undeclaredTools?: UndeclaredTools;
 };
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
@@ -108,7 +111,7 @@ export class SqliteStore implements LedgerStore {
     const repos = (): SqliteRepos | Promise<SqliteRepos> => {
       if (this.loaded) return this.loaded;
       this.loading ??= import("./repos.js").then((m) => {
-        this.loaded = m.sqliteRepos(db, clock);
+        this.loaded = m.sqliteRepos(db, clock, options.undeclaredTools ?? "accept");
         return this.loaded;
       });
       return this.loading;
@@ -161,7 +164,11 @@ export function openSqliteStore(
   file: string,
   options: Omit<SqliteStoreOptions, "ownsDb"> & { sync?: "normal" | "full" } = {},
 ): SqliteStore {
-  return new SqliteStore(openDb(file, { sync: options.sync }), { clock: options.clock, ownsDb: true });
+  return new SqliteStore(openDb(file, { sync: options.sync }), {
+    clock: options.clock,
+    ownsDb: true,
+    undeclaredTools: options.undeclaredTools,
+  });
 }
 
 /** True for an open LedgerDb handle (as opposed to a LedgerStore). */

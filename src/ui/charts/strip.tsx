@@ -23,8 +23,9 @@ export function drifted(v: number, mid: number): boolean {
   return Math.abs(v - mid) / scale > DRIFT;
 }
 
-const M = { top: 10, right: 16, bottom: 24, left: 150 };
-const ROW = 26;
+// The axis title sits under the tick labels, centred, so it never runs into the first tick ("value (cfs950k").
+const M = { top: 12, right: 24, bottom: 46, left: 170 };
+const ROW = 36;
 
 /** The strip plot; its height grows with the number of groups (`size.height` is ignored). */
 export function StripPlot(props: {
@@ -51,12 +52,12 @@ export function StripPlot(props: {
       {ticks.map((t) => (
         <g class="tick">
           <line x1={x(t)} x2={x(t)} y1={M.top} y2={height - M.bottom} />
-          <text x={x(t)} y={height - 8} text-anchor="middle">
+          <text x={x(t)} y={height - M.bottom + 16} text-anchor="middle">
             {tickLabel(t)}
           </text>
         </g>
       ))}
-      <text class="unit" x={M.left - 8} y={height - 8} text-anchor="end">
+      <text class="unit" x={(M.left + props.size.width - M.right) / 2} y={height - 8} text-anchor="middle">
         {props.unit === "" ? "value" : `value (${props.unit})`}
       </text>
       {groups.map((g, row) => {
@@ -68,9 +69,9 @@ export function StripPlot(props: {
             <text class="group" x={M.left - 8} y={cy + 4} text-anchor="end">
               {g.length > 22 ? `${g.slice(0, 21)}…` : g}
             </text>
-            <line class="median" x1={x(mid)} x2={x(mid)} y1={cy - 9} y2={cy + 9} />
+            <line class="median" x1={x(mid)} x2={x(mid)} y1={cy - 12} y2={cy + 12} />
             {mine.map((p) => (
-              <circle class={drifted(p.value, mid) ? "dot drift" : "dot"} cx={x(p.value).toFixed(1)} cy={cy} r={4.5}>
+              <circle class={drifted(p.value, mid) ? "dot drift" : "dot"} cx={x(p.value).toFixed(1)} cy={cy} r={6}>
                 <title>{p.label}</title>
               </circle>
             ))}

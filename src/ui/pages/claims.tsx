@@ -253,7 +253,7 @@ export function registerClaimPages(ui: UiApp, deps: UiDeps): void {
             label={`Values of ${k.key} by task`}
             unit={strip.unit}
             points={strip.points}
-            size={{ width: 760, height: 0 }}
+            size={{ width: 1000, height: 0 }}
           />
         )}
         {strip.skipped > 0 ? (

@@ -7,7 +7,7 @@ import { type BarSeries, StackedBars } from "../charts/bars.js";
 import { CodeChip, Stat } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { one, readParams } from "../filters.js";
-import { count, daysBetween, href, percent } from "../format.js";
+import { count, counted, daysBetween, href, percent } from "../format.js";
 import { Layout } from "../layout.js";
 
 /** The windows the overview offers, in days. */
@@ -50,8 +50,16 @@ function Figures(props: { o: Overview; days: number }): Child {
   const o = props.o;
   return (
     <div class="stats">
-      <Stat label="sessions" value={count(o.sessions)} note={`started in the last ${props.days} days`} />
-      <Stat label="tool calls" value={count(o.calls)} note={`${count(o.refusedCalls)} refused`} />
+      <Stat
+        label={o.sessions === 1 ? "session" : "sessions"}
+        value={count(o.sessions)}
+        note={`started in the last ${props.days} days`}
+      />
+      <Stat
+        label={o.calls === 1 ? "tool call" : "tool calls"}
+        value={count(o.calls)}
+        note={`${count(o.refusedCalls)} refused`}
+      />
       <Stat
         label="refusal rate"
         value={percent(o.refusedCalls, o.calls)}
@@ -61,13 +69,13 @@ function Figures(props: { o: Overview; days: number }): Child {
       <Stat
         label="unsourced numbers"
         value={percent(o.unsourcedNumbers, o.auditedNumbers)}
-        note={`${count(o.unsourcedNumbers)} of ${count(o.auditedNumbers)} audited numbers`}
+        note={`${count(o.unsourcedNumbers)} of ${counted(o.auditedNumbers, "audited number")}`}
         tone={o.unsourcedNumbers > 0 ? "bad" : "ok"}
       />
       <Stat
-        label="blocked evaluations"
+        label={o.blockedEvaluations === 1 ? "blocked evaluation" : "blocked evaluations"}
         value={count(o.blockedEvaluations)}
-        note={`of ${count(o.evaluations)} evaluations`}
+        note={`of ${counted(o.evaluations, "evaluation")}`}
         tone={o.blockedEvaluations > 0 ? "bad" : "ok"}
       />
     </div>

@@ -7,7 +7,7 @@ import type { CrossingRow } from "../../store/sessions.js";
 import { problemPage } from "../problem.js";
 import { Badge, CodeChip, Empty, LabelChip } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
-import { href, magnitude, shortTime } from "../format.js";
+import { counted, href, magnitude, shortTime } from "../format.js";
 import { Layout } from "../layout.js";
 
 /** The answer cut into plain text and marked numbers, each number found after the previous one. Pure. */
@@ -25,14 +25,24 @@ export function markAnswer(answer: string, numbers: readonly AuditedNumber[]): (
   return out;
 }
 
+// A violation of the whole call (invalid_arguments, undeclared_tool) has no parameter: it is every row's repair.
 const repairOf = (x: CrossingRow, violations: readonly Violation[]): string =>
   x.violation === null
     ? ""
-    : (violations.find((v) => v.code === x.violation && (v.param === x.param || x.direction === "return"))?.repair ??
-      "");
+    : (violations.find(
+        (v) => v.code === x.violation && (v.param === x.param || v.param === null || x.direction === "return"),
+      )?.repair ?? "");
+
+/** Columns shown only when a crossing of the call has a value there: most calls carry no datum, zone or quality. */
+const OPTIONAL_COLUMNS = [
+  { head: "Datum", cell: (x: CrossingRow) => x.datum },
+  { head: "TZ", cell: (x: CrossingRow) => x.tz },
+  { head: "Quality", cell: (x: CrossingRow) => x.quality },
+] as const;
 
 function CrossingTable(props: { crossings: CrossingRow[]; violations: Violation[] }): Child {
   if (props.crossings.length === 0) return <Empty>No quantity crossed in this call.</Empty>;
+  const shown = OPTIONAL_COLUMNS.filter((c) => props.crossings.some((x) => (c.cell(x) ?? "") !== ""));
   return (
     <table class="grid crossings">
       <thead>
@@ -42,9 +52,9 @@ function CrossingTable(props: { crossings: CrossingRow[]; violations: Violation[
           <th>As sent</th>
           <th class="num">Value</th>
           <th>Unit</th>
-          <th>Datum</th>
-          <th>TZ</th>
-          <th>Quality</th>
+          {shown.map((c) => (
+            <th>{c.head}</th>
+          ))}
           <th>Outcome</th>
           <th>Code</th>
           <th>Repair</th>
@@ -58,9 +68,9 @@ function CrossingTable(props: { crossings: CrossingRow[]; violations: Violation[
             <td class="mono raw">{x.raw.length > 80 ? `${x.raw.slice(0, 79)}…` : x.raw}</td>
             <td class="num">{magnitude(x.value)}</td>
             <td class="mono">{x.unit ?? ""}</td>
-            <td>{x.datum ?? ""}</td>
-            <td>{x.tz ?? ""}</td>
-            <td>{x.quality ?? ""}</td>
+            {shown.map((c) => (
+              <td>{c.cell(x) ?? ""}</td>
+            ))}
             <td>
               <Badge value={x.outcome} />
             </td>
@@ -113,7 +123,7 @@ function Answer(props: { audit: AuditedAnswer }): Child {
     <article class="answer">
       <div class="call-head">
         <Badge value={a.ok ? "ok" : "flagged"} />
-        <span class="muted">{`audited ${shortTime(a.createdAt)} · ${a.numbers.length} numbers`}</span>
+        <span class="muted">{`audited ${shortTime(a.createdAt)} · ${counted(a.numbers.length, "number")}`}</span>
       </div>
       <p class="answer-text">
         {markAnswer(a.answer, a.numbers).map((part) =>
@@ -176,8 +186,8 @@ export function registerSessionPage(ui: UiApp, deps: UiDeps): void {
             Session <span class="mono">{s.id}</span>
           </h1>
           <p class="meta">
-            {`started ${shortTime(s.createdAt)} · ${s.enforcement} mode · ${s.callCount} calls · ` +
-              `${s.violationCount} violations · ${s.blockedCount} blocked`}
+            {`started ${shortTime(s.createdAt)} · ${s.enforcement} mode · ${counted(s.callCount, "call")} · ` +
+              `${counted(s.violationCount, "violation")} · ${s.blockedCount} blocked`}
           </p>
           <p class="chips">
             {Object.entries(s.labels).map(([k, v]) => (
