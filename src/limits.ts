@@ -111,14 +111,15 @@ export function jsonDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): nu
   return deepest;
 }
 
-/** Refuses a value nested deeper than `limits.depth` (too_deep), naming what it measured. */
-export function checkDepth(value: unknown, limits: Limits, what = "the request body"): void {
+/** Refuses a value nested deeper than `limits.depth` (too_deep); `what` names it in the plural ("the tool's arguments"). */
+export function checkDepth(value: unknown, limits: Limits, what: string): void {
   // Measured to the end so the refusal can say how deep it is; linear in the value, which the body limit bounds.
   const depth = jsonDepth(value);
   if (depth > limits.depth)
     throw new LimitError(
       "too_deep",
-      `${what} nests objects and arrays more than ${limits.depth} levels deep: send flatter JSON, or raise AGENT_LEDGER_MAX_DEPTH`,
+      `${what} hold objects and arrays nested ${depth} levels deep, over the limit of ${limits.depth}: ` +
+        "send flatter JSON, or raise AGENT_LEDGER_MAX_DEPTH",
       limits.depth,
       depth,
     );
