@@ -54,7 +54,7 @@ describe.skipIf(tmpfs === null)("a full disk (a 4 MB tmpfs)", () => {
       if (r.status !== 201) full = r;
     }
     expect(full?.status).toBe(507);
-    expect((full?.body as ErrorBody).error).toEqual({
+    expect((full?.body as ErrorBody | undefined)?.error).toEqual({
       code: "storage_full",
       message: "the ledger's disk is full: nothing was stored; reads still work, and writes resume once space is freed",
     });
