@@ -18,6 +18,17 @@ export class ConflictError extends Error {
   }
 }
 
+/**
+ * A result sent for a call the session refused (enforce mode): the tool was not to run, so a result would be a value
+ * no checked call produced, and later checks would draw on it as a labelled output. Answered 409; nothing is stored.
+ */
+export function refusedCallResult(callId: string): ConflictError {
+  return new ConflictError(
+    `call '${callId}' was refused (the session enforces its declarations), so the tool was not to run and a result for ` +
+      "it is not stored: correct the arguments as the call's violations say, make a new call, and send that call's result",
+  );
+}
+
 /** True for better-sqlite3's unique and primary-key violations. */
 export function isUniqueViolation(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
