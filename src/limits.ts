@@ -135,3 +135,8 @@ export function checkAnswerSize(bytes: number, limits: Limits, ask: string): voi
       bytes,
     );
 }
+
+/** The size of a value's JSON in bytes (UTF-8). */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+}

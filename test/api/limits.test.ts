@@ -99,6 +99,25 @@ describe.each(ENGINES)("limits on %s", (engine) => {
     expect(await t.count("crossings")).toBe(crossings + 1);
   });
 
+  it("answers a list or a manifest over AGENT_LEDGER_MAX_ANSWER_BYTES with 413 answer_too_large, and a smaller page in full", async () => {
+    const t = await createEngineApp(engine, {
+      config: { limits: { claims: 1000, crossings: 1000, depth: 64, answerBytes: 4096 } },
+    });
+    const id = ((await t.call("POST", "/v1/sessions", { body: {} })).body as { id: string }).id;
+    for (let i = 0; i < 3; i++)
+      await t.call("POST", `/v1/sessions/${id}/calls`, { body: { tool: "undeclared", args: manyArgs(5) } });
+    const all = await t.call("GET", `/v1/sessions/${id}/calls`);
+    const error = (all.body as ErrorBody).error as { code: string; message: string; details: { count: number } };
+    expect([all.status, error.code, error.details.count > 4096]).toEqual([413, "answer_too_large", true]);
+    expect(error.message).toMatch(
+      /^the answer would be \d+ bytes, over the limit of 4096: ask for fewer calls with a smaller limit, or raise AGENT_LEDGER_MAX_ANSWER_BYTES$/,
+    );
+    const one = await t.call("GET", `/v1/sessions/${id}/calls?limit=1`);
+    expect([one.status, (one.body as { items: unknown[] }).items.length]).toEqual([200, 1]);
+    const manifest = await t.call("GET", `/v1/sessions/${id}/manifest`);
+    expect([manifest.status, (manifest.body as ErrorBody).error.code]).toEqual([413, "answer_too_large"]);
+  });
+
   it("refuses an escaped lone surrogate with 400 invalid_text instead of storing text that is not Unicode", async () => {
     const t = await createEngineApp(engine);
     const before = await t.count("sessions");

@@ -1,5 +1,5 @@
 // Sessions and guarded calls: open a session, check a call, label its result, read the calls and the report.
-import { checkCrossings } from "../../limits.js";
+import { checkAnswerSize, checkCrossings, jsonBytes } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
@@ -245,10 +245,12 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
     const rows = last ? await crossings.ofSession(teamId, id, { afterSeq: after, uptoSeq: last.seq }) : [];
     const byCall = new Map<string, CrossingRow[]>();
     for (const x of rows) byCall.get(x.callId)?.push(x) ?? byCall.set(x.callId, [x]);
-    return c.json(
-      { items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])), next_cursor: page.next_cursor },
-      200,
-    );
+    const answer = {
+      items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])),
+      next_cursor: page.next_cursor,
+    };
+    checkAnswerSize(jsonBytes(answer), deps.config.limits, "ask for fewer calls with a smaller limit");
+    return c.json(answer, 200);
   });
 
   app.openapi(reportRoute, async (c) => c.json(await sessions.report(c.get("teamId"), c.req.valid("param").id), 200));
