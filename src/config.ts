@@ -1,5 +1,6 @@
 // The service's settings: the only module that reads process.env, parsed once with zod.
 import { z } from "zod";
+import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 
 /** An unset variable and an empty one mean the same: take the default. */
 const unsetIfEmpty = (v: unknown): unknown => (v === "" ? undefined : v);
@@ -86,6 +87,24 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     wholeNumber(1, Number.MAX_SAFE_INTEGER, "a positive whole number of bytes").default(1024 * 1024),
   ),
+  AGENT_LEDGER_MAX_CLAIMS: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(1, 1_000_000, "a whole number of claims from 1 to 1000000").default(DEFAULT_LIMITS.claims),
+  ),
+  AGENT_LEDGER_MAX_CROSSINGS: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(1, 1_000_000, "a whole number of crossings from 1 to 1000000").default(DEFAULT_LIMITS.crossings),
+  ),
+  AGENT_LEDGER_MAX_DEPTH: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(2, 1000, "a whole number of levels from 2 to 1000").default(DEFAULT_LIMITS.depth),
+  ),
+  AGENT_LEDGER_MAX_ANSWER_BYTES: z.preprocess(
+    unsetIfEmpty,
+    wholeNumber(1024, Number.MAX_SAFE_INTEGER, "a whole number of bytes, 1024 or more").default(
+      DEFAULT_LIMITS.answerBytes,
+    ),
+  ),
   AGENT_LEDGER_SYNC: z.preprocess(
     unsetIfEmpty,
     z.enum(["normal", "full"], { error: 'must be "normal" (the default) or "full"' }).default("normal"),
@@ -138,6 +157,8 @@ export type Config = {
   eaUrl: string;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** The bounds on one request's work (src/limits.ts). */
+  limits: Limits;
   /** How long a retrieval pack may reuse an upstream answer, in seconds. */
   packCacheSeconds: number;
   /** OpenTelemetry export, or null when neither OTLP endpoint variable is set. */
@@ -198,6 +219,12 @@ export function loadConfig(
     eaUrl: e.AGENT_LEDGER_EA_URL,
     bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,
     packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,
+    limits: {
+      claims: e.AGENT_LEDGER_MAX_CLAIMS,
+      crossings: e.AGENT_LEDGER_MAX_CROSSINGS,
+      depth: e.AGENT_LEDGER_MAX_DEPTH,
+      answerBytes: e.AGENT_LEDGER_MAX_ANSWER_BYTES,
+    },
     telemetry: telemetryConfig(e),
     sync: e.AGENT_LEDGER_SYNC,
     undeclaredTools: e.AGENT_LEDGER_UNDECLARED_TOOLS,

@@ -14,10 +14,24 @@ describe("loadConfig", () => {
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",
       bodyLimit: 1048576,
       packCacheSeconds: 60,
+      limits: { claims: 1000, crossings: 1000, depth: 64, answerBytes: 16777216 },
       telemetry: null,
       sync: "normal",
       undeclaredTools: "accept",
     });
+  });
+
+  it("reads the limits AGENT_LEDGER_MAX_CLAIMS, _MAX_CROSSINGS, _MAX_DEPTH and _MAX_ANSWER_BYTES", () => {
+    const env = {
+      AGENT_LEDGER_MAX_CLAIMS: "20",
+      AGENT_LEDGER_MAX_CROSSINGS: "30",
+      AGENT_LEDGER_MAX_DEPTH: "8",
+      AGENT_LEDGER_MAX_ANSWER_BYTES: "4096",
+    };
+    expect(loadConfig(env).limits).toEqual({ claims: 20, crossings: 30, depth: 8, answerBytes: 4096 });
+    expect(() => loadConfig({ AGENT_LEDGER_MAX_CLAIMS: "0" })).toThrow(
+      'AGENT_LEDGER_MAX_CLAIMS must be a whole number of claims from 1 to 1000000 (received "0")',
+    );
   });
 
   it("reads AGENT_LEDGER_SYNC=full and refuses any other word than normal or full", () => {

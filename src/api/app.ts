@@ -164,8 +164,9 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   });
 
   app.onError((err, c) => {
-    const { status, body, internal } = toErrorResponse(err);
+    const { status, body, internal, retryAfter } = toErrorResponse(err);
     if (internal) deps.logger.error(`${c.req.method} ${c.req.path} failed`, err);
+    if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
     return c.json(body, status);
   });
   app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
@@ -177,7 +178,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.use("/v1/*", bearerAuth(deps));
   app.use("/v1/admin/*", adminOnly);
-  app.use("/v1/*", guardJsonBody());
+  app.use("/v1/*", guardJsonBody(deps.config.limits));
   for (const register of ROUTE_MODULES) register(app, deps);
   app.use("/mcp", bearerAuth(deps));
   registerMcpEndpoint(app, deps);

@@ -15,8 +15,9 @@ export const DOCS_CSP =
   "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 // Starts Swagger UI. The token entered once in Authorize applies to every operation (the document's global bearer
-// security) and is kept in this browser across reloads (persistAuthorization). validatorUrl: null, or the page
-// would send the document to validator.swagger.io.
+// security) for as long as the page is open; it is not kept in localStorage (persistAuthorization off), where any
+// script of this origin could read it after the tab is closed. validatorUrl: null, or the page would send the
+// document to validator.swagger.io.
 const INIT_SCRIPT = `// agent-ledger: starts Swagger UI on the service's OpenAPI document.
 "use strict";
 (function () {
@@ -26,7 +27,7 @@ const INIT_SCRIPT = `// agent-ledger: starts Swagger UI on the service's OpenAPI
       url: new URL("../openapi.json", here).href,
       dom_id: "#swagger-ui",
       deepLinking: true,
-      persistAuthorization: true,
+      persistAuthorization: false,
       displayOperationId: true,
       displayRequestDuration: true,
       filter: true,

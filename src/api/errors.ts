@@ -2,6 +2,7 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { VIOLATION_CODES } from "../quantity/errors.js";
+import { storeFaultOf } from "../store/errors.js";
 
 /** The body of every error answer. */
 export type ErrorBody = { error: { code: string; message: string; details?: unknown } };
@@ -26,8 +27,15 @@ export const ERROR_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  too_many_claims: 413,
+  too_many_crossings: 413,
+  too_deep: 413,
+  answer_too_large: 413,
+  invalid_text: 400,
   internal: 500,
   upstream_error: 502,
+  storage_busy: 503,
+  storage_full: 507,
   SQLITE_CONSTRAINT_UNIQUE: 409,
   SQLITE_CONSTRAINT_PRIMARYKEY: 409,
 };
@@ -58,12 +66,26 @@ export function errorBody(code: string, message: string, details?: unknown): Err
 }
 
 /** The status and envelope for anything thrown; `internal` (500, no stack) when it is not a known fault. */
-export function toErrorResponse(err: unknown): { status: ContentfulStatusCode; body: ErrorBody; internal: boolean } {
+export function toErrorResponse(err: unknown): {
+  status: ContentfulStatusCode;
+  body: ErrorBody;
+  internal: boolean;
+  /** Seconds a client should wait before sending again (Retry-After), for a store that stayed busy. */
+  retryAfter?: number;
+} {
   if (err instanceof HTTPException) {
     const code = CODE_OF_STATUS[err.status] ?? (err.status >= 500 ? "internal" : "invalid_request");
     const status = err.status === 415 ? 400 : err.status;
     const message = HTTP_MESSAGES[err.status === 415 ? "415" : err.message] ?? err.message;
     return { status, body: errorBody(code, message || code), internal: status >= 500 };
+  }
+  const fault = storeFaultOf(err);
+  if (fault) {
+    const status = ERROR_STATUS[fault.code] ?? 503;
+    const body = errorBody(fault.code, fault.message);
+    return fault.retryAfterSeconds === undefined
+      ? { status, body, internal: false }
+      : { status, body, internal: false, retryAfter: fault.retryAfterSeconds };
   }
   const e = err as { code?: unknown; message?: unknown; details?: unknown; field?: unknown } | null;
   const code = typeof e?.code === "string" ? e.code : undefined;
@@ -77,7 +99,7 @@ export function toErrorResponse(err: unknown): { status: ContentfulStatusCode; b
     const message = code!.startsWith("SQLITE_") ? "the row conflicts with one that exists" : String(e?.message ?? code);
     return { status, body: errorBody(publicCode, message, e?.details), internal: false };
   }
-  if (status === 502)
+  if (status === 502 || status === 503 || status === 507)
     return { status, body: errorBody(code!, String(e?.message ?? code), e?.details), internal: false };
   return { status: 500, body: errorBody("internal", "internal error"), internal: true };
 }

@@ -14,12 +14,16 @@ export const ErrorSchema = z
   .openapi("Error");
 
 const ERROR_DESCRIPTIONS = {
-  400: "invalid_request: malformed JSON or a schema failure (details lists each field)",
+  400:
+    "invalid_request: malformed JSON or a schema failure (details lists each field); invalid_text: a string that is " +
+    "not valid Unicode (a lone surrogate, even escaped as \\ud800)",
   401: "unauthenticated: missing or unknown bearer token",
   403: "forbidden: the token may not use this route",
   404: "not_found: no such row for this team",
-  409: "conflict: the row exists",
-  413: "payload_too_large: the body is over the configured limit",
+  409: "conflict: the row exists, or a result was sent for a call the enforcing session refused",
+  413:
+    "payload_too_large: the body is over the configured limit; too_many_claims, too_many_crossings, too_deep or " +
+    "answer_too_large: over a limit (details: limit, count, setting); nothing was stored",
   422: "a domain violation code (dimensionality_error, datum_mismatch, ...)",
   502: "upstream_error: an upstream service failed or answered malformed data",
 } as const;

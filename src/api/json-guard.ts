@@ -1,12 +1,15 @@
 // Refuses request bodies that JSON.parse would silently alter or that later code cannot handle: invalid UTF-8
-// (decoded to U+FFFD), numbers beyond double range (1e309 parses to Infinity and is stored as null), and nesting
-// deep enough to overflow the stack in JSON.stringify (10,000 levels did).
+// (decoded to U+FFFD), lone surrogates (an escaped \ud800 becomes text that is not Unicode), numbers beyond double
+// range (1e309 parses to Infinity and is stored as null), and nesting deeper than the depth limit (10,000 levels
+// overflowed the stack in JSON.stringify).
 import { isUtf8 } from "node:buffer";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env.js";
+import { DEFAULT_LIMITS, type Limits, jsonDepth } from "../limits.js";
+import { InvalidTextError, illFormedTextPath } from "../text.js";
 import { errorBody } from "./errors.js";
 
-/** Deepest nesting of objects and arrays a request body may have. */
+/** Deepest nesting jsonProblem accepts by default; the guard checks AGENT_LEDGER_MAX_DEPTH before it. */
 export const MAX_JSON_DEPTH = 128;
 
 // The media types Hono's JSON validator parses, and the text types other routes read with c.req.text().
@@ -53,7 +56,7 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: 
  * Checks a JSON (or text) request body before any validator reads it, and hands the decoded text on through
  * Hono's body cache so the body is read from the socket once.
  */
-export function guardJsonBody(): MiddlewareHandler<AppEnv> {
+export function guardJsonBody(limits: Limits = DEFAULT_LIMITS): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
@@ -77,7 +80,20 @@ export function guardJsonBody(): MiddlewareHandler<AppEnv> {
     } catch {
       return next(); // the route's validator answers malformed JSON in its own words
     }
-    const problem = jsonProblem(value);
+    const depth = jsonDepth(value);
+    if (depth > limits.depth) {
+      const message =
+        `the request body nests objects and arrays ${depth} levels deep, over the limit of ${limits.depth}: ` +
+        "send flatter JSON, or raise AGENT_LEDGER_MAX_DEPTH";
+      const details = { limit: limits.depth, count: depth, setting: "AGENT_LEDGER_MAX_DEPTH" };
+      return c.json(errorBody("too_deep", message, details), 413);
+    }
+    const badText = illFormedTextPath(value);
+    if (badText !== null) {
+      const e = new InvalidTextError(badText);
+      return c.json(errorBody(e.code, e.message, e.details), 400);
+    }
+    const problem = jsonProblem(value, Number.POSITIVE_INFINITY);
     if (problem) {
       const where = problem.path ? ` (at ${problem.path})` : "";
       return c.json(errorBody("invalid_request", `invalid request body${where}: ${problem.message}`, [problem]), 400);

@@ -11,6 +11,38 @@ export type OpenApiDocument = {
   paths?: Record<string, Record<string, Operation | undefined> | undefined>;
 } & Record<string, unknown>;
 
+const ERROR_REF = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+
+// Answers any /v1 route may give whatever it does: a store fault, and (for a body) the depth and text checks.
+const STORE_FAULTS = {
+  "503": {
+    description: "storage_busy: the store stayed busy past its timeout; nothing was stored (see Retry-After)",
+    content: ERROR_REF,
+  },
+  "507": { description: "storage_full: the disk is full; nothing was stored, reads still work", content: ERROR_REF },
+};
+const BODY_LIMITS = {
+  "413": {
+    description: "too_deep (or another limit): over a limit (details: limit, count, setting); nothing was stored",
+    content: ERROR_REF,
+  },
+};
+
+/** Adds the store-fault answers to every /v1 operation, and the depth limit to every one that takes a body. */
+function addCommonResponses(doc: OpenApiDocument): void {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith("/v1/")) continue;
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      const responses = (op.responses ?? {}) as Record<string, unknown>;
+      const extra = op.requestBody === undefined ? STORE_FAULTS : { ...BODY_LIMITS, ...STORE_FAULTS };
+      for (const [status, answer] of Object.entries(extra)) responses[status] ??= answer;
+      op.responses = responses;
+    }
+  }
+}
+
 /** The operationId of each operation, by "METHOD path". A route missing here gets a derived name (deriveOperationId). */
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /healthz": "getHealth",
@@ -100,6 +132,7 @@ export function finishDocument<T extends OpenApiDocument>(doc: T): T {
       op.operationId = id;
     }
   }
+  addCommonResponses(doc);
   doc.servers = [{ url: "/", description: "this agent-ledger service (the host serving this document)" }];
   doc.info.license = packageLicence();
   return doc;

@@ -11,6 +11,7 @@ import { loadManifest } from "../store/manifests.js";
 import { copySqliteToPg, pgCounts, sqliteCounts, TargetNotEmptyError } from "../store/pg/copy.js";
 import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
 import { openPgStore } from "../store/pg/store.js";
+import { schemaDifferences } from "../store/schema-check.js";
 import { queryOn } from "../store/pg/tx.js";
 import { CliError, say } from "./shared.js";
 
@@ -23,6 +24,14 @@ async function run(flags: Flags): Promise<void> {
   if (!isPostgresUrl(flags.to))
     throw new CliError(`--to must be a postgres:// or postgresql:// URL, received '${flags.to}'`);
   const source = openDb(flags.from);
+  const differences = schemaDifferences(source.sqlite);
+  if (differences.length > 0) {
+    source.sqlite.close();
+    throw new CliError(
+      `${flags.from} does not have the schema our migrations make: it has ${differences.join("; ")}. Refusing to copy ` +
+        "a database whose schema was changed outside our migrations; nothing was copied",
+    );
+  }
   const target = await openPgStore(flags.to);
   try {
     let copied: Record<string, number>;

@@ -1,8 +1,9 @@
 // What `evaluate` and `validate` share: settings resolution, input files, file ledgers and the database to gate against.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ConfigError, redactDbLocation, type Config } from "../config.js";
+import { ConfigError, loadConfig, redactDbLocation, type Config } from "../config.js";
 import { notAResult, splitEvaluationInput } from "../gates/contracts.js";
+import { checkClaims, LimitError } from "../limits.js";
 import {
   DEFAULT_SETTINGS,
   mergeSettings,
@@ -183,7 +184,14 @@ export async function gateFiles(
   const fileLedger = findLedgerFile(base);
   const shared = fileLedger === null ? [] : readLedgerFile(fileLedger, note);
   // Every file's own settings are checked before anything is evaluated, so a bad one leaves no partial record.
+  const { limits } = loadConfig();
   for (const file of files) {
+    try {
+      checkClaims(file.input, limits);
+    } catch (e) {
+      if (e instanceof LimitError) throw new CliError(`${file.path}: ${e.message}`);
+      throw e;
+    }
     try {
       mergeSettings(base, splitEvaluationInput(file.input).settings);
     } catch (e) {

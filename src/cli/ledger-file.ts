@@ -1,6 +1,11 @@
 // Ledger database files for backup and restore: opened without migrating, checked with integrity_check, and
 // copied with SQLite's online backup API (a consistent snapshot even while a server writes).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
+import { openDb } from "../store/db.js";
+import { appliedMigrations, migrationCount, schemaDifferences } from "../store/schema-check.js";
 import { CliError } from "./shared.js";
 
 /** Opens an existing SQLite file as it is (no migration, no pragmas beyond a busy timeout). */
@@ -61,4 +66,39 @@ export function describeLedger(db: Database.Database): string {
 export async function onlineCopy(source: Database.Database, dest: string): Promise<number> {
   const done = await source.backup(dest, { progress: () => 0x7fffffff });
   return done.totalPages;
+}
+
+/**
+ * Throws unless the file's schema is exactly what our migrations make (tables, indexes, triggers, views). A backup
+ * made by an older version is migrated in a scratch copy first, as serve would migrate it, and that copy compared.
+ */
+export async function assertOurSchema(db: Database.Database, file: string, verb: string): Promise<void> {
+  let differences: string[];
+  if (appliedMigrations(db) === migrationCount()) differences = schemaDifferences(db);
+  else {
+    const dir = mkdtempSync(join(tmpdir(), "ledger-schema-"));
+    try {
+      await onlineCopy(db, join(dir, "check.db"));
+      let migrated: ReturnType<typeof openDb>;
+      try {
+        migrated = openDb(join(dir, "check.db"));
+      } catch (e) {
+        throw new CliError(
+          `${file} cannot be brought to our schema (${(e as Error).message}): refusing to ${verb} it; nothing was changed`,
+        );
+      }
+      try {
+        differences = schemaDifferences(migrated.sqlite);
+      } finally {
+        migrated.sqlite.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (differences.length > 0)
+    throw new CliError(
+      `${file} does not have the schema our migrations make: it has ${differences.join("; ")}. Refusing to ${verb} ` +
+        "a database whose schema was changed outside our migrations (a foreign trigger runs on every write); nothing was changed",
+    );
 }

@@ -144,6 +144,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
     log,
     timeoutMs: timeout,
     namespace: flags.namespace,
+    maxDepth: config.limits.depth,
   });
   try {
     await proxy.start();

@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
 import {
   assertLedger,
+  assertOurSchema,
   describeLedger,
   integrityProblems,
   integritySummary,
@@ -52,6 +53,7 @@ async function run(file: string, flags: Flags): Promise<void> {
       );
     }
     assertLedger(backup, file);
+    await assertOurSchema(backup, file, "restore");
 
     let kept: string | undefined;
     if (existsSync(target)) {

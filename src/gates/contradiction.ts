@@ -56,7 +56,7 @@ function keyChecks(
   same: ValueMatcher,
 ): void {
   const byKey = new Map<string, (Claim & { key: string })[]>();
-  for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  for (const c of claims) byKey.get(c.key)?.push(c) ?? byKey.set(c.key, [c]);
   for (const [key, group] of byKey) {
     const failures: Finding[] = [];
     const classes = distinctValues(group, (c) => c.value, same);
@@ -171,7 +171,7 @@ function demotedCheck(
     watchState.get(i) ?? (d.watch !== null && d.watch !== "" && !refusedAt.has(i) ? "clear" : "none");
   const ordered = [...candidates].sort((x, y) => x - y);
   const byKey = new Map<string, (Claim & { key: string })[]>();
-  for (const c of claims) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  for (const c of claims) byKey.get(c.key)?.push(c) ?? byKey.set(c.key, [c]);
   const failures: Finding[] = [];
   for (const [k, reason] of scan.refused)
     failures.push(

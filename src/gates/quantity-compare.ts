@@ -2,7 +2,7 @@
 import { BUILTIN_DATUMS } from "../quantity/datums.js";
 import { Quantity } from "../quantity/quantity.js";
 import { parseUnit, sameDimension } from "../quantity/units.js";
-import type { QuantityComparer } from "./values.js";
+import type { QuantityComparer, QuantityForm, QuantityIndex } from "./values.js";
 
 /** A value read as a quantity, with the half-unit in the last stated digit of each magnitude (its rounding). */
 interface Stated {
@@ -106,12 +106,48 @@ function agree(a: Stated, b: Stated): boolean {
  */
 export function createQuantityComparer(datums: Iterable<string> = []): QuantityComparer {
   const known = new Set([...datums].map((d) => d.toUpperCase()));
-  return (a, b) => {
-    const sa = readStatedQuantity(a, known);
+  // A thousand claims against a thousand live entries read each text once, not once per pair.
+  const readings = new Map<string, Stated | null>();
+  const readCached = (v: unknown): Stated | null => {
+    if (typeof v !== "string") return readStatedQuantity(v, known);
+    const hit = readings.get(v);
+    if (hit !== undefined) return hit;
+    const stated = readStatedQuantity(v, known);
+    if (readings.size >= 10_000) readings.clear();
+    readings.set(v, stated);
+    return stated;
+  };
+  const compare = (a: unknown, b: unknown): "same" | "different" | "not_quantities" => {
+    const sa = readCached(a);
     if (sa === null) return "not_quantities";
-    const sb = readStatedQuantity(b, known);
+    const sb = readCached(b);
     if (sb === null) return "not_quantities";
     return agree(sa, sb) ? "same" : "different";
+  };
+  const index: QuantityIndex = {
+    read: (value) => {
+      const s = readCached(value);
+      return s === null ? null : formOf(s);
+    },
+    agree: (a, b) => agree((a as StatedForm).stated, (b as StatedForm).stated),
+  };
+  return Object.assign(compare, { index });
+}
+
+/** A reading for grouping: what `agree` requires to be equal in the bucket, the first magnitude and its rounding in SI. */
+interface StatedForm extends QuantityForm {
+  stated: Stated;
+}
+
+function formOf(s: Stated): StatedForm {
+  const u = parseUnit(s.q.unit);
+  const first = magnitudes(s.q)[0] ?? null;
+  const shape = Array.isArray(s.q.value) ? `[${s.q.value.length}]` : "scalar";
+  return {
+    bucket: JSON.stringify([s.datum, u.dimension, shape, first === null]),
+    at: first === null ? null : (first + u.offset) * u.factor,
+    tol: (s.half[0] ?? 0) * u.factor,
+    stated: s,
   };
 }
 

@@ -15,7 +15,7 @@ export function enforcementReport(
   enforcement: "enforce" | "warn",
 ): EnforcementReport {
   const byCode = new Map<string, ReportedViolation[]>();
-  for (const v of violations) byCode.set(v.code, [...(byCode.get(v.code) ?? []), v]);
+  for (const v of violations) byCode.get(v.code)?.push(v) ?? byCode.set(v.code, [v]);
   const blockedCalls = new Set(violations.map((v) => v.callId)).size;
   const by_code = Object.fromEntries([...byCode].map(([c, vs]) => [c, vs.length]));
   const noun = (n: number) => `${n} tool call${n === 1 ? "" : "s"}`;

@@ -133,7 +133,7 @@ export function deriveLabels(task: Task, data: TaskData, calls: readonly SentCal
           ? (c.args as Record<string, unknown>)
           : {};
       const key = `${h.tool}.${h.param}`;
-      hazard_params[key] = [...(hazard_params[key] ?? []), { call: i, class: CLASSIFY[h.kind](h, args[h.param]) }];
+      (hazard_params[key] ??= []).push({ call: i, class: CLASSIFY[h.kind](h, args[h.param]) });
     }
   });
   const kinds = new Set(hazards.map((h) => h.kind));

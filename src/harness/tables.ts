@@ -44,7 +44,7 @@ const byCondition = (a: string, b: string) => order(a) - order(b) || a.localeCom
 
 function groups<K extends string>(runs: readonly BenchRun[], key: (r: BenchRun) => K): Map<K, BenchRun[]> {
   const m = new Map<K, BenchRun[]>();
-  for (const r of runs) m.set(key(r), [...(m.get(key(r)) ?? []), r]);
+  for (const r of runs) m.get(key(r))?.push(r) ?? m.set(key(r), [r]);
   return m;
 }
 

@@ -2,6 +2,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import { noTelemetry, nowMs, traceParentOf, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
+import { DEFAULT_LIMITS, jsonDepth } from "../limits.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
@@ -25,6 +26,8 @@ export type ProxyOptions = {
   namespace?: string;
   /** Where each guarded call's execute_tool span goes (none by default). */
   telemetry?: Telemetry;
+  /** Deepest nesting of objects and arrays a call's arguments may have (AGENT_LEDGER_MAX_DEPTH, 64 by default). */
+  maxDepth?: number;
 };
 
 // API.md: label values are at most 256 characters.
@@ -50,6 +53,7 @@ export class GuardedProxy {
   private readonly log: (line: string) => void;
   private readonly fronts = new Set<FrontConnection>();
   private readonly telemetry: Telemetry;
+  private readonly maxDepth: number;
   /** The name a tool is declared and recorded under in the ledger (the agent and the upstream keep the plain name). */
   private readonly ledgerName: (tool: string) => string;
 
@@ -60,6 +64,7 @@ export class GuardedProxy {
     this.ledger = options.ledger;
     this.log = options.log ?? (() => undefined);
     this.telemetry = options.telemetry ?? noTelemetry;
+    this.maxDepth = options.maxDepth ?? DEFAULT_LIMITS.depth;
     this.upstream = new Upstream(options.upstream, {
       onTools: (tools) => this.declare(tools),
       log: this.log,
@@ -111,6 +116,15 @@ export class GuardedProxy {
           const { name, arguments: args } = params;
           const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
           if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
+          // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
+          const depth = jsonDepth(args ?? {});
+          if (depth > this.maxDepth)
+            return Promise.resolve(
+              toolErrorReply(
+                `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
+                  `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
+              ),
+            );
           return this.callTool(
             name,
             (args ?? {}) as Record<string, unknown>,

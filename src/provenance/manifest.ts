@@ -251,7 +251,7 @@ export function buildManifest(src: ManifestSource): Manifest {
   const firstCrossing = new Map<string, number>();
   for (const x of [...src.crossings].sort((a, b) => a.id - b.id)) {
     const side = x.direction === "param" ? params : returns;
-    side.set(x.callId, [...(side.get(x.callId) ?? []), x]);
+    side.get(x.callId)?.push(x) ?? side.set(x.callId, [x]);
     const k = `${x.direction === "param" ? "call" : "result"}\u0000${x.callId}`;
     if (!firstCrossing.has(k)) firstCrossing.set(k, x.id);
   }

@@ -1,4 +1,5 @@
 // The original ledger format (`memory/claims.jsonl`): one claim a line. Parsing never throws: bad lines are reported.
+import { illFormedTextPath, InvalidTextError } from "../text.js";
 import { z } from "zod";
 import { describeValue } from "../gates/contracts.js";
 import { compileWatch } from "../gates/watch.js";
@@ -98,6 +99,8 @@ export function readLedgerLine(text: string): { claim: LedgerLine } | { reason: 
   }
   if (tooDeep(raw))
     return { reason: `objects and arrays are nested deeper than ${MAX_LINE_DEPTH} levels; send a flatter claim` };
+  const badText = illFormedTextPath(raw);
+  if (badText !== null) return { reason: new InvalidTextError(badText).message };
   const parsed = LineSchema.safeParse(raw);
   if (!parsed.success)
     return { reason: parsed.error.issues.map((i) => describeIssue(i, raw as Record<string, unknown>)).join("; ") };

@@ -96,9 +96,12 @@ export class ClaimStore {
     };
   }
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (nested calls join the outer one): the write lock is taken first, so a
+   * second process on the same file waits (busy_timeout) instead of failing at its first write with SQLITE_BUSY.
+   */
   transaction<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn)();
+    return this.sqlite.transaction(fn).immediate();
   }
 
   /** The claim with its current status, or 404 (another team's id is indistinguishable from none). */

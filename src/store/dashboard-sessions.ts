@@ -27,12 +27,16 @@ export async function openDashboardSession(
   if (!principal) return null;
   const cookie = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + hours * 3_600_000).toISOString();
-  store.sqlite.transaction(() => {
-    store.sqlite.prepare("DELETE FROM dashboard_sessions WHERE expires_at <= ?").run(now.toISOString());
-    store.sqlite
-      .prepare("INSERT INTO dashboard_sessions (id, team_id, token_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
-      .run(hashToken(cookie), principal.teamId, principal.tokenId, now.toISOString(), expiresAt);
-  })();
+  store.sqlite
+    .transaction(() => {
+      store.sqlite.prepare("DELETE FROM dashboard_sessions WHERE expires_at <= ?").run(now.toISOString());
+      store.sqlite
+        .prepare(
+          "INSERT INTO dashboard_sessions (id, team_id, token_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(hashToken(cookie), principal.teamId, principal.tokenId, now.toISOString(), expiresAt);
+    })
+    .immediate();
   return { cookie, teamId: principal.teamId, expiresAt };
 }
 

@@ -173,7 +173,9 @@ export async function dashboardSessions(
       code: string;
       n: number;
     }[];
-    for (const r of found) codes.set(r.session_id, [...(codes.get(r.session_id) ?? []), { code: r.code, count: r.n }]);
+    for (const r of found)
+      codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
+        codes.set(r.session_id, [{ code: r.code, count: r.n }]);
   }
   const items = page.map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
   const last = items[items.length - 1];
@@ -186,7 +188,7 @@ export async function dashboardSession(store: LedgerDb, teamId: string, id: stri
   const session = orNull(() => sessions.get(teamId, id));
   if (!session) return null;
   const byCall = new Map<string, CrossingRow[]>();
-  for (const x of sessions.crossings(teamId, id)) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
+  for (const x of sessions.crossings(teamId, id)) byCall.get(x.callId)?.push(x) ?? byCall.set(x.callId, [x]);
   const audits = auditedAnswers(
     auditsFor(store.sqlite).forSession(teamId, id),
     prepared(store).auditLinks.all(id, teamId) as AuditLink[],

@@ -13,7 +13,7 @@ import {
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { LedgerDb } from "./db.js";
 import { WriteBatcher } from "./batch.js";
-import { ConflictError } from "./errors.js";
+import { ConflictError, refusedCallResult } from "./errors.js";
 import { RegistryCache } from "./registry.js";
 import { SessionStore } from "./sessions.js";
 import { ToolStore } from "./tools.js";
@@ -125,6 +125,7 @@ export class Ledger {
       const session = this.sessions.head(teamId, sessionId);
       const call = this.sessions.callHead(teamId, sessionId, callId);
       if (call.hasResult) throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
+      if (!call.ok) throw refusedCallResult(callId);
       const version = this.sessions.dataVersion();
       const datums = this.registry.forTeam(teamId, version);
       const decl = call.guarded ? this.tools.compiled(teamId, call.tool, call.toolVersion, datums) : null;

@@ -170,5 +170,5 @@ export function rotateAdminToken(db: Db, at: Date = new Date()): IssuedToken {
       .values({ id, teamId, name: "admin", hash: hashToken(token), isAdmin: true })
       .run();
     return { id, teamId, name: "admin", token, isAdmin: true };
-  });
+  }, IMMEDIATE);
 }

@@ -56,6 +56,19 @@ class CountingExporter implements SpanExporter {
   }
 }
 
+/** An SDK error message as one short line: the `message` of an exception serialised as JSON, else the first line. */
+export function oneLineError(m: string): string {
+  let text = m;
+  try {
+    const parsed = JSON.parse(m) as { message?: unknown } | null;
+    if (parsed !== null && typeof parsed === "object" && typeof parsed.message === "string") text = parsed.message;
+  } catch {
+    // Not JSON: the message as it is.
+  }
+  const first = (text.split("\n")[0] ?? "").trim();
+  return first.length > 200 ? `${first.slice(0, 197)}...` : first;
+}
+
 const propagator = new W3CTraceContextPropagator();
 const getter = {
   get: (carrier: TraceParent, key: string) => carrier[key as keyof TraceParent],
@@ -79,7 +92,8 @@ export function otlpTelemetry(config: TelemetryConfig, log: (line: string) => vo
   const quiet = () => undefined;
   diag.setLogger(
     {
-      error: (m) => log(`OpenTelemetry: ${m}`),
+      // The SDK's global error handler passes an exception as JSON with its stack: one line, as the README promises.
+      error: (m) => exporter.lost(0, oneLineError(m)),
       warn: (m) => {
         const full = /^Dropped (\d+) spans because maxQueueSize reached/.exec(m);
         if (full) exporter.lost(Number(full[1]), `the queue of ${MAX_QUEUE} spans was full`);

@@ -45,7 +45,11 @@ export const formsOnly: MiddlewareHandler<UiEnv> = async (c, next) => {
 export function registerLogin(ui: UiApp, deps: UiDeps): void {
   ui.get("/login", (c) => {
     // An htmx swap whose session expired follows the 303 here: tell htmx to load the login page as a whole page.
-    if (c.req.header("hx-request") === "true") c.header("HX-Redirect", c.req.url);
+    // A path, never the absolute URL: that would echo the request's Host header back as a redirect target.
+    if (c.req.header("hx-request") === "true") {
+      const { pathname, search } = new URL(c.req.url);
+      c.header("HX-Redirect", `${pathname}${search}`);
+    }
     return loginPage(c, safeNext(c.req.query("next")), 200);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, jsonProblem } from "../../src/api/json-guard.js";
+import { jsonProblem } from "../../src/api/json-guard.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
 
 type Answer = {
@@ -67,18 +67,23 @@ describe("request bodies JSON.parse would alter", () => {
     expect(t.db.sqlite.prepare("SELECT count(*) FROM calls WHERE session_id = ?").pluck().get(id)).toBe(0);
   });
 
-  it(`accepts ${MAX_JSON_DEPTH} levels of nesting and refuses one more, where 10,000 levels used to overflow the stack (500)`, async () => {
+  it("accepts 64 levels of nesting and refuses one more with 413 too_deep, where 10,000 levels used to overflow the stack (500)", async () => {
     const t = createTestApp();
     const id = await session(t);
     // The body object and `args` are two levels; the arrays inside make up the rest.
     const nested = (arrays: number) => `{"tool":"undeclared","args":{"a":${"[".repeat(arrays)}${"]".repeat(arrays)}}}`;
-    expect((await raw(t, `/v1/sessions/${id}/calls`, nested(MAX_JSON_DEPTH - 2))).status).toBe(200);
-    const deeper = await raw(t, `/v1/sessions/${id}/calls`, nested(MAX_JSON_DEPTH - 1));
-    expect([deeper.status, deeper.body.error?.code]).toEqual([400, "invalid_request"]);
-    expect(deeper.body.error?.message).toMatch(
-      /^invalid request body \(at args\.a(\.0)+\): objects and arrays are nested deeper than 128 levels: send flatter JSON$/,
+    expect((await raw(t, `/v1/sessions/${id}/calls`, nested(62))).status).toBe(200);
+    const deeper = await raw(t, `/v1/sessions/${id}/calls`, nested(63));
+    expect([deeper.status, deeper.body.error?.code, deeper.body.error?.details]).toEqual([
+      413,
+      "too_deep",
+      { limit: 64, count: 65, setting: "AGENT_LEDGER_MAX_DEPTH" },
+    ]);
+    expect(deeper.body.error?.message).toBe(
+      "the request body nests objects and arrays 65 levels deep, over the limit of 64: send flatter JSON, or raise AGENT_LEDGER_MAX_DEPTH",
     );
-    expect((await raw(t, `/v1/sessions/${id}/calls`, nested(10_000))).status).toBe(400);
+    const huge = await raw(t, `/v1/sessions/${id}/calls`, nested(10_000));
+    expect([huge.status, huge.body.error?.code]).toEqual([413, "too_deep"]);
     expect(t.db.sqlite.prepare("SELECT count(*) FROM calls WHERE session_id = ?").pluck().get(id)).toBe(1);
   });
 

@@ -117,7 +117,7 @@ describe("the API page", () => {
     const css = await app.request("/docs/swagger-ui.css");
     expect([css.status, css.headers.get("content-type")]).toEqual([200, "text/css; charset=utf-8"]);
     const init = await (await app.request("/docs/init.js")).text();
-    expect(init).toContain("persistAuthorization: true");
+    expect(init).toContain("persistAuthorization: false");
     expect(init).toContain("validatorUrl: null");
     expect(init).toContain('new URL("../openapi.json", here)');
     const missing = await app.request("/docs/swagger-ui-bundle.js.map");

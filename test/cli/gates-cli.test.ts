@@ -123,6 +123,33 @@ describe.concurrent("agent-ledger evaluate", SPAWNING, () => {
     expect([w.rows("runs"), w.rows("run_claims")]).toEqual(before);
   });
 
+  it("exits 1 for a file over AGENT_LEDGER_MAX_CLAIMS, naming the count and the limit, evaluating nothing", async () => {
+    const claims = (n: number) => ({
+      task: { id: "many" },
+      result: {
+        output: "Lengths.",
+        claims: Array.from({ length: n }, (_, i) => ({
+          id: `F${i}`,
+          kind: "fact",
+          text: `L${i}.`,
+          key: "k",
+          value: `${i} m`,
+        })),
+      },
+    });
+    const w = workspace({ "at.json": claims(1000), "past.json": claims(1001) });
+    const past = await w.run(["evaluate", "at.json", "past.json"]);
+    expect([past.code, past.stderr]).toEqual([
+      1,
+      "agent-ledger: past.json: the evaluation has 1001 claims, over the limit of 1000 per evaluation: split the result, " +
+        "or raise AGENT_LEDGER_MAX_CLAIMS\n",
+    ]);
+    expect(existsSync(w.db) ? w.rows("runs") : 0).toBe(0);
+    const at = await w.run(["evaluate", "at.json"]);
+    expect(at.code).toBe(2);
+    expect(w.rows("runs")).toBe(1);
+  });
+
   it("exits 1 for a usage or configuration error, evaluating nothing", async () => {
     const w = workspace({
       "march.json": crest("17.1 ft"),

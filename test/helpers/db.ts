@@ -52,9 +52,17 @@ export function captureLogger(): Logger & { lines: string[] } {
 
 /** An app over a seeded in-memory database with a known admin token. */
 export function createTestApp(
-  options: { config?: Partial<Config>; clock?: Clock; logger?: Logger; packFetch?: Fetch; telemetry?: Telemetry } = {},
+  options: {
+    config?: Partial<Config>;
+    clock?: Clock;
+    logger?: Logger;
+    packFetch?: Fetch;
+    telemetry?: Telemetry;
+    /** A SQLite file instead of a private ":memory:" database. */
+    file?: string;
+  } = {},
 ): TestApp {
-  const store = createTestDb();
+  const store = options.file === undefined ? createTestDb() : openDb(options.file);
   const { teamId: defaultTeamId } = seedDatabase(store);
   const adminToken = "test-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);

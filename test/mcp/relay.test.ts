@@ -97,14 +97,16 @@ class RawAgent {
   private session = "";
   constructor(private readonly url: string) {}
 
-  async post(message: Rpc): Promise<{ status: number; body: unknown }> {
+  async post(message: Rpc | string): Promise<{ status: number; body: unknown }> {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
     };
     if (this.session) headers["mcp-session-id"] = this.session;
-    const res = await fetch(this.url, { method: "POST", headers, body: JSON.stringify(message) });
+    // A string is sent as it is: a value too deep for this process's JSON.stringify is written out by hand.
+    const body = typeof message === "string" ? message : JSON.stringify(message);
+    const res = await fetch(this.url, { method: "POST", headers, body });
     const sid = res.headers.get("mcp-session-id");
     if (sid) this.session = sid;
     const text = await res.text();
@@ -337,6 +339,30 @@ for (const answers of ["SSE", "JSON"] as const) {
       expect((await agent.post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: listed })).body).toEqual(
         invalid(10),
       );
+    });
+
+    it("refuses arguments nested 5,000 levels deep with a clear too_deep tool error, not a stack overflow", async () => {
+      const agent = new RawAgent(front.url);
+      await agent.initialize();
+      const deep = `${"[".repeat(5000)}1${"]".repeat(5000)}`;
+      const r = await agent.post(
+        `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"to_mm","arguments":{"depth":${deep}}}}`,
+      );
+      expect(r.body).toEqual({
+        jsonrpc: "2.0",
+        id: 11,
+        result: {
+          isError: true,
+          content: [
+            {
+              type: "text",
+              text:
+                "[too_deep] the arguments of to_mm hold objects and arrays nested 5001 levels deep, over the limit of 64: " +
+                "send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)",
+            },
+          ],
+        },
+      });
     });
   });
 }

@@ -269,6 +269,20 @@ describe("importing JSON Lines", () => {
     expect(claims.find(team, "DEEP")).toBeNull();
   });
 
+  it("skips a line holding an escaped lone surrogate, which would be stored as text that is not Unicode", () => {
+    const { claims, team } = setup();
+    const bad = '{"id":"LONE","status":"live","text":"ab\\ud800cd"}';
+    const r = claims.importText(team, `${JSON.stringify({ id: "OK", status: "live", text: "fine" })}\n${bad}\n`, MARCH);
+    expect(r.skipped).toEqual([
+      {
+        line: 2,
+        reason:
+          "the text at text is not valid Unicode: it holds a lone surrogate (such as an escaped \\ud800 without its pair); send the characters themselves, or a complete surrogate pair",
+      },
+    ]);
+    expect(claims.find(team, "LONE")).toBeNull();
+  });
+
   it("parses text without a store: never throws, whatever the input", () => {
     for (const t of ["", "\n\n", "null", "{}", "\u0000", "1\n2"]) expect(() => parseLedgerText(t)).not.toThrow();
     expect(parseLedgerText("{}").skipped).toEqual([{ line: 1, reason: "id is missing; status is missing" }]);

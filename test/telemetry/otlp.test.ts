@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, type TelemetryConfig } from "../../src/config.js";
 import { loadTelemetry, type Telemetry } from "../../src/telemetry/telemetry.js";
+import { oneLineError } from "../../src/telemetry/otlp.js";
 import { createTestApp, type TestApp } from "../helpers/db.js";
 import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
 
@@ -246,5 +247,19 @@ describe("OpenTelemetry settings", () => {
     ).toThrow(
       "OTEL_EXPORTER_OTLP_HEADERS must be a list of name=value pairs separated by commas (received a value that is not shown)",
     );
+  });
+});
+
+describe("an SDK error as one line", () => {
+  it("reads the message out of an exception the SDK serialised as JSON with its stack", () => {
+    const raw = JSON.stringify({
+      stack:
+        "Error: connect ECONNREFUSED 127.0.0.1:4318\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)",
+      message: "connect ECONNREFUSED 127.0.0.1:4318",
+      name: "Error",
+    });
+    expect(oneLineError(raw)).toBe("connect ECONNREFUSED 127.0.0.1:4318");
+    expect(oneLineError("first line\n    at somewhere")).toBe("first line");
+    expect(oneLineError("x".repeat(500))).toHaveLength(200);
   });
 });

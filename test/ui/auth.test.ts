@@ -47,6 +47,14 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect((await page(w.t, "/ui", null)).headers.get("location")).toBe("/ui/login");
     });
 
+    it("tells htmx to load the login page by its path, never echoing the Host header", async () => {
+      const r = await w.t.app.request("http://evil.example/ui/login?next=%2Fui%2Fclaims", {
+        headers: { "hx-request": "true", host: "evil.example" },
+      });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("hx-redirect")).toBe("/ui/login?next=%2Fui%2Fclaims");
+    });
+
     it("shows a form with one token field", async () => {
       const r = await page(w.t, "/ui/login", null);
       expect(r.status).toBe(200);

@@ -1,4 +1,5 @@
 // Release gates over HTTP: evaluate a result against the team's ledger and earlier runs, list and read stored reports.
+import { checkClaims } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import { notAResult } from "../../gates/contracts.js";
 import { GATE_STATUSES } from "../../gates/outcome-kit.js";
@@ -195,7 +196,9 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
     try {
-      ({ evaluation } = await runs.evaluate(c.get("teamId"), c.req.valid("json")));
+      const input = c.req.valid("json");
+      checkClaims(input, deps.config.limits);
+      ({ evaluation } = await runs.evaluate(c.get("teamId"), input));
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
       throw e;

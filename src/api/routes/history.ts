@@ -1,4 +1,5 @@
 // History: past sessions by label, tool, code and time; where a magnitude crossed before; manifests, replay and answer audits.
+import { checkAnswerSize, jsonBytes } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import { ManifestSchema } from "../../provenance/manifest.js";
 import { replayManifest } from "../../provenance/replay.js";
@@ -222,7 +223,15 @@ export function registerHistoryRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json({ items: page.items.map(crossingJson), next_cursor: page.next_cursor }, 200);
   });
 
-  app.openapi(manifestRoute, async (c) => c.json(await manifests.load(c.get("teamId"), c.req.valid("param").id), 200));
+  app.openapi(manifestRoute, async (c) => {
+    const manifest = await manifests.load(c.get("teamId"), c.req.valid("param").id);
+    checkAnswerSize(
+      jsonBytes(manifest),
+      deps.config.limits,
+      "a manifest is one answer: split the work over more sessions",
+    );
+    return c.json(manifest, 200);
+  });
 
   app.openapi(replayRoute, async (c) => {
     const body = c.req.valid("json");

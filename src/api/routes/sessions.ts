@@ -1,4 +1,5 @@
 // Sessions and guarded calls: open a session, check a call, label its result, read the calls and the report.
+import { checkAnswerSize, checkCrossings, jsonBytes } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
@@ -206,6 +207,7 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
     const { tool, args } = c.req.valid("json");
     const sessionId = c.req.valid("param").id;
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
+    checkCrossings(args, deps.config.limits, "arguments");
     const answer = await calls.call(c.get("teamId"), sessionId, tool, args);
     if (deps.telemetry.enabled) {
       deps.telemetry.toolCall({
@@ -224,7 +226,9 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(resultRoute, async (c) => {
     const { id, call_id } = c.req.valid("param");
-    return c.json(await calls.result(c.get("teamId"), id, call_id, c.req.valid("json").result), 200);
+    const { result } = c.req.valid("json");
+    checkCrossings(result, deps.config.limits, "result");
+    return c.json(await calls.result(c.get("teamId"), id, call_id, result), 200);
   });
 
   app.openapi(listCallsRoute, async (c) => {
@@ -238,11 +242,13 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
     const last = page.items[page.items.length - 1];
     const rows = last ? await crossings.ofSession(teamId, id, { afterSeq: after, uptoSeq: last.seq }) : [];
     const byCall = new Map<string, CrossingRow[]>();
-    for (const x of rows) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
-    return c.json(
-      { items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])), next_cursor: page.next_cursor },
-      200,
-    );
+    for (const x of rows) byCall.get(x.callId)?.push(x) ?? byCall.set(x.callId, [x]);
+    const answer = {
+      items: page.items.map((call) => callJson(call, byCall.get(call.id) ?? [])),
+      next_cursor: page.next_cursor,
+    };
+    checkAnswerSize(jsonBytes(answer), deps.config.limits, "ask for fewer calls with a smaller limit");
+    return c.json(answer, 200);
   });
 
   app.openapi(reportRoute, async (c) => c.json(await sessions.report(c.get("teamId"), c.req.valid("param").id), 200));

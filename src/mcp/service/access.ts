@@ -1,5 +1,6 @@
 // The ledger's MCP tools' one door to the data: async functions over the LedgerStore port, each calling what its /v1
 // route calls, scoped to one team.
+import { checkClaims } from "../../limits.js";
 import type { AppDeps } from "../../api/env.js";
 import { readQuantity } from "../../api/routes/quantities.js";
 import { crossingJson, sessionJson } from "../../api/routes/sessions.js";
@@ -71,6 +72,7 @@ export async function auditAnswer(a: TeamAccess, input: { session_id: string; an
 
 /** POST /v1/evaluations: the release decision, recorded. */
 export async function evaluate(a: TeamAccess, input: Record<string, unknown>): Promise<Evaluation> {
+  checkClaims(input, a.deps.config.limits);
   return (await a.deps.store.evaluations.evaluate(a.teamId, input)).evaluation;
 }
 

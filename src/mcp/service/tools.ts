@@ -1,5 +1,7 @@
 // The ledger's own MCP tools, for agents: each with an input and output schema, a description saying when to use it,
 // and a refusal answered as a tool error carrying the repair text. Every tool is one call into ./access.ts.
+import { checkDepth } from "../../limits.js";
+import { checkText } from "../../text.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -385,6 +387,13 @@ export function ledgerMcpServer(deps: AppDeps): McpServer {
     server.registerTool(tool.name, tool.config, (args, extra) => {
       const teamId = (extra.authInfo?.extra as Partial<LedgerAuth> | undefined)?.teamId;
       if (typeof teamId !== "string") return toolError("[unauthorized] this request carries no team");
+      // The /mcp body skips the REST body guard: the same depth and text checks before any tool reads its arguments.
+      try {
+        checkDepth(args, deps.config.limits, "the tool's arguments");
+        checkText(args);
+      } catch (e) {
+        return refusal(e, (m, err) => deps.logger.error(m, err));
+      }
       return tool.run({ deps, teamId }, withoutNulls(args) as never, extra);
     });
   }

@@ -7,7 +7,7 @@ import { MemoryHistory, type PriorOutput } from "../../guard/history.js";
 import { type CallVerdict, callOutcome, checkCall, checkResult, type ResultVerdict } from "../../guard/verdict.js";
 import type { ToolDeclaration } from "../../guard/declaration.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
-import { ConflictError, NotFoundError } from "../errors.js";
+import { ConflictError, NotFoundError, refusedCallResult } from "../errors.js";
 import { newId } from "../ids.js";
 import type { CallAnswer, ResultAnswer } from "../ledger.js";
 import type { PgRegistryCache, PgToolCache } from "./registry.js";
@@ -376,7 +376,8 @@ export async function rememberedResult(
   const state = deps.sessionCache.get(teamId, sessionId);
   const call = state?.calls.get(callId);
   const registry = deps.registries.remembered(teamId);
-  if (!state || !call || call.hasResult || !registry) return null;
+  // A refused call's result takes the locked path, which refuses it with its reason.
+  if (!state || !call || call.hasResult || !call.ok || !registry) return null;
   const decl =
     call.guarded && call.toolVersion !== null ? deps.tools.remembered(teamId, call.tool, call.toolVersion) : null;
   if (decl === undefined) return null;
@@ -416,6 +417,7 @@ export async function storeResult(
   const call = toCall(raw);
   if (call.resultRaw !== null || call.resultAt !== null)
     throw new ConflictError(`call '${callId}' already has a result; a result is stored once`);
+  if (!call.ok) throw refusedCallResult(callId);
   const datums = await deps.registries.at(q, teamId, locked.registry_version ?? 0);
   const decl = call.guarded ? await deps.tools.compiled(q, teamId, call.tool, call.toolVersion, datums) : null;
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, locked.write_count);

@@ -149,7 +149,8 @@ export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">
           teamId,
         ]);
         for (const r of found)
-          codes.set(r.session_id, [...(codes.get(r.session_id) ?? []), { code: r.code, count: r.n }]);
+          codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
+            codes.set(r.session_id, [{ code: r.code, count: r.n }]);
       }
       const items = page.map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
       const last = items[items.length - 1];
@@ -165,7 +166,7 @@ export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">
         q<AuditLink>(AUDIT_LINKS, [id, teamId]),
       ]);
       const byCall = new Map<string, CrossingRow[]>();
-      for (const x of crossings) byCall.set(x.callId, [...(byCall.get(x.callId) ?? []), x]);
+      for (const x of crossings) byCall.get(x.callId)?.push(x) ?? byCall.set(x.callId, [x]);
       const audits = auditedAnswers(stored, linkRows);
       return { session, calls: calls.map((c) => ({ ...c, crossings: byCall.get(c.id) ?? [] })), audits };
     },

@@ -348,7 +348,8 @@ export function pgPacks(deps: SessionDeps): PacksRepo {
         for (const r of readings) {
           // Each reading's outputs are history for the next, so the cache is read again, not kept, in between.
           const c = await storeCall(q, deps, clock, teamId, sessionId, tool, r.args, []);
-          await storeResult(q, deps, clock, teamId, sessionId, c.call_id, r.quantity, []);
+          // A refused reading call takes no result (409 otherwise), as a guarded call's would not.
+          if (c.ok) await storeResult(q, deps, clock, teamId, sessionId, c.call_id, r.quantity, []);
         }
         after.length = 0;
       }),

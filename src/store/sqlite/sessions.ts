@@ -90,7 +90,8 @@ export function sqlitePacks({ ledger }: SqliteParts, clock: Clock): PacksRepo {
         ledger.sessions.get(teamId, sessionId);
         for (const r of readings) {
           const c = ledger.call(teamId, sessionId, tool, r.args, clock);
-          ledger.result(teamId, sessionId, c.call_id, r.quantity, clock);
+          // A refused reading call takes no result (409 otherwise), as a guarded call's would not.
+          if (c.ok) ledger.result(teamId, sessionId, c.call_id, r.quantity, clock);
         }
       }),
     call: (teamId, sessionId, tool, declaration, args, result) =>

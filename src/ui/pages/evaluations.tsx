@@ -27,7 +27,7 @@ export function byTask(rows: readonly EvaluationRow[]): [string, EvaluationRow[]
   const groups = new Map<string, EvaluationRow[]>();
   for (const r of rows) {
     const key = r.task ?? "(no task id)";
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    groups.get(key)?.push(r) ?? groups.set(key, [r]);
   }
   return [...groups.entries()];
 }

@@ -106,6 +106,36 @@ describe.each(await enginesUnderTest())("$name store: sessions and guarded calls
     });
   });
 
+  it("refuses a result for a call the enforcing session refused (409) and stores it nowhere; a warned call keeps its result", async () => {
+    const { teamId, sessionId } = await session();
+    const read = await store.calls.call(teamId, sessionId, "read_discharge", { site: "07374000" });
+    await store.calls.result(teamId, sessionId, read.call_id, 1250);
+    const refused = await store.calls.call(teamId, sessionId, "runoff_depth", { discharge: 1250, area: 29000 });
+    expect(refused.ok).toBe(false);
+    await expect(store.calls.result(teamId, sessionId, refused.call_id, 12.5)).rejects.toMatchObject({
+      code: "conflict",
+      message:
+        `call '${refused.call_id}' was refused (the session enforces its declarations), so the tool was not to run and a ` +
+        "result for it is not stored: correct the arguments as the call's violations say, make a new call, and send that call's result",
+    });
+    const [stored] = (await store.calls.list(teamId, sessionId, { afterSeq: 1 })).filter(
+      (c) => c.id === refused.call_id,
+    );
+    expect([stored?.resultRaw, stored?.resultAt]).toEqual([null, null]);
+    const returns = (await store.crossings.ofSession(teamId, sessionId)).filter((x) => x.callId === refused.call_id);
+    expect(returns.map((x) => x.direction)).not.toContain("return");
+    // The refused call's 12.5 mm/day is no output a later call or audit can draw on.
+    const audit = await store.audits.audit(teamId, sessionId, { answer: "Runoff is 12.5 mm/day." });
+    expect(audit.numbers.map((n) => [n.text, n.status])).toEqual([["12.5 mm/day", "unsourced"]]);
+
+    const warned = await store.sessions.create(teamId, { context: "q", enforcement: "warn" });
+    const r = await store.calls.call(teamId, warned.id, "read_discharge", { site: "07374000" });
+    await store.calls.result(teamId, warned.id, r.call_id, 1250);
+    const w = await store.calls.call(teamId, warned.id, "runoff_depth", { discharge: 1250, area: 29000 });
+    expect([w.ok, w.would_block]).toEqual([true, true]);
+    expect((await store.calls.result(teamId, warned.id, w.call_id, 12.5)).ok).toBe(true);
+  });
+
   it("numbers 30 concurrent calls of one session 1..30 without a gap or a repeat", async () => {
     const { teamId, sessionId } = await session();
     const answers = await Promise.all(
