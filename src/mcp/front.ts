@@ -26,11 +26,19 @@ export type FrontOptions = {
   /** Called on notifications/initialized (a new agent session begins). */
   onInitialized?: () => void;
   onClose?: () => void;
+  /**
+   * MCP 2026-07-28: one request, no initialize; server/discover is answered, results carry `resultType` and the
+   * server's identity in `_meta`, as that revision asks.
+   */
+  modern?: boolean;
   /** The methods served besides initialize and ping; any other method is answered "Method not found". */
   handlers: Readonly<Record<string, (req: FrontRequest) => Promise<Reply>>>;
 };
 
 type Id = string | number;
+
+/** The stateless revision, served one request at a time. */
+export const MODERN_REVISION = "2026-07-28";
 type Incoming = { id?: Id; method?: string; params?: unknown };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -99,7 +107,8 @@ export class FrontConnection {
     params: Record<string, unknown>,
     extra: MessageExtraInfo | undefined,
   ): Reply | Promise<Reply> {
-    if (method === "initialize") return this.initialize(params);
+    if (method === "initialize" && !this.options.modern) return this.initialize(params);
+    if (method === "server/discover" && this.options.modern) return this.discover();
     if (method === "ping") return { result: {} };
     const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
     if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
@@ -131,6 +140,16 @@ export class FrontConnection {
     return { result };
   }
 
+  private discover(): Reply {
+    const result: Record<string, unknown> = {
+      supportedVersions: [MODERN_REVISION],
+      capabilities: { tools: {} },
+      serverInfo: this.options.serverInfo,
+    };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return { result };
+  }
+
   private replyOnce(id: Id, r: Reply): void {
     this.inFlight.delete(id);
     if (this.cancelled.delete(id)) return;
@@ -138,6 +157,16 @@ export class FrontConnection {
   }
 
   private reply(id: Id, r: Reply): void {
+    if (this.options.modern && r.error === undefined && isObject(r.result)) {
+      const meta = isObject(r.result._meta) ? r.result._meta : {};
+      r = {
+        result: {
+          resultType: "complete",
+          ...r.result,
+          _meta: { ...meta, "io.modelcontextprotocol/serverInfo": this.options.serverInfo },
+        },
+      };
+    }
     const message = (
       r.error === undefined ? { jsonrpc: "2.0", id, result: r.result } : { jsonrpc: "2.0", id, error: r.error }
     ) as JSONRPCMessage;
