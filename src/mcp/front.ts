@@ -39,6 +39,9 @@ type Id = string | number;
 
 /** The stateless revision, served one request at a time. */
 export const MODERN_REVISION = "2026-07-28";
+
+/** The `_meta` key a 2026-07-28 request names its revision under. */
+const VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 type Incoming = { id?: Id; method?: string; params?: unknown };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -90,15 +93,19 @@ export class FrontConnection {
       return;
     }
     const id = m.id;
-    const answer = this.answer(m.method, isObject(m.params) ? m.params : {}, extra);
+    const params = isObject(m.params) ? m.params : {};
+    // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
+    const modern =
+      this.options.modern === true || (isObject(params._meta) && params._meta[VERSION_META_KEY] === MODERN_REVISION);
+    const answer = this.answer(m.method, params, extra);
     if (!(answer instanceof Promise)) {
-      this.reply(id, answer);
+      this.reply(id, answer, modern);
       return;
     }
     this.inFlight.add(id);
     answer.then(
-      (r) => this.replyOnce(id, r),
-      (e: unknown) => this.replyOnce(id, errorReply(e)),
+      (r) => this.replyOnce(id, r, modern),
+      (e: unknown) => this.replyOnce(id, errorReply(e), modern),
     );
   }
 
@@ -108,7 +115,7 @@ export class FrontConnection {
     extra: MessageExtraInfo | undefined,
   ): Reply | Promise<Reply> {
     if (method === "initialize" && !this.options.modern) return this.initialize(params);
-    if (method === "server/discover" && this.options.modern) return this.discover();
+    if (method === "server/discover") return this.discover();
     if (method === "ping") return { result: {} };
     const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
     if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
@@ -150,14 +157,14 @@ export class FrontConnection {
     return { result };
   }
 
-  private replyOnce(id: Id, r: Reply): void {
+  private replyOnce(id: Id, r: Reply, modern: boolean): void {
     this.inFlight.delete(id);
     if (this.cancelled.delete(id)) return;
-    this.reply(id, r);
+    this.reply(id, r, modern);
   }
 
-  private reply(id: Id, r: Reply): void {
-    if (this.options.modern && r.error === undefined && isObject(r.result)) {
+  private reply(id: Id, r: Reply, modern = false): void {
+    if (modern && r.error === undefined && isObject(r.result)) {
       const meta = isObject(r.result._meta) ? r.result._meta : {};
       r = {
         result: {

@@ -10,6 +10,7 @@ import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
 import { Pipe, type PipeTransport } from "./pipe.js";
 import { relayFetch } from "./relay-fetch.js";
 import type { GuardedProxy } from "./proxy.js";
+import { servesModern } from "./upstream-http.js";
 import type { UpstreamUrl } from "./upstream-link.js";
 
 /** Where to listen. */
@@ -172,16 +173,19 @@ async function openPipe(
  * Serves `proxy` at http://host:port/mcp until closed. With a `token`, every request must carry it as a bearer token;
  * without one, only a loopback address is served (OpenFrontError otherwise).
  */
-export function listenProxy(
+export async function listenProxy(
   proxy: GuardedProxy,
   address: ListenAddress,
   options: { log?: (line: string) => void; bodyLimit?: number; token?: string } = {},
 ): Promise<ListeningProxy> {
   const problem = openFrontProblem(address, options.token);
-  if (problem !== null) return Promise.reject(new OpenFrontError(problem));
+  if (problem !== null) throw new OpenFrontError(problem);
   const expected = options.token === undefined ? null : createHash("sha256").update(options.token).digest();
   const target = proxy.upstream.target;
+  // Each 2025-11-25 session of an HTTP upstream is relayed over a session of its own; 2026-07-28 requests are relayed
+  // when the upstream serves that revision, else answered by the proxy over its own connection (as with a command).
   const relayed = "url" in target ? target : null;
+  const modernRelay = relayed !== null && (await servesModern(relayed));
   const log = options.log ?? (() => undefined);
   const sessions = new McpHttpSessions({
     connect: (transport) => {
@@ -217,7 +221,7 @@ export function listenProxy(
     if (route.kind === "reject") return rejection(route, body.value);
     // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.
     const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
-    if (relayed === null) {
+    if (relayed === null || !modernRelay) {
       await proxy.connect(transport, { modern: true });
       return transport.handleMessage(route.message, { request: c.req.raw });
     }

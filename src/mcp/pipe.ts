@@ -44,8 +44,17 @@ export type PipeRequestInfo = {
  */
 export type PipeInterceptor = (
   req: PipeRequestInfo,
-  send: (params: Record<string, unknown>) => Promise<PipeAnswer>,
+  send: (params: Record<string, unknown>, timeoutMs?: number) => Promise<PipeAnswer>,
 ) => Promise<PipeAnswer> | null;
+
+/** The upstream did not answer a request in time; it was told the request is cancelled. */
+export class PipeTimeout extends Error {
+  readonly code = "upstream_timeout";
+  constructor(message: string) {
+    super(message);
+    this.name = "PipeTimeout";
+  }
+}
 
 type Id = string | number;
 type Waiting = { resolve(a: PipeAnswer): void; reject(e: Error): void };
@@ -66,6 +75,7 @@ export class Pipe {
   // Agent requests being answered, oldest first, with their progress tokens: where upstream messages belong.
   private readonly inFlight = new Map<Id, { progressToken?: unknown }>();
   private readonly waiting = new Map<Id, Waiting>();
+  private readonly abandoned = new Set<Id>();
   private closed = false;
 
   constructor(
@@ -107,7 +117,9 @@ export class Pipe {
       const meta = isObject(params._meta) ? params._meta : undefined;
       this.inFlight.set(m.id, { progressToken: meta?.progressToken });
       const id = m.id;
-      const answer = this.intercept({ id, method: m.method, params, request }, (p) => this.ask(id, m.method!, p));
+      const answer = this.intercept({ id, method: m.method, params, request }, (p, ms) =>
+        this.ask(id, m.method!, p, ms),
+      );
       if (answer === null) {
         this.toUpstream(m);
         return;
@@ -146,10 +158,29 @@ export class Pipe {
     if (m.method === "initialize") this.initializeId = m.id;
   }
 
-  private ask(id: Id, method: string, params: Record<string, unknown>): Promise<PipeAnswer> {
+  private ask(id: Id, method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<PipeAnswer> {
     if (this.closed) return Promise.reject(new PipeBroken("the link to the upstream server closed"));
     return new Promise<PipeAnswer>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              if (!this.waiting.delete(id)) return;
+              this.abandoned.add(id);
+              this.toUpstream({
+                jsonrpc: "2.0",
+                method: "notifications/cancelled",
+                params: { requestId: id, reason: "timed out" },
+              });
+              reject(new PipeTimeout(`no answer to ${method} in ${timeoutMs} ms`));
+            }, timeoutMs);
+      const settle =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          clearTimeout(timer);
+          f(v);
+        };
+      this.waiting.set(id, { resolve: settle(resolve), reject: settle(reject) });
       this.toUpstream({ jsonrpc: "2.0", id, method, params });
     });
   }
@@ -164,6 +195,8 @@ export class Pipe {
         w.resolve(m.error !== undefined ? { error: m.error as never } : { result: m.result });
         return;
       }
+      // The late answer of a request the proxy already answered (a timeout) is not the agent's any more.
+      if (this.abandoned.delete(m.id)) return;
       this.inFlight.delete(m.id);
       void this.front.send(m as never, { relatedRequestId: m.id }).catch(() => undefined);
       return;

@@ -10,7 +10,7 @@ import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnip
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
 import type { UpstreamTarget } from "./upstream-link.js";
-import { PipeBroken, type PipeAnswer, type PipeInterceptor, type PipeRequestInfo } from "./pipe.js";
+import { PipeBroken, PipeTimeout, type PipeAnswer, type PipeInterceptor, type PipeRequestInfo } from "./pipe.js";
 import { isInputRequired, RoundStates } from "./rounds.js";
 import { sessionKeyOf, type SessionKey } from "./session-key.js";
 
@@ -71,6 +71,7 @@ export class GuardedProxy {
   private readonly rounds = new RoundStates();
   private stdioConnections = 0;
   private declaredListing = "";
+  private readonly timeoutMs: number;
 
   constructor(options: ProxyOptions) {
     const ns = options.namespace;
@@ -79,6 +80,8 @@ export class GuardedProxy {
     this.ledger = options.ledger;
     this.log = options.log ?? (() => undefined);
     this.telemetry = options.telemetry ?? noTelemetry;
+    // The SDK's own default request timeout.
+    this.timeoutMs = options.timeoutMs ?? 60_000;
     this.upstream = new Upstream(options.upstream, {
       onTools: (tools) => this.declare(tools),
       log: this.log,
@@ -164,8 +167,10 @@ export class GuardedProxy {
       const meta = req.params._meta as Record<string, unknown> | undefined;
       const info = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown } | undefined;
       const clientName = typeof info?.name === "string" ? info.name : client;
-      const key = sessionKeyOf(meta, { mcpSessionId: connection.mcpSessionId?.() });
-      const labels = { ...(clientName ? { client: clientName } : {}), ...connection.labels };
+      const mcpSessionId = connection.mcpSessionId?.();
+      const key = sessionKeyOf(meta, { mcpSessionId });
+      const labels: Record<string, string> = { ...(clientName ? { client: clientName } : {}), ...connection.labels };
+      if (mcpSessionId) labels.mcp_session = mcpSessionId;
       return this.relayToolCall(req, send, key, labels);
     };
   }
@@ -225,7 +230,7 @@ export class GuardedProxy {
 
   private relayToolCall(
     req: PipeRequestInfo,
-    send: (params: Record<string, unknown>) => Promise<PipeAnswer>,
+    send: (params: Record<string, unknown>, timeoutMs?: number) => Promise<PipeAnswer>,
     key: SessionKey,
     labels: Record<string, string>,
   ): Promise<PipeAnswer> {
@@ -233,16 +238,11 @@ export class GuardedProxy {
     const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
     if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
     const annotation = this.annotations.get(name);
-    if (!annotation) return send(req.params);
+    const timeout = this.timeoutMs;
+    if (!annotation) return this.timed(name, () => send(req.params, timeout));
     const parent = traceParentOf((h) => req.request?.headers.get(h)) ?? traceParentOf((h) => metaString(req.params, h));
-    const relay = async (forwarded: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Reply> => {
-      try {
-        return await send({ ...req.params, ...extra, arguments: forwarded });
-      } catch (e) {
-        if (!(e instanceof PipeBroken)) throw e;
-        return toolErrorReply(`${e.message} while running ${name}; the call may or may not have completed`);
-      }
-    };
+    const relay = (forwarded: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Reply> =>
+      this.timed(name, () => send({ ...req.params, ...extra, arguments: forwarded }, timeout));
     const round = this.rounds.unwrap(req.params.requestState);
     if (round !== null) return this.laterRound(annotation, round, relay);
     return this.callTool(
@@ -252,6 +252,21 @@ export class GuardedProxy {
       parent,
       relay,
     );
+  }
+
+  /** A relayed tools/call whose link broke or whose answer did not come in time, as the tool error the agent reads. */
+  private async timed(name: string, run: () => Promise<PipeAnswer>): Promise<PipeAnswer> {
+    try {
+      return await run();
+    } catch (e) {
+      if (e instanceof PipeTimeout)
+        return toolErrorReply(
+          `the upstream server did not answer ${name} in time; the call may or may not have completed`,
+        );
+      if (e instanceof PipeBroken)
+        return toolErrorReply(`${e.message} while running ${name}; the call may or may not have completed`);
+      throw e;
+    }
   }
 
   /** A later round of a call answered input_required: sent on as the same ledger call, with the upstream's own state. */
