@@ -91,7 +91,7 @@ async function modern(
 const toolCall = (name: string, args: Record<string, unknown>, meta: Record<string, unknown>) =>
   modern("tools/call", { name, arguments: args }, meta);
 
-const textOf = (r: Record<string, unknown> | undefined) => ((r?.content as { text: string }[])[0] ?? { text: "" }).text;
+const textOf = (r: Record<string, unknown> | undefined) => ((r?.content ?? []) as { text: string }[])[0]?.text ?? "";
 
 /** The ledger's sessions, by label value of `key`. */
 function sessions(): { labels: Record<string, string>; call_count: number; blocked_count: number }[] {
@@ -164,7 +164,7 @@ describe("a 2026-07-28 agent through --listen", () => {
       { "dev.agent-ledger/session": "run-b" },
     );
     expect(other.body.result?.isError).toBeUndefined();
-    expect((other.body.result?.structuredContent as { unit: string }).unit).toBe("mm/day");
+    expect(other.body.result?.structuredContent).toMatchObject({ unit: "mm/day" });
     const keyed = sessions().filter((s) => s.labels["mcp.session_key"] === "meta");
     expect(keyed.map((s) => [s.call_count, s.blocked_count])).toEqual([
       [2, 1],
@@ -239,13 +239,9 @@ describe("a 2026-07-28 agent through --listen", () => {
       key,
     );
     expect(done.body.result?.structuredContent).toEqual({ value: 1250, unit: "cfs" });
-    const row = sessions().find(
-      (s) =>
-        s.labels["dev.agent-ledger/session"] === undefined &&
-        s.labels["mcp.session_key"] === "meta" &&
-        s.call_count === 1,
-    );
-    expect(row).toBeDefined();
+    // The third meta-keyed session (after run-a and run-b) holds the one call of its three rounds.
+    const keyed = sessions().filter((s) => s.labels["mcp.session_key"] === "meta");
+    expect(keyed.map((s) => s.call_count)).toEqual([2, 1, 1]);
     expect(upstream.calls.filter((c) => c.startsWith("read_discharge_checked"))).toEqual([
       "read_discharge_checked 07374000 asks confirm",
       "read_discharge_checked 07374000 asks model",
