@@ -17,7 +17,11 @@ import type { RpcError } from "./upstream-raw.js";
 export type Reply = { result: unknown; error?: undefined } | { result?: undefined; error: RpcError };
 
 /** The request as a handler sees it: its params and what the transport knew (HTTP headers). */
-export type FrontRequest = { params: Record<string, unknown>; extra: MessageExtraInfo | undefined };
+export type FrontRequest = {
+  id: string | number;
+  params: Record<string, unknown>;
+  extra: MessageExtraInfo | undefined;
+};
 
 /** What one connection serves. */
 export type FrontOptions = {
@@ -59,6 +63,7 @@ function errorReply(e: unknown): Reply {
 /** One agent connection over `transport`, served until the transport closes. */
 export class FrontConnection {
   private clientName: string | undefined;
+  private negotiated: string | undefined;
   // Requests being answered, so a notifications/cancelled for one suppresses its reply (as the SDK's Server does).
   private readonly inFlight = new Set<Id>();
   private readonly cancelled = new Set<Id>();
@@ -67,6 +72,12 @@ export class FrontConnection {
     private readonly transport: Transport,
     private readonly options: FrontOptions,
   ) {}
+
+  /** The revision a request is served in: the one its `_meta` names (2026-07-28), else the one initialize settled on. */
+  protocolVersionOf(params: Record<string, unknown>): string | undefined {
+    const named = isObject(params._meta) ? params._meta[VERSION_META_KEY] : undefined;
+    return typeof named === "string" ? named : this.negotiated;
+  }
 
   /** The client's name from its last initialize request. */
   get clientVersionName(): string | undefined {
@@ -97,7 +108,7 @@ export class FrontConnection {
     // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
     const modern =
       this.options.modern === true || (isObject(params._meta) && params._meta[VERSION_META_KEY] === MODERN_REVISION);
-    const answer = this.answer(m.method, params, extra);
+    const answer = this.answer(id, m.method, params, extra);
     if (!(answer instanceof Promise)) {
       this.reply(id, answer, modern);
       return;
@@ -110,6 +121,7 @@ export class FrontConnection {
   }
 
   private answer(
+    id: Id,
     method: string,
     params: Record<string, unknown>,
     extra: MessageExtraInfo | undefined,
@@ -119,7 +131,7 @@ export class FrontConnection {
     if (method === "ping") return { result: {} };
     const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
     if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
-    return handler({ params, extra });
+    return handler({ id, params, extra });
   }
 
   private notified(method: string, params: unknown): void {
@@ -138,6 +150,7 @@ export class FrontConnection {
     const info = params.clientInfo;
     this.clientName = isObject(info) && typeof info.name === "string" ? info.name : undefined;
     const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    this.negotiated = protocolVersion;
     const result: Record<string, unknown> = {
       protocolVersion,
       capabilities: { tools: {} },

@@ -1,7 +1,14 @@
 // The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
-import { noTelemetry, nowMs, traceParentOf, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
+import {
+  type McpRequestInfo,
+  noTelemetry,
+  nowMs,
+  traceParentOf,
+  type Telemetry,
+  type TraceParent,
+} from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
@@ -120,7 +127,7 @@ export class GuardedProxy {
       onClose: () => this.fronts.delete(front),
       handlers: {
         "tools/list": async () => ({ result: { tools: await this.listTools() } }),
-        "tools/call": ({ params, extra }) => {
+        "tools/call": ({ params, extra, id }) => {
           const { name, arguments: args } = params;
           const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
           if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
@@ -139,6 +146,12 @@ export class GuardedProxy {
             () => this.sessionFor(key, labels()),
             traceParentOfRequest(params, extra),
             (forwarded) => this.forward(name, forwarded),
+            {
+              method: "tools/call",
+              protocolVersion: front.protocolVersionOf(params),
+              sessionId: mcpSessionId,
+              requestId: id,
+            },
           );
         },
       },
@@ -245,13 +258,17 @@ export class GuardedProxy {
       this.timed(name, () => send({ ...req.params, ...extra, arguments: forwarded }, timeout));
     const round = this.rounds.unwrap(req.params.requestState);
     if (round !== null) return this.laterRound(annotation, round, relay);
-    return this.callTool(
-      name,
-      (args ?? {}) as Record<string, unknown>,
-      () => this.sessionFor(key, labels),
-      parent,
-      relay,
-    );
+    const meta = req.params._meta as Record<string, unknown> | undefined;
+    const version =
+      req.request?.headers.get("mcp-protocol-version") ?? meta?.["io.modelcontextprotocol/protocolVersion"];
+    const mcp: McpRequestInfo = {
+      method: "tools/call",
+      protocolVersion: typeof version === "string" ? version : undefined,
+      sessionId: req.request?.headers.get("mcp-session-id") ?? undefined,
+      requestId: req.id,
+    };
+    const session = () => this.sessionFor(key, labels);
+    return this.callTool(name, (args ?? {}) as Record<string, unknown>, session, parent, relay, mcp);
   }
 
   /** A relayed tools/call whose link broke or whose answer did not come in time, as the tool error the agent reads. */
@@ -316,15 +333,19 @@ export class GuardedProxy {
     sessionId: () => Promise<string>,
     parent: TraceParent | undefined,
     send: (forwarded: Record<string, unknown>) => Promise<Reply>,
+    mcp?: McpRequestInfo,
   ): Promise<Reply> {
     const annotation = this.annotations.get(name);
     if (!annotation) return send(args);
     const startMs = nowMs();
     let traced: { session: string; verdict: LedgerCallAnswer } | null = null;
+    let toolError = false;
     try {
-      return await this.guardedCall(annotation, args, sessionId, parent, send, (session, verdict) => {
+      const reply = await this.guardedCall(annotation, args, sessionId, parent, send, (session, verdict) => {
         traced = { session, verdict };
       });
+      toolError = asToolResult(reply.result)?.isError === true;
+      return reply;
     } finally {
       if (traced !== null && this.telemetry.enabled) {
         const { session, verdict } = traced as { session: string; verdict: LedgerCallAnswer };
@@ -337,6 +358,8 @@ export class GuardedProxy {
           startMs,
           endMs: nowMs(),
           parent,
+          mcp,
+          toolError,
         });
       }
     }
