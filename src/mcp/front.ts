@@ -35,7 +35,11 @@ export type FrontOptions = {
    * server's identity in `_meta`, as that revision asks.
    */
   modern?: boolean;
-  /** The methods served besides initialize and ping; any other method is answered "Method not found". */
+  /** The capabilities announced (the upstream's, relayed; tools only by default). */
+  capabilities?: Record<string, unknown>;
+  /** Answers any method without a handler (the upstream, relayed); without it, "Method not found". */
+  fallback?: (method: string, params: Record<string, unknown>) => Promise<Reply>;
+  /** The methods served besides initialize and ping; any other method goes to `fallback`. */
   handlers: Readonly<Record<string, (req: FrontRequest) => Promise<Reply>>>;
 };
 
@@ -130,7 +134,10 @@ export class FrontConnection {
     if (method === "server/discover") return this.discover();
     if (method === "ping") return { result: {} };
     const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
-    if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
+    if (handler === undefined) {
+      if (this.options.fallback) return this.options.fallback(method, params);
+      return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
+    }
     return handler({ id, params, extra });
   }
 
@@ -153,7 +160,7 @@ export class FrontConnection {
     this.negotiated = protocolVersion;
     const result: Record<string, unknown> = {
       protocolVersion,
-      capabilities: { tools: {} },
+      capabilities: this.options.capabilities ?? { tools: {} },
       serverInfo: this.options.serverInfo,
     };
     if (this.options.instructions) result.instructions = this.options.instructions;
@@ -163,7 +170,7 @@ export class FrontConnection {
   private discover(): Reply {
     const result: Record<string, unknown> = {
       supportedVersions: [MODERN_REVISION],
-      capabilities: { tools: {} },
+      capabilities: this.options.capabilities ?? { tools: {} },
       serverInfo: this.options.serverInfo,
     };
     if (this.options.instructions) result.instructions = this.options.instructions;

@@ -43,6 +43,13 @@ const labelValue = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s)
 // At most this many keyed ledger sessions are remembered; the one unused the longest is forgotten first.
 const MAX_KEYED_SESSIONS = 10_000;
 
+/** The client name a 2026-07-28 request's envelope gives (`_meta["io.modelcontextprotocol/clientInfo"].name`). */
+function envelopeClient(params: Record<string, unknown>): string | undefined {
+  const info = (params._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/clientInfo"];
+  const name = (info as { name?: unknown } | undefined)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
 /** A string in the request's `_meta`, or undefined. */
 function metaString(params: Record<string, unknown>, name: string): string | undefined {
   const v = (params._meta as Record<string, unknown> | undefined)?.[name];
@@ -120,6 +127,9 @@ export class GuardedProxy {
       serverInfo: { name: "agent-ledger", version: VERSION },
       instructions: await this.upstream.instructions().catch(() => undefined),
       modern: options.modern,
+      // Requests the proxy does not change (resources, prompts, completion, logging) go to the upstream as they are.
+      capabilities: await this.upstream.capabilities().catch(() => undefined),
+      fallback: (method, params) => this.relayOther(method, params),
       // Each initialize starts a new session, opened at the first guarded call so a connection that only lists tools leaves no row.
       onInitialized: () => {
         initialized++;
@@ -136,10 +146,9 @@ export class GuardedProxy {
             mcpSessionId,
             stdio: mcpSessionId === undefined && !options.modern ? `${connection}.${initialized}` : undefined,
           });
-          const labels = () => ({
-            ...(front.clientVersionName ? { client: front.clientVersionName } : {}),
-            ...options.labels?.(),
-          });
+          // A 2026-07-28 client names itself in each request's envelope rather than in an initialize.
+          const client = envelopeClient(params) ?? front.clientVersionName;
+          const labels = () => ({ ...(client ? { client } : {}), ...options.labels?.() });
           return this.callTool(
             name,
             (args ?? {}) as Record<string, unknown>,
@@ -178,14 +187,23 @@ export class GuardedProxy {
       if (req.method === "tools/list") return this.relayToolsList(send, req.params);
       if (req.method !== "tools/call") return null;
       const meta = req.params._meta as Record<string, unknown> | undefined;
-      const info = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown } | undefined;
-      const clientName = typeof info?.name === "string" ? info.name : client;
+      const clientName = envelopeClient(req.params) ?? client;
       const mcpSessionId = connection.mcpSessionId?.();
       const key = sessionKeyOf(meta, { mcpSessionId });
       const labels: Record<string, string> = { ...(clientName ? { client: clientName } : {}), ...connection.labels };
       if (mcpSessionId) labels.mcp_session = mcpSessionId;
       return this.relayToolCall(req, send, key, labels);
     };
+  }
+
+  /** A request the proxy does not change, relayed over the one upstream connection; a lost upstream is an error. */
+  private async relayOther(method: string, params: Record<string, unknown>): Promise<Reply> {
+    try {
+      return await this.upstream.relay(method, params);
+    } catch (e) {
+      if (e instanceof McpError) throw e;
+      throw new McpError(ErrorCode.InternalError, errorText(e));
+    }
   }
 
   /** The ledger session of `key`, opened at its first guarded call (a key of kind `none` opens one every time). */

@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as V2Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport as V2StdioTransport } from "@modelcontextprotocol/client/stdio";
 import {
   type CallToolResult,
   CreateMessageRequestSchema,
@@ -292,5 +295,62 @@ describe("a 2025-11-25 agent through the same front", () => {
       await transport.terminateSession().catch(() => undefined);
       await client.close();
     }
+  });
+});
+
+describe("the stdio front in front of the same upstream", () => {
+  const stdioArgs = () => [
+    BIN,
+    "mcp",
+    "--annotations",
+    join(dir, "water.toml"),
+    "--db",
+    db,
+    "--upstream-url",
+    upstream.url,
+  ];
+
+  it("serves a 2025-11-25 client the upstream's resources and prompts, as the upstream answers them", async () => {
+    const client = new Client({ name: "stdio-agent", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: stdioArgs(), cwd: ROOT, stderr: "ignore" }),
+    );
+    try {
+      expect(client.getServerCapabilities()).toHaveProperty("resources");
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(["water://gauges/07374000"]);
+      const read = await client.readResource({ uri: "water://gauges/07374000" });
+      expect((read.contents[0] as { text: string }).text).toBe("Mississippi River at Baton Rouge");
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["ask_discharge"]);
+      const prompt = await client.getPrompt({ name: "ask_discharge" });
+      expect((prompt.messages[0]!.content as { text: string }).text).toBe("What is the discharge at 07374000?");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves a 2026-07-28 client: server/discover, then calls keyed by its _meta session key", async () => {
+    const client = new V2Client(
+      { name: "stdio-modern", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: REVISION } } },
+    );
+    await client.connect(
+      new V2StdioTransport({ command: process.execPath, args: stdioArgs(), cwd: ROOT, stderr: "ignore" }),
+    );
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      const run = { "dev.agent-ledger/session": "stdio-run" };
+      const read = await client.callTool({ name: "read_discharge", arguments: { station: "07374000" }, _meta: run });
+      expect(read.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+      const refused = await client.callTool({
+        name: "runoff_depth",
+        arguments: { discharge: 1250, area: 29000 },
+        _meta: run,
+      });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    const mine = sessions().filter((s) => s.labels.client === "stdio-modern");
+    expect(mine.map((s) => [s.labels["mcp.session_key"], s.call_count, s.blocked_count])).toEqual([["meta", 2, 1]]);
   });
 });

@@ -41,6 +41,17 @@ function waterServer(calls: string[]): McpServer {
       return text(String((discharge / area) * 86.4));
     },
   );
+  server.registerResource(
+    "gauge",
+    "water://gauges/07374000",
+    { description: "The gauge at Baton Rouge.", mimeType: "text/plain" },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "text/plain", text: "Mississippi River at Baton Rouge" }],
+    }),
+  );
+  server.registerPrompt("ask_discharge", { description: "Asks for the discharge at a station." }, async () => ({
+    messages: [{ role: "user", content: { type: "text", text: "What is the discharge at 07374000?" } }],
+  }));
   server.registerTool(
     "read_discharge_checked",
     {
