@@ -77,6 +77,7 @@ export class Pipe {
   private readonly waiting = new Map<Id, Waiting>();
   private readonly abandoned = new Set<Id>();
   private closed = false;
+  private upstreamGone = false;
 
   constructor(
     private readonly front: PipeTransport,
@@ -95,7 +96,12 @@ export class Pipe {
     this.upstream.onclose = () => this.close();
     this.upstream.onerror = (e) => this.options.log?.(`upstream: ${e.message}`);
     this.front.onmessage = ((m: Message, extra?: { request?: Request }) => this.fromFront(m, extra?.request)) as never;
-    this.front.onclose = () => this.close();
+    // Whoever made the front transport (the session table) hears of its close too.
+    const frontClosed = this.front.onclose;
+    this.front.onclose = () => {
+      frontClosed?.();
+      void this.close();
+    };
     await this.upstream.start();
     await this.front.start();
   }
@@ -107,6 +113,9 @@ export class Pipe {
     const broken = new PipeBroken("the link to the upstream server closed");
     for (const w of this.waiting.values()) w.reject(broken);
     this.waiting.clear();
+    // An agent session that ends ends its upstream session too (most upstreams keep one until an idle timeout).
+    const link = this.upstream as { terminateSession?: () => Promise<void> };
+    if (!this.upstreamGone) await link.terminateSession?.().catch(() => undefined);
     await Promise.allSettled([this.upstream.close(), this.front.close()]);
     this.options.onClose?.();
   }
@@ -138,11 +147,24 @@ export class Pipe {
   private toUpstream(m: Message): void {
     if (m.method === "initialize" || m.method === undefined) this.watchInitialize(m);
     this.upstream.send(m as never).catch((e: unknown) => {
+      // The upstream no longer knows this session (it restarted): the agent's session ends too, so its next request is
+      // answered 404 and it starts a new one, which opens a new upstream session (MCP 2025-11-25 session rules).
+      const gone = (e as { status?: unknown } | null)?.status === 404 && this.initializeId !== undefined;
+      if (gone) {
+        this.upstreamGone = true;
+        setImmediate(() => void this.close());
+      }
       if (m.id === undefined || m.method === undefined) return;
       const w = this.waiting.get(m.id);
       if (w) {
         this.waiting.delete(m.id);
-        w.reject(e instanceof Error ? e : new Error(String(e)));
+        w.reject(
+          gone
+            ? new PipeBroken("the upstream server ended its session")
+            : e instanceof Error
+              ? e
+              : new Error(String(e)),
+        );
         return;
       }
       const why = this.options.describe?.(e) ?? (e instanceof Error ? e.message : String(e));
