@@ -18,7 +18,12 @@ import {
   ElicitRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadAnnotations } from "../../src/mcp/annotations.js";
+import { LocalLedger } from "../../src/mcp/ledger-client.js";
+import { listenProxy } from "../../src/mcp/listen.js";
+import { GuardedProxy } from "../../src/mcp/proxy.js";
 import { openDb } from "../../src/store/db.js";
+import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
 import { type ModernUpstream, startModernUpstream } from "./modern-upstream.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -352,5 +357,61 @@ describe("the stdio front in front of the same upstream", () => {
     }
     const mine = sessions().filter((s) => s.labels.client === "stdio-modern");
     expect(mine.map((s) => [s.labels["mcp.session_key"], s.call_count, s.blocked_count])).toEqual([["meta", 2, 1]]);
+  });
+});
+
+describe("a relayed 2025-11-25 session whose upstream restarts", () => {
+  it("ends the agent's session (404 on its next request), and a new session is served by the restarted upstream", async () => {
+    const first = await startHttpUpstream();
+    const proxy = new GuardedProxy({
+      upstream: { url: first.url },
+      annotations: loadAnnotations(join(ROOT, "demo/water.toml")),
+      ledger: await LocalLedger.open(join(dir, "restart.db")),
+    });
+    await proxy.start();
+    const front = await listenProxy(proxy, { host: "127.0.0.1", port: 0 });
+    let second: HttpUpstream | undefined;
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(front.url));
+      const client = new Client({ name: "restart-agent", version: "1.0.0" });
+      await client.connect(transport);
+      const read = (await client.callTool({
+        name: "read_discharge",
+        arguments: { station: "07374000" },
+      })) as CallToolResult;
+      expect(read.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+      await first.stop();
+      second = await startHttpUpstream({ port: first.port });
+      // The restarted upstream answers 404 to the old session: this call fails, and the agent's session ends with it.
+      await client.callTool({ name: "station_name", arguments: { station: "07374000" } }).then(
+        (r) => expect(r.isError).toBe(true),
+        (e: unknown) => expect(e).toBeInstanceOf(Error),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      const stale = await fetch(front.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": transport.sessionId!,
+          "mcp-protocol-version": "2025-11-25",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: {} }),
+      });
+      expect(stale.status).toBe(404);
+      await client.close();
+      const again = new Client({ name: "restart-agent", version: "1.0.0" });
+      await again.connect(new StreamableHTTPClientTransport(new URL(front.url)));
+      const reread = (await again.callTool({
+        name: "read_discharge",
+        arguments: { station: "07374000" },
+      })) as CallToolResult;
+      expect(reread.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+      await again.close();
+    } finally {
+      await front.close();
+      await proxy.close();
+      await second?.stop();
+    }
   });
 });
