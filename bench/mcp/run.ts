@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
@@ -73,6 +74,54 @@ const pipe = await launch(
   /relaying on (http:\/\/\S+)/,
 );
 
+// The stdio demo server behind two HTTP fronts: ours (--listen with the command as upstream) and supergateway 4.0.0
+// (stdio to Streamable HTTP, stateful: one child per session, as ours keeps one child), measured against the same
+// server reached over stdio directly.
+const DEMO_STDIO = [process.execPath, "--import", "tsx", join(ROOT, "demo/server.ts")];
+const stdioFront = await launch(
+  [
+    join(ROOT, "bin/agent-ledger.js"),
+    "mcp",
+    "--annotations",
+    join(ROOT, "demo/water.toml"),
+    "--db",
+    join(dir, "ledger-stdio.db"),
+    "--listen",
+    "127.0.0.1:0",
+    "--",
+    ...DEMO_STDIO,
+  ],
+  /over Streamable HTTP at (http:\/\/\S+)/,
+);
+const sgPort = 20_000 + Math.floor(Math.random() * 20_000);
+const gatewayProcess = spawn(
+  process.execPath,
+  [
+    join(ROOT, "node_modules/supergateway/dist/index.js"),
+    "--stdio",
+    DEMO_STDIO.join(" "),
+    "--outputTransport",
+    "streamableHttp",
+    "--stateful",
+    "--port",
+    String(sgPort),
+    "--logLevel",
+    "none",
+  ],
+  { cwd: ROOT, stdio: ["ignore", "ignore", "ignore"] },
+);
+children.push(gatewayProcess);
+const supergateway = { url: `http://127.0.0.1:${sgPort}/mcp`, pid: gatewayProcess.pid! };
+for (let i = 0; ; i += 1) {
+  const up = await fetch(supergateway.url, { method: "GET" }).then(
+    () => true,
+    () => false,
+  );
+  if (up) break;
+  if (i > 100) throw new Error("supergateway did not start listening in 10 s");
+  await new Promise((r) => setTimeout(r, 100));
+}
+
 const connect = async (url: string) => {
   const c = new Client({ name: "bench", version: "1.0.0" });
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -82,6 +131,11 @@ const direct = await connect(upstream.url);
 const guarded = await connect(front.url);
 const relayed = await connect(relay.url);
 const piped = await connect(pipe.url);
+const stdioDirect = new Client({ name: "bench", version: "1.0.0" });
+const stdioLink = new StdioClientTransport({ command: DEMO_STDIO[0]!, args: DEMO_STDIO.slice(1), cwd: ROOT });
+await stdioDirect.connect(stdioLink);
+const ours = await connect(stdioFront.url);
+const gateway = await connect(supergateway.url);
 
 // runoff_depth with a discharge in the declared m^3/s: checked, recorded (call and result), labelled in mm/day.
 // station_name is not annotated: the proxy forwards it untouched and records nothing.
@@ -95,6 +149,12 @@ const legs = {
   forwarded: { client: guarded, ...STATION },
   relayed: { client: relayed, ...STATION },
   piped: { client: piped, ...STATION },
+  stdioDirect: { client: stdioDirect, ...RUNOFF },
+  stdioDirectPlain: { client: stdioDirect, ...STATION },
+  oursGuarded: { client: ours, ...RUNOFF },
+  oursForwarded: { client: ours, ...STATION },
+  sgRunoff: { client: gateway, ...RUNOFF },
+  sgStation: { client: gateway, ...STATION },
 } satisfies Record<string, Leg>;
 type LegName = keyof typeof legs;
 const names = Object.keys(legs) as LegName[];
@@ -140,7 +200,18 @@ try {
   for (let b = 0; b < Math.max(4, Math.round(CALLS / BLOCK)); b += 1) {
     for (const n of names) {
       // A relay leg's hop is its relay process; every other leg's is the proxy.
-      const hop = n === "relayed" ? relay.pid : n === "piped" ? pipe.pid : front.pid;
+      const hops: Partial<Record<LegName, number>> = {
+        relayed: relay.pid,
+        piped: pipe.pid,
+        oursGuarded: stdioFront.pid,
+        oursForwarded: stdioFront.pid,
+        sgRunoff: supergateway.pid,
+        sgStation: supergateway.pid,
+        // Called directly over stdio, the hop is the demo server child itself.
+        stdioDirect: stdioLink.pid ?? front.pid,
+        stdioDirectPlain: stdioLink.pid ?? front.pid,
+      };
+      const hop = hops[n] ?? front.pid;
       const p0 = cpuMs(hop);
       const s0 = sysMs(hop);
       const u0 = cpuMs(upstream.pid);
@@ -154,7 +225,7 @@ try {
     }
   }
 } finally {
-  await Promise.allSettled([direct.close(), guarded.close(), relayed.close(), piped.close()]);
+  await Promise.allSettled([direct, guarded, relayed, piped, stdioDirect, ours, gateway].map((c) => c.close()));
   const exits = children.map((c) => new Promise((done) => (c.exitCode === null ? c.once("exit", done) : done(null))));
   for (const c of children) c.kill("SIGTERM");
   await Promise.race([Promise.all(exits), new Promise((done) => setTimeout(done, 5000))]);
@@ -172,6 +243,12 @@ const TITLES: Record<LegName, string> = {
   forwarded: "forwarded: SDK client -> --listen proxy -> HTTP upstream (station_name: not annotated, not recorded)",
   relayed: "relayed: SDK client -> bare byte relay -> HTTP upstream (station_name: no MCP parsing, the floor of a hop)",
   piped: "piped: SDK client -> TCP pipe -> HTTP upstream (station_name: no HTTP parsing, the kernel's share of a hop)",
+  stdioDirect: "stdio direct: SDK client -> stdio demo server (runoff_depth)",
+  stdioDirectPlain: "stdio direct: SDK client -> stdio demo server (station_name)",
+  oursGuarded: "ours: SDK client -> --listen proxy -> stdio demo server (runoff_depth: checked, recorded, labelled)",
+  oursForwarded: "ours: SDK client -> --listen proxy -> stdio demo server (station_name: forwarded)",
+  sgRunoff: "supergateway 4.0.0 --stateful -> stdio demo server (runoff_depth)",
+  sgStation: "supergateway 4.0.0 --stateful -> stdio demo server (station_name)",
 };
 const per = (n: LegName, k: "proxy" | "upstream" | "client") => (cpu[n][k] / cpu[n].calls).toFixed(3);
 console.log("| path | calls | p50 ms | p90 ms | p99 ms | CPU ms/call: client | upstream | proxy (relay) |");
@@ -205,6 +282,15 @@ console.log(
   `proxy CPU per call: guarded ${cpuPer("guarded").toFixed(3)} ms, forwarded ${cpuPer("forwarded").toFixed(3)} ms ` +
     `(guard and recording: ${(cpuPer("guarded") - cpuPer("forwarded")).toFixed(3)} ms); of which kernel (sys): ` +
     `guarded ${sysPer("guarded").toFixed(3)} ms, forwarded ${sysPer("forwarded").toFixed(3)} ms`,
+);
+const forwardedRatio = gap("oursForwarded", "stdioDirectPlain") / gap("sgStation", "stdioDirectPlain");
+const guardedRatio = gap("oursGuarded", "stdioDirect") / gap("sgRunoff", "stdioDirect");
+console.log(
+  `\nin front of the stdio demo server, p50 added over calling it on stdio: ours forwarded ` +
+    `${gap("oursForwarded", "stdioDirectPlain").toFixed(3)} ms, supergateway ${gap("sgStation", "stdioDirectPlain").toFixed(3)} ms ` +
+    `(ours/supergateway ${forwardedRatio.toFixed(2)}, target <= 0.80); ours guarded ` +
+    `${gap("oursGuarded", "stdioDirect").toFixed(3)} ms, supergateway ${gap("sgRunoff", "stdioDirect").toFixed(3)} ms ` +
+    `(ours/supergateway ${guardedRatio.toFixed(2)}, target <= 1.00)`,
 );
 const stages = [...stderrOf.values()].flatMap((text) => text.split("\n").filter((l) => l.includes(": stage ")));
 if (stages.length > 0)

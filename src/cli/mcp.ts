@@ -1,7 +1,7 @@
 // `agent-ledger mcp`: guard an existing MCP server. Spawns it over stdio (or connects to it over Streamable HTTP),
 // serves the guarded tools on this process's stdin/stdout (or at http://HOST:PORT/mcp), and records every annotated
 // call in the ledger. Diagnostics go to stderr only.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import type { Command } from "commander";
 import { loadAnnotations } from "../mcp/annotations.js";
 import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-client.js";

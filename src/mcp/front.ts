@@ -17,7 +17,11 @@ import type { RpcError } from "./upstream-raw.js";
 export type Reply = { result: unknown; error?: undefined } | { result?: undefined; error: RpcError };
 
 /** The request as a handler sees it: its params and what the transport knew (HTTP headers). */
-export type FrontRequest = { params: Record<string, unknown>; extra: MessageExtraInfo | undefined };
+export type FrontRequest = {
+  id: string | number;
+  params: Record<string, unknown>;
+  extra: MessageExtraInfo | undefined;
+};
 
 /** What one connection serves. */
 export type FrontOptions = {
@@ -26,11 +30,26 @@ export type FrontOptions = {
   /** Called on notifications/initialized (a new agent session begins). */
   onInitialized?: () => void;
   onClose?: () => void;
-  /** The methods served besides initialize and ping; any other method is answered "Method not found". */
+  /**
+   * MCP 2026-07-28: one request, no initialize; server/discover is answered, results carry `resultType` and the
+   * server's identity in `_meta`, as that revision asks.
+   */
+  modern?: boolean;
+  /** The capabilities announced (the upstream's, relayed; tools only by default). */
+  capabilities?: Record<string, unknown>;
+  /** Answers any method without a handler (the upstream, relayed); without it, "Method not found". */
+  fallback?: (method: string, params: Record<string, unknown>) => Promise<Reply>;
+  /** The methods served besides initialize and ping; any other method goes to `fallback`. */
   handlers: Readonly<Record<string, (req: FrontRequest) => Promise<Reply>>>;
 };
 
 type Id = string | number;
+
+/** The stateless revision, served one request at a time. */
+export const MODERN_REVISION = "2026-07-28";
+
+/** The `_meta` key a 2026-07-28 request names its revision under. */
+const VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 type Incoming = { id?: Id; method?: string; params?: unknown };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -48,6 +67,7 @@ function errorReply(e: unknown): Reply {
 /** One agent connection over `transport`, served until the transport closes. */
 export class FrontConnection {
   private clientName: string | undefined;
+  private negotiated: string | undefined;
   // Requests being answered, so a notifications/cancelled for one suppresses its reply (as the SDK's Server does).
   private readonly inFlight = new Set<Id>();
   private readonly cancelled = new Set<Id>();
@@ -56,6 +76,12 @@ export class FrontConnection {
     private readonly transport: Transport,
     private readonly options: FrontOptions,
   ) {}
+
+  /** The revision a request is served in: the one its `_meta` names (2026-07-28), else the one initialize settled on. */
+  protocolVersionOf(params: Record<string, unknown>): string | undefined {
+    const named = isObject(params._meta) ? params._meta[VERSION_META_KEY] : undefined;
+    return typeof named === "string" ? named : this.negotiated;
+  }
 
   /** The client's name from its last initialize request. */
   get clientVersionName(): string | undefined {
@@ -82,28 +108,37 @@ export class FrontConnection {
       return;
     }
     const id = m.id;
-    const answer = this.answer(m.method, isObject(m.params) ? m.params : {}, extra);
+    const params = isObject(m.params) ? m.params : {};
+    // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
+    const modern =
+      this.options.modern === true || (isObject(params._meta) && params._meta[VERSION_META_KEY] === MODERN_REVISION);
+    const answer = this.answer(id, m.method, params, extra);
     if (!(answer instanceof Promise)) {
-      this.reply(id, answer);
+      this.reply(id, answer, modern);
       return;
     }
     this.inFlight.add(id);
     answer.then(
-      (r) => this.replyOnce(id, r),
-      (e: unknown) => this.replyOnce(id, errorReply(e)),
+      (r) => this.replyOnce(id, r, modern),
+      (e: unknown) => this.replyOnce(id, errorReply(e), modern),
     );
   }
 
   private answer(
+    id: Id,
     method: string,
     params: Record<string, unknown>,
     extra: MessageExtraInfo | undefined,
   ): Reply | Promise<Reply> {
-    if (method === "initialize") return this.initialize(params);
+    if (method === "initialize" && !this.options.modern) return this.initialize(params);
+    if (method === "server/discover") return this.discover();
     if (method === "ping") return { result: {} };
     const handler = Object.hasOwn(this.options.handlers, method) ? this.options.handlers[method] : undefined;
-    if (handler === undefined) return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
-    return handler({ params, extra });
+    if (handler === undefined) {
+      if (this.options.fallback) return this.options.fallback(method, params);
+      return { error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
+    }
+    return handler({ id, params, extra });
   }
 
   private notified(method: string, params: unknown): void {
@@ -122,22 +157,43 @@ export class FrontConnection {
     const info = params.clientInfo;
     this.clientName = isObject(info) && typeof info.name === "string" ? info.name : undefined;
     const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    this.negotiated = protocolVersion;
     const result: Record<string, unknown> = {
       protocolVersion,
-      capabilities: { tools: {} },
+      capabilities: this.options.capabilities ?? { tools: {} },
       serverInfo: this.options.serverInfo,
     };
     if (this.options.instructions) result.instructions = this.options.instructions;
     return { result };
   }
 
-  private replyOnce(id: Id, r: Reply): void {
-    this.inFlight.delete(id);
-    if (this.cancelled.delete(id)) return;
-    this.reply(id, r);
+  private discover(): Reply {
+    const result: Record<string, unknown> = {
+      supportedVersions: [MODERN_REVISION],
+      capabilities: this.options.capabilities ?? { tools: {} },
+      serverInfo: this.options.serverInfo,
+    };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return { result };
   }
 
-  private reply(id: Id, r: Reply): void {
+  private replyOnce(id: Id, r: Reply, modern: boolean): void {
+    this.inFlight.delete(id);
+    if (this.cancelled.delete(id)) return;
+    this.reply(id, r, modern);
+  }
+
+  private reply(id: Id, r: Reply, modern = false): void {
+    if (modern && r.error === undefined && isObject(r.result)) {
+      const meta = isObject(r.result._meta) ? r.result._meta : {};
+      r = {
+        result: {
+          resultType: "complete",
+          ...r.result,
+          _meta: { ...meta, "io.modelcontextprotocol/serverInfo": this.options.serverInfo },
+        },
+      };
+    }
     const message = (
       r.error === undefined ? { jsonrpc: "2.0", id, result: r.result } : { jsonrpc: "2.0", id, error: r.error }
     ) as JSONRPCMessage;

@@ -3,8 +3,7 @@
 // full and a new client needs the room of one left unused for minutes (most clients never send DELETE). The proxy's
 // --listen front keeps them (each is one agent's ledger session); the service's own /mcp keeps none.
 import { randomUUID } from "node:crypto";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 
 /** What a new session is connected to; `close` releases it when the session ends. */
 export type SessionServer = { close(): Promise<void> };

@@ -3,9 +3,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { classifyInboundRequest, PerRequestHTTPServerTransport } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
+import { Pipe, type PipeTransport } from "./pipe.js";
+import { relayFetch } from "./relay-fetch.js";
 import type { GuardedProxy } from "./proxy.js";
+import { servesModern } from "./upstream-http.js";
+import type { UpstreamUrl } from "./upstream-link.js";
 
 /** Where to listen. */
 export type ListenAddress = { host: string; port: number };
@@ -130,22 +136,67 @@ async function readJsonBody(req: Request, limit: number): Promise<{ value: unkno
   }
 }
 
+/** The SDK's answer to a request its validation ladder refused (a mismatched Mcp-Method header, a bad envelope). */
+function rejection(r: { httpStatus: number; code: number; message: string; data?: unknown }, body: unknown): Response {
+  const id = typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null;
+  const error =
+    r.data === undefined ? { code: r.code, message: r.message } : { code: r.code, message: r.message, data: r.data };
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error }), {
+    status: r.httpStatus,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/** Relays one front unit (a 2025-11-25 session or one 2026-07-28 request) to the upstream over a link of its own. */
+async function openPipe(
+  proxy: GuardedProxy,
+  target: UpstreamUrl,
+  front: PipeTransport,
+  connection: { mcpSessionId?: () => string | undefined },
+  log: (line: string) => void,
+  fetchImpl?: typeof fetch,
+): Promise<Pipe> {
+  const link = new StreamableHTTPClientTransport(new URL(target.url), {
+    requestInit: { headers: { ...target.headers } },
+    fetch: fetchImpl,
+  });
+  const pipe = new Pipe(front, link as PipeTransport, proxy.interceptor(connection), {
+    log,
+    describe: (e) =>
+      `the upstream server at ${target.url} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+  });
+  await pipe.start();
+  return pipe;
+}
+
 /**
  * Serves `proxy` at http://host:port/mcp until closed. With a `token`, every request must carry it as a bearer token;
  * without one, only a loopback address is served (OpenFrontError otherwise).
  */
-export function listenProxy(
+export async function listenProxy(
   proxy: GuardedProxy,
   address: ListenAddress,
   options: { log?: (line: string) => void; bodyLimit?: number; token?: string } = {},
 ): Promise<ListeningProxy> {
   const problem = openFrontProblem(address, options.token);
-  if (problem !== null) return Promise.reject(new OpenFrontError(problem));
+  if (problem !== null) throw new OpenFrontError(problem);
   const expected = options.token === undefined ? null : createHash("sha256").update(options.token).digest();
+  const target = proxy.upstream.target;
+  // Each 2025-11-25 session of an HTTP upstream is relayed over a session of its own; 2026-07-28 requests are relayed
+  // when the upstream serves that revision, else answered by the proxy over its own connection (as with a command).
+  const relayed = "url" in target ? target : null;
+  const modernRelay = relayed !== null && (await servesModern(relayed));
+  const log = options.log ?? (() => undefined);
   const sessions = new McpHttpSessions({
-    connect: (transport) => proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }) }),
+    connect: (transport) => {
+      const mcpSessionId = () => transport.sessionId;
+      if (relayed === null)
+        return proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }), mcpSessionId });
+      return openPipe(proxy, relayed, transport as PipeTransport, { mcpSessionId }, log);
+    },
     log: options.log,
-    jsonResponse: true,
+    // A relayed session streams what the upstream sends during a request (progress, logging, its requests).
+    jsonResponse: relayed === null,
   });
   const app = new Hono();
   const limit = options.bodyLimit ?? 4 * 1024 * 1024;
@@ -158,7 +209,32 @@ export function listenProxy(
       return jsonRpcError(403, -32000, `requests from the web origin ${c.req.header("origin")} are not accepted`);
     if (c.req.method !== "POST") return sessions.handle(c.req.raw);
     const body = await readJsonBody(c.req.raw, limit);
-    return body instanceof Response ? body : sessions.handle(c.req.raw, body.value);
+    if (body instanceof Response) return body;
+    const route = classifyInboundRequest({
+      httpMethod: "POST",
+      protocolVersionHeader: c.req.header("mcp-protocol-version"),
+      mcpMethodHeader: c.req.header("mcp-method"),
+      mcpNameHeader: c.req.header("mcp-name"),
+      body: body.value,
+    });
+    if (route.kind === "legacy") return sessions.handle(c.req.raw, body.value);
+    if (route.kind === "reject") return rejection(route, body.value);
+    // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.
+    const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
+    if (relayed === null || !modernRelay) {
+      await proxy.connect(transport, { modern: true });
+      return transport.handleMessage(route.message, { request: c.req.raw });
+    }
+    // An HTTP error of the upstream (an unsupported version, a removed method) reaches the agent as it came.
+    const exchange = relayFetch();
+    const pipe = await openPipe(proxy, relayed, transport as PipeTransport, {}, log, exchange.fetch);
+    const answer = await Promise.race([
+      transport.handleMessage(route.message, { request: c.req.raw }),
+      exchange.failure,
+    ]);
+    if (answer !== (await Promise.race([exchange.failure, Promise.resolve(null)]))) return answer;
+    void pipe.close();
+    return answer;
   });
   app.onError((err) => {
     options.log?.(`MCP request failed: ${err.stack ?? err.message}`);

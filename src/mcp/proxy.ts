@@ -1,7 +1,14 @@
 // The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
-import { noTelemetry, nowMs, traceParentOf, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
+import {
+  type McpRequestInfo,
+  noTelemetry,
+  nowMs,
+  traceParentOf,
+  type Telemetry,
+  type TraceParent,
+} from "../telemetry/telemetry.js";
 import { DEFAULT_LIMITS, jsonDepth } from "../limits.js";
 import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
@@ -11,6 +18,9 @@ import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnip
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
 import type { UpstreamTarget } from "./upstream-link.js";
+import { PipeBroken, PipeTimeout, type PipeAnswer, type PipeInterceptor, type PipeRequestInfo } from "./pipe.js";
+import { isInputRequired, RoundStates } from "./rounds.js";
+import { sessionKeyOf, type SessionKey } from "./session-key.js";
 
 /** What a proxy is built from. */
 export type ProxyOptions = {
@@ -32,6 +42,22 @@ export type ProxyOptions = {
 
 // API.md: label values are at most 256 characters.
 const labelValue = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s);
+
+// At most this many keyed ledger sessions are remembered; the one unused the longest is forgotten first.
+const MAX_KEYED_SESSIONS = 10_000;
+
+/** The client name a 2026-07-28 request's envelope gives (`_meta["io.modelcontextprotocol/clientInfo"].name`). */
+function envelopeClient(params: Record<string, unknown>): string | undefined {
+  const info = (params._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/clientInfo"];
+  const name = (info as { name?: unknown } | undefined)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
+/** A string in the request's `_meta`, or undefined. */
+function metaString(params: Record<string, unknown>, name: string): string | undefined {
+  const v = (params._meta as Record<string, unknown> | undefined)?.[name];
+  return typeof v === "string" ? v : undefined;
+}
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -56,6 +82,14 @@ export class GuardedProxy {
   private readonly maxDepth: number;
   /** The name a tool is declared and recorded under in the ledger (the agent and the upstream keep the plain name). */
   private readonly ledgerName: (tool: string) => string;
+  /** Ledger sessions by session key (see session-key.ts), most recently used last. */
+  private readonly sessions = new Map<string, Promise<string>>();
+  /** Clients already told that their requests carry no session key. */
+  private readonly toldNoKey = new Set<string>();
+  private readonly rounds = new RoundStates();
+  private stdioConnections = 0;
+  private declaredListing = "";
+  private readonly timeoutMs: number;
 
   constructor(options: ProxyOptions) {
     const ns = options.namespace;
@@ -65,6 +99,8 @@ export class GuardedProxy {
     this.log = options.log ?? (() => undefined);
     this.telemetry = options.telemetry ?? noTelemetry;
     this.maxDepth = options.maxDepth ?? DEFAULT_LIMITS.depth;
+    // The SDK's own default request timeout.
+    this.timeoutMs = options.timeoutMs ?? 60_000;
     this.upstream = new Upstream(options.upstream, {
       onTools: (tools) => this.declare(tools),
       log: this.log,
@@ -82,37 +118,31 @@ export class GuardedProxy {
     return tools;
   }
 
-  /** Serves one agent connection over `transport`; `labels` adds labels to its ledger session when it opens. */
+  /**
+   * Serves one agent connection over `transport`; `labels` adds labels to its ledger sessions when they open, and
+   * `mcpSessionId` names the 2025-11-25 HTTP session the connection is (none: a stdio or in-process connection).
+   */
   async connect(
     transport: Transport,
-    options: { labels?: () => Record<string, string> } = {},
+    options: { labels?: () => Record<string, string>; mcpSessionId?: () => string | undefined; modern?: boolean } = {},
   ): Promise<FrontConnection> {
-    let session: Promise<string> | null = null;
-    const sessionId = () => {
-      if (!session) {
-        const labels: Record<string, string> = { source: "mcp-proxy", upstream: labelValue(this.upstream.commandLine) };
-        const client = front.clientVersionName;
-        if (client) labels.client = labelValue(client);
-        for (const [k, v] of Object.entries(options.labels?.() ?? {})) labels[k] = labelValue(v);
-        const opening = this.ledger.openSession(labels);
-        session = opening;
-        opening.catch(() => {
-          if (session === opening) session = null;
-        });
-      }
-      return session;
-    };
+    const connection = ++this.stdioConnections;
+    let initialized = 0;
     const front: FrontConnection = new FrontConnection(transport, {
       serverInfo: { name: "agent-ledger", version: VERSION },
       instructions: await this.upstream.instructions().catch(() => undefined),
+      modern: options.modern,
+      // Requests the proxy does not change (resources, prompts, completion, logging) go to the upstream as they are.
+      capabilities: await this.upstream.capabilities().catch(() => undefined),
+      fallback: (method, params) => this.relayOther(method, params),
       // Each initialize starts a new session, opened at the first guarded call so a connection that only lists tools leaves no row.
       onInitialized: () => {
-        session = null;
+        initialized++;
       },
       onClose: () => this.fronts.delete(front),
       handlers: {
         "tools/list": async () => ({ result: { tools: await this.listTools() } }),
-        "tools/call": ({ params, extra }) => {
+        "tools/call": ({ params, extra, id }) => {
           const { name, arguments: args } = params;
           const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
           if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
@@ -125,11 +155,26 @@ export class GuardedProxy {
                   `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
               ),
             );
+          const mcpSessionId = options.mcpSessionId?.();
+          const key = sessionKeyOf(params._meta as Record<string, unknown> | undefined, {
+            mcpSessionId,
+            stdio: mcpSessionId === undefined && !options.modern ? `${connection}.${initialized}` : undefined,
+          });
+          // A 2026-07-28 client names itself in each request's envelope rather than in an initialize.
+          const client = envelopeClient(params) ?? front.clientVersionName;
+          const labels = () => ({ ...(client ? { client } : {}), ...options.labels?.() });
           return this.callTool(
             name,
             (args ?? {}) as Record<string, unknown>,
-            sessionId,
+            () => this.sessionFor(key, labels()),
             traceParentOfRequest(params, extra),
+            (forwarded) => this.forward(name, forwarded),
+            {
+              method: "tools/call",
+              protocolVersion: front.protocolVersionOf(params),
+              sessionId: mcpSessionId,
+              requestId: id,
+            },
           );
         },
       },
@@ -137,6 +182,154 @@ export class GuardedProxy {
     await front.start();
     this.fronts.add(front);
     return front;
+  }
+
+  /**
+   * The interceptor of a relayed agent connection (see pipe.ts): tools/list gains units, tools/call is guarded; all
+   * else passes. `mcpSessionId` names the 2025-11-25 session the pipe serves, if it serves one.
+   */
+  interceptor(
+    connection: { mcpSessionId?: () => string | undefined; labels?: Record<string, string> } = {},
+  ): PipeInterceptor {
+    let client: string | undefined;
+    return (req, send) => {
+      if (req.method === "initialize") {
+        const info = (req.params.clientInfo ?? {}) as { name?: unknown };
+        client = typeof info.name === "string" ? info.name : undefined;
+        return null;
+      }
+      if (req.method === "tools/list") return this.relayToolsList(send, req.params);
+      if (req.method !== "tools/call") return null;
+      const meta = req.params._meta as Record<string, unknown> | undefined;
+      const clientName = envelopeClient(req.params) ?? client;
+      const mcpSessionId = connection.mcpSessionId?.();
+      const key = sessionKeyOf(meta, { mcpSessionId });
+      const labels: Record<string, string> = { ...(clientName ? { client: clientName } : {}), ...connection.labels };
+      if (mcpSessionId) labels.mcp_session = mcpSessionId;
+      return this.relayToolCall(req, send, key, labels);
+    };
+  }
+
+  /** A request the proxy does not change, relayed over the one upstream connection; a lost upstream is an error. */
+  private async relayOther(method: string, params: Record<string, unknown>): Promise<Reply> {
+    try {
+      return await this.upstream.relay(method, params);
+    } catch (e) {
+      if (e instanceof McpError) throw e;
+      throw new McpError(ErrorCode.InternalError, errorText(e));
+    }
+  }
+
+  /** The ledger session of `key`, opened at its first guarded call (a key of kind `none` opens one every time). */
+  private sessionFor(key: SessionKey, extra: Record<string, string>): Promise<string> {
+    const labels: Record<string, string> = {
+      source: "mcp-proxy",
+      upstream: labelValue(this.upstream.commandLine),
+      "mcp.session_key": key.kind,
+    };
+    for (const [k, v] of Object.entries(extra)) labels[k] = labelValue(v);
+    if (key.key === null) {
+      const who = extra.client ?? "a client that gave no name";
+      if (!this.toldNoKey.has(who)) {
+        if (this.toldNoKey.size < 10_000) this.toldNoKey.add(who);
+        this.log(
+          `${who} sent a tools/call with no session key (no _meta "dev.agent-ledger/session", no traceparent, no ` +
+            "Mcp-Session-Id): each such call is its own ledger session, so carry-over between its calls is not checked",
+        );
+      }
+      return this.ledger.openSession(labels);
+    }
+    const known = this.sessions.get(key.key);
+    if (known) {
+      // Kept in order of use, so the first is the one unused the longest.
+      this.sessions.delete(key.key);
+      this.sessions.set(key.key, known);
+      return known;
+    }
+    const opening = this.ledger.openSession(labels);
+    this.sessions.set(key.key, opening);
+    if (this.sessions.size > MAX_KEYED_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+    opening.catch(() => {
+      if (this.sessions.get(key.key!) === opening) this.sessions.delete(key.key!);
+    });
+    return opening;
+  }
+
+  private async relayToolsList(
+    send: (params: Record<string, unknown>) => Promise<PipeAnswer>,
+    params: Record<string, unknown>,
+  ): Promise<PipeAnswer> {
+    const answer = await send(params);
+    if (answer.error !== undefined || typeof answer.result !== "object" || answer.result === null) return answer;
+    const result = answer.result as { tools?: unknown };
+    if (!Array.isArray(result.tools)) return answer;
+    const tools = result.tools as RawTool[];
+    const annotated = tools.filter((t) => this.annotations.has(t.name));
+    const listing = JSON.stringify(annotated);
+    if (listing !== this.declaredListing) {
+      await this.declare(annotated);
+      this.declaredListing = listing;
+    }
+    return { result: { ...result, tools: tools.map((t) => advertisedTool(t, this.annotations.get(t.name))) } };
+  }
+
+  private relayToolCall(
+    req: PipeRequestInfo,
+    send: (params: Record<string, unknown>, timeoutMs?: number) => Promise<PipeAnswer>,
+    key: SessionKey,
+    labels: Record<string, string>,
+  ): Promise<PipeAnswer> {
+    const { name, arguments: args } = req.params;
+    const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
+    if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
+    const annotation = this.annotations.get(name);
+    const timeout = this.timeoutMs;
+    if (!annotation) return this.timed(name, () => send(req.params, timeout));
+    const parent = traceParentOf((h) => req.request?.headers.get(h)) ?? traceParentOf((h) => metaString(req.params, h));
+    const relay = (forwarded: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Reply> =>
+      this.timed(name, () => send({ ...req.params, ...extra, arguments: forwarded }, timeout));
+    const round = this.rounds.unwrap(req.params.requestState);
+    if (round !== null) return this.laterRound(annotation, round, relay);
+    const meta = req.params._meta as Record<string, unknown> | undefined;
+    const version =
+      req.request?.headers.get("mcp-protocol-version") ?? meta?.["io.modelcontextprotocol/protocolVersion"];
+    const mcp: McpRequestInfo = {
+      method: "tools/call",
+      protocolVersion: typeof version === "string" ? version : undefined,
+      sessionId: req.request?.headers.get("mcp-session-id") ?? undefined,
+      requestId: req.id,
+    };
+    const session = () => this.sessionFor(key, labels);
+    return this.callTool(name, (args ?? {}) as Record<string, unknown>, session, parent, relay, mcp);
+  }
+
+  /** A relayed tools/call whose link broke or whose answer did not come in time, as the tool error the agent reads. */
+  private async timed(name: string, run: () => Promise<PipeAnswer>): Promise<PipeAnswer> {
+    try {
+      return await run();
+    } catch (e) {
+      if (e instanceof PipeTimeout)
+        return toolErrorReply(
+          `the upstream server did not answer ${name} in time; the call may or may not have completed`,
+        );
+      if (e instanceof PipeBroken)
+        return toolErrorReply(`${e.message} while running ${name}; the call may or may not have completed`);
+      throw e;
+    }
+  }
+
+  /** A later round of a call answered input_required: sent on as the same ledger call, with the upstream's own state. */
+  private async laterRound(
+    annotation: ToolAnnotation,
+    round: { session: string; callId: string; args: Record<string, unknown>; upstream?: string },
+    relay: (forwarded: Record<string, unknown>, extra?: Record<string, unknown>) => Promise<Reply>,
+  ): Promise<Reply> {
+    const reply = await relay(round.args, { requestState: round.upstream });
+    if (reply.error !== undefined) return reply;
+    if (isInputRequired(reply.result)) return { result: this.rounds.wrap(reply.result, round) };
+    const result = asToolResult(reply.result);
+    if (result === null || result.isError) return reply;
+    return { result: await this.labelResult(annotation, round.session, round.callId, result) };
   }
 
   /** Closes every agent connection, then the upstream and the ledger. */
@@ -171,15 +364,20 @@ export class GuardedProxy {
     args: Record<string, unknown>,
     sessionId: () => Promise<string>,
     parent: TraceParent | undefined,
+    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
+    mcp?: McpRequestInfo,
   ): Promise<Reply> {
     const annotation = this.annotations.get(name);
-    if (!annotation) return this.forward(name, args);
+    if (!annotation) return send(args);
     const startMs = nowMs();
     let traced: { session: string; verdict: LedgerCallAnswer } | null = null;
+    let toolError = false;
     try {
-      return await this.guardedCall(annotation, args, sessionId, parent, (session, verdict) => {
+      const reply = await this.guardedCall(annotation, args, sessionId, parent, send, (session, verdict) => {
         traced = { session, verdict };
       });
+      toolError = asToolResult(reply.result)?.isError === true;
+      return reply;
     } finally {
       if (traced !== null && this.telemetry.enabled) {
         const { session, verdict } = traced as { session: string; verdict: LedgerCallAnswer };
@@ -192,6 +390,8 @@ export class GuardedProxy {
           startMs,
           endMs: nowMs(),
           parent,
+          mcp,
+          toolError,
         });
       }
     }
@@ -202,6 +402,7 @@ export class GuardedProxy {
     args: Record<string, unknown>,
     sessionId: () => Promise<string>,
     parent: TraceParent | undefined,
+    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
     checked: (session: string, verdict: LedgerCallAnswer) => void,
   ): Promise<Reply> {
     const name = annotation.name;
@@ -238,8 +439,11 @@ export class GuardedProxy {
         `${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`,
       );
     }
-    const reply = await this.forward(name, forwarded);
+    const reply = await send(forwarded);
     if (reply.error !== undefined) return reply;
+    // Input asked of the agent first (MCP 2026-07-28): the later rounds carry the call in the proxy's requestState.
+    if (isInputRequired(reply.result))
+      return { result: this.rounds.wrap(reply.result, { session, callId: verdict.call_id, args: forwarded }) };
     const result = asToolResult(reply.result);
     if (result === null)
       return toolErrorReply(

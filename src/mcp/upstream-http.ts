@@ -11,6 +11,8 @@ import {
   type UpstreamUrl,
 } from "./upstream-link.js";
 import { nodeHttpFetch } from "./node-fetch.js";
+import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } from "@modelcontextprotocol/client";
+import { VERSION } from "../version.js";
 
 type WithCode = { code?: unknown; message?: unknown; errors?: unknown };
 
@@ -115,4 +117,26 @@ export function httpLink(target: UpstreamUrl, log: (line: string) => void): Upst
       return `${lost ?? "the upstream session ended"}; connecting to ${target.url} again with a new session`;
     },
   };
+}
+
+/**
+ * True when the upstream at `target` serves MCP 2026-07-28: the SDK's client negotiates (server/discover, else the
+ * 2025 initialize) and the era it settles on says. A legacy session it opened is ended again.
+ */
+export async function servesModern(target: UpstreamUrl, timeoutMs = 10_000): Promise<boolean> {
+  const transport = new V2HttpTransport(new URL(target.url), { requestInit: { headers: { ...target.headers } } });
+  const client = new V2Client(
+    { name: "agent-ledger-mcp", version: VERSION },
+    { versionNegotiation: { mode: "auto", probe: { timeoutMs } } },
+  );
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+    const modern = client.getProtocolEra() === "modern";
+    if (!modern) await transport.terminateSession().catch(() => undefined);
+    return modern;
+  } catch {
+    return false;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
 }

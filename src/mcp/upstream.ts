@@ -78,6 +78,19 @@ export class Upstream {
     return (await this.connection()).client.getInstructions();
   }
 
+  /** The upstream's capabilities as its initialize answered them (tools at least). */
+  async capabilities(): Promise<Record<string, unknown>> {
+    return { tools: {}, ...(await this.connection()).client.getServerCapabilities() };
+  }
+
+  /**
+   * Relays any other request (resources, prompts, completion, logging, ping) and answers the upstream's result or
+   * JSON-RPC error as it came.
+   */
+  async relay(method: string, params: Record<string, unknown>): Promise<RawAnswer> {
+    return this.withConnection(method, (conn) => conn.raw.request(method, params));
+  }
+
   /** Lists the upstream's tools now (every page), telling `onTools`. */
   async listTools(): Promise<RawTool[]> {
     return this.withConnection("tools/list", async (conn) => {

@@ -18,8 +18,17 @@ export function toolCallSpan(r: ToolCallRecord): { name: string; attributes: Rec
     "agent_ledger.outcome": r.outcome,
     "agent_ledger.violation.codes": [...r.violationCodes],
   };
-  // The conventions' error.type: a low-cardinality class of the failure; a refusal's first violation code is one.
+  // The conventions' error.type: a low-cardinality class of the failure; a refusal's first violation code is one, and
+  // any other tool error is `tool_error`, as the MCP conventions name an isError result.
   if (r.outcome === "refused") attributes["error.type"] = r.violationCodes[0] ?? "refused";
+  else if (r.toolError) attributes["error.type"] = "tool_error";
+  // The MCP semantic conventions' request attributes, when the call came through the proxy.
+  if (r.mcp) {
+    attributes["mcp.method.name"] = r.mcp.method;
+    if (r.mcp.protocolVersion) attributes["mcp.protocol.version"] = r.mcp.protocolVersion;
+    if (r.mcp.sessionId) attributes["mcp.session.id"] = r.mcp.sessionId;
+    if (r.mcp.requestId !== undefined) attributes["jsonrpc.request.id"] = String(r.mcp.requestId);
+  }
   return { name: `execute_tool ${r.tool}`, attributes };
 }
 

@@ -17,6 +17,18 @@ export type ToolCallRecord = {
   startMs: number;
   endMs: number;
   parent?: TraceParent;
+  /** The MCP request the call came in (a proxied call): its method, revision, session and JSON-RPC id. */
+  mcp?: McpRequestInfo;
+  /** True when the answer the agent got is a tool error (`isError`). */
+  toolError?: boolean;
+};
+
+/** What the MCP semantic conventions record of a request. */
+export type McpRequestInfo = {
+  method: string;
+  protocolVersion?: string;
+  sessionId?: string;
+  requestId?: string | number;
 };
 
 /** One evaluation, recorded after the decision: span `evaluate <task>`. */

@@ -109,6 +109,7 @@ describe("agent-ledger mcp", () => {
         source: "mcp-proxy",
         upstream: UPSTREAM.join(" "),
         client: "cli-agent",
+        "mcp.session_key": "stdio",
       });
       expect(rows[0]!.call_count).toBe(1);
     } finally {

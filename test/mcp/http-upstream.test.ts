@@ -129,7 +129,12 @@ describe("a Streamable HTTP upstream behind the proxy", () => {
       call_count: number;
     }[];
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(rows[0]!.labels)).toEqual({ source: "mcp-proxy", upstream: upstream.url, client: "http-agent" });
+    expect(JSON.parse(rows[0]!.labels)).toEqual({
+      source: "mcp-proxy",
+      upstream: upstream.url,
+      client: "http-agent",
+      "mcp.session_key": "stdio",
+    });
     // The call made while the upstream was down never reached the ledger: nothing was checked or sent.
     expect(rows[0]!.call_count).toBe(6);
   });

@@ -118,6 +118,7 @@ describe("agent-ledger mcp --listen", () => {
           upstream: upstream.url,
           client: "agent-a",
           mcp_session: a.transport.sessionId,
+          "mcp.session_key": "mcp-session-id",
         });
         expect([byClient["agent-a"]!.call_count, byClient["agent-a"]!.blocked_count]).toEqual([2, 1]);
         expect([byClient["agent-b"]!.call_count, byClient["agent-b"]!.blocked_count]).toEqual([1, 0]);
@@ -247,7 +248,10 @@ describe("agent-ledger mcp --listen, request bodies", () => {
       session,
     );
     expect(called.status).toBe(200);
-    const answer = (await called.json()) as { result: CallToolResult };
+    // A relayed session answers on an SSE stream, where what the upstream sends during the call goes too.
+    const text = await called.text();
+    const data = /^data: (.*)$/m.exec(text);
+    const answer = JSON.parse(data ? data[1]! : text) as { result: CallToolResult };
     expect(answer.result.structuredContent).toEqual({ value: 1250, unit: "cfs" });
     await fetch(url, { method: "DELETE", headers: session });
   });

@@ -235,6 +235,7 @@ describe("what the proxy records", () => {
       source: "mcp-proxy",
       upstream: `${process.execPath} --import tsx ${join(ROOT, "demo/server.ts")}`,
       client: "test-agent",
+      "mcp.session_key": "stdio",
     });
     expect(sessions[0]!.call_count).toBe(9);
     expect(sessions[0]!.blocked_count).toBe(2);

@@ -167,15 +167,15 @@ for (const answers of ["SSE", "JSON"] as const) {
 
     afterAll(() => stop?.());
 
-    it("answers initialize itself: the version the client asked for when supported, tools capability, upstream instructions", async () => {
+    it("passes initialize through: the upstream's version, capabilities, identity and instructions, as it answered them", async () => {
       const agent = new RawAgent(front.url);
       expect(await agent.initialize("2025-03-26")).toEqual({
         jsonrpc: "2.0",
         id: 0,
         result: {
           protocolVersion: "2025-03-26",
-          capabilities: { tools: {} },
-          serverInfo: { name: "agent-ledger", version: expect.any(String) },
+          capabilities: { tools: {}, logging: {} },
+          serverInfo: { name: "relay-upstream", version: "1.0.0" },
           instructions: "Call echo to hear yourself.",
         },
       });

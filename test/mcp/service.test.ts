@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -140,7 +141,7 @@ describe("the service's /mcp", () => {
     const r = await call(c, "find_sessions", { label: "project:levee" });
     expect([r.isError, text(r)]).toEqual([
       true,
-      'MCP error -32602: Input validation error: Invalid arguments for tool find_sessions: unknown field "label" ' +
+      'Input validation error: Invalid arguments for tool find_sessions: unknown field "label" ' +
         '(did you mean "labels"?); accepted: labels, tool, code, since, until, limit',
     ]);
   });
@@ -374,5 +375,66 @@ describe("team scoping on /mcp", () => {
         (server as Server).closeAllConnections();
       });
     }
+  });
+});
+
+describe("the service's /mcp for an MCP 2026-07-28 client", () => {
+  it("negotiates 2026-07-28 with its bearer token: server/discover, tools/list, a tools/call", async () => {
+    const transport = new V2Transport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${t.adminToken}` } },
+    });
+    const client = new V2Client(
+      { name: "modern-agent", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(transport);
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      expect(client.getDiscoverResult()?.supportedVersions).toContain("2026-07-28");
+      const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      expect(tools).toEqual([
+        "audit_answer",
+        "claim_status",
+        "compute",
+        "convert",
+        "evaluate_result",
+        "find_crossings",
+        "find_sessions",
+      ]);
+      const r = await client.callTool({ name: "convert", arguments: { quantity: "1250 cfs", to_unit: "m^3/s" } });
+      expect(r.structuredContent).toEqual({ quantity: { value: 35.39605824, unit: "m^3/s" } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a request whose Mcp-Method header names another method than its body (400, -32020)", async () => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${t.adminToken}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+        "mcp-name": "convert",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: {
+          name: "convert",
+          arguments: { quantity: "1250 cfs", to_unit: "m^3/s" },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32020);
   });
 });

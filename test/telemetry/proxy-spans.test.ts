@@ -60,11 +60,11 @@ afterAll(async () => {
 describe("execute_tool spans of the MCP proxy", () => {
   it("parents the span on the traceparent header of the Streamable HTTP request, or on _meta.traceparent", async () => {
     const http = new Client({ name: "traced-http", version: "1.0.0" });
-    await http.connect(
-      new StreamableHTTPClientTransport(new URL(front.url), {
-        requestInit: { headers: { traceparent: `00-${TRACE_ID}-${HTTP_PARENT}-01` } },
-      }),
-    );
+    const httpTransport = new StreamableHTTPClientTransport(new URL(front.url), {
+      requestInit: { headers: { traceparent: `00-${TRACE_ID}-${HTTP_PARENT}-01` } },
+    });
+    await http.connect(httpTransport);
+    const httpSession = httpTransport.sessionId;
     const [agentSide, proxySide] = InMemoryTransport.createLinkedPair();
     await proxy.connect(proxySide);
     const local = new Client({ name: "traced-meta", version: "1.0.0" });
@@ -94,6 +94,16 @@ describe("execute_tool spans of the MCP proxy", () => {
       "gen_ai.operation.name",
       "gen_ai.tool.call.id",
       "gen_ai.tool.name",
+      "jsonrpc.request.id",
+      "mcp.method.name",
+      "mcp.protocol.version",
+      "mcp.session.id",
     ]);
+    // The MCP conventions' request attributes: the 2025-11-25 session over HTTP has an id; the in-process one has none.
+    const mcpOf = (i: number) =>
+      ["mcp.method.name", "mcp.protocol.version", "mcp.session.id"].map((k) => spans[i]!.attributes[k]);
+    expect(mcpOf(0)).toEqual(["tools/call", "2025-11-25", httpSession]);
+    expect(mcpOf(1)).toEqual(["tools/call", "2025-11-25", undefined]);
+    expect(spans[0]!.attributes["jsonrpc.request.id"]).toMatch(/^\d+$/);
   });
 });

@@ -2,9 +2,8 @@
 // and a refusal answered as a tool error carrying the repair text. Every tool is one call into ./access.ts.
 import { checkDepth } from "../../limits.js";
 import { checkText } from "../../text.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { AppDeps } from "../../api/env.js";
 import { notAResult } from "../../gates/contracts.js";
@@ -97,7 +96,7 @@ export function refusal(e: unknown, log: (message: string, err: unknown) => void
 /** What a request's authInfo carries to the tools: the team its bearer token belongs to. */
 export type LedgerAuth = { teamId: string };
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = ServerContext;
 type Config = { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodRawShape };
 /**
  * One tool: how it is advertised, and what it does for a team (a refusal is an answer, never a throw). `args` is typed
@@ -272,7 +271,7 @@ const TOOLS: LedgerTool[] = [
       try {
         const evaluation = await access.evaluate(a, args);
         if (a.deps.telemetry.enabled) {
-          const headers = extra.requestInfo?.headers ?? {};
+          const headers = extra.http?.req?.headers;
           a.deps.telemetry.evaluation({
             evaluationId: evaluation.id,
             task: evaluation.task,
@@ -280,10 +279,7 @@ const TOOLS: LedgerTool[] = [
             blockedBy: evaluation.blocked_by,
             startMs,
             endMs: nowMs(),
-            parent: traceParentOf((n) => {
-              const v = headers[n];
-              return Array.isArray(v) ? v[0] : v;
-            }),
+            parent: traceParentOf((n) => headers?.get(n)),
           });
         }
         return ok(evaluation as unknown as Record<string, unknown>);
@@ -384,8 +380,9 @@ export function ledgerMcpServer(deps: AppDeps): McpServer {
     },
   );
   for (const tool of TOOLS) {
-    server.registerTool(tool.name, tool.config, (args, extra) => {
-      const teamId = (extra.authInfo?.extra as Partial<LedgerAuth> | undefined)?.teamId;
+    const config = { ...tool.config, outputSchema: z.object(tool.config.outputSchema) };
+    server.registerTool(tool.name, config, (args: unknown, extra: Extra) => {
+      const teamId = (extra.http?.authInfo?.extra as Partial<LedgerAuth> | undefined)?.teamId;
       if (typeof teamId !== "string") return toolError("[unauthorized] this request carries no team");
       // The /mcp body skips the REST body guard: the same depth and text checks before any tool reads its arguments.
       try {
