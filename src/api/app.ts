@@ -12,6 +12,7 @@ import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { DOCS_CSP, docsAsset, docsPage } from "./docs.js";
+import { OgcClient } from "../packs/ogc/client.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
 import { limitBody } from "./body-limit.js";
@@ -59,6 +60,8 @@ export type CreateAppOptions = (
   logger?: Logger;
   /** The retrieval packs' fetch; default: the network with a timeout and a short cache. */
   packFetch?: Fetch;
+  /** The USGS OGC API client; default: one over the network from the settings' base URL and key. */
+  usgs?: OgcClient;
   /** Span export (see loadTelemetry); default: none. */
   telemetry?: Telemetry;
 };
@@ -128,6 +131,11 @@ const healthRoute = createRoute({
   responses: { 200: jsonResponse(HealthSchema, "the service is up") },
 });
 
+/** The OGC API client the settings describe. */
+export function usgsClient(config: Config): OgcClient {
+  return new OgcClient({ baseUrl: config.usgsUrl, apiKey: config.usgsApiKey });
+}
+
 /** Builds the HTTP app around an open, migrated store. */
 export function createApp(options: CreateAppOptions): LedgerApp {
   const clock = options.clock ?? systemClock;
@@ -139,6 +147,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
     telemetry: options.telemetry ?? noTelemetry,
+    usgs: options.usgs ?? usgsClient(options.config ?? defaultConfig()),
   };
   const app: LedgerApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -149,6 +158,9 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.onError((err, c) => {
     const { status, body, internal } = toErrorResponse(err);
     if (internal) deps.logger.error(`${c.req.method} ${c.req.path} failed`, err);
+    // An upstream's rate limit is passed on as a wait the client can honour.
+    const retry = (err as { retryAfter?: unknown } | null)?.retryAfter;
+    if (typeof retry === "number" && status === 503) c.header("Retry-After", String(Math.ceil(retry)));
     return c.json(body, status);
   });
   app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));

@@ -28,6 +28,10 @@ export const ERROR_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   payload_too_large: 413,
   internal: 500,
   upstream_error: 502,
+  upstream_key: 502,
+  upstream_rate_limited: 503,
+  upstream_unreachable: 503,
+  window_too_large: 400,
   SQLITE_CONSTRAINT_UNIQUE: 409,
   SQLITE_CONSTRAINT_PRIMARYKEY: 409,
 };
@@ -77,7 +81,7 @@ export function toErrorResponse(err: unknown): { status: ContentfulStatusCode; b
     const message = code!.startsWith("SQLITE_") ? "the row conflicts with one that exists" : String(e?.message ?? code);
     return { status, body: errorBody(publicCode, message, e?.details), internal: false };
   }
-  if (status === 502)
+  if (status !== undefined && status > 500)
     return { status, body: errorBody(code!, String(e?.message ?? code), e?.details), internal: false };
   return { status: 500, body: errorBody("internal", "internal error"), internal: true };
 }

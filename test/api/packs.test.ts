@@ -21,7 +21,7 @@ const recorded: Fetch = async (url) => {
 describe("retrieval packs over HTTP", () => {
   it("reads USGS 07374000: discharge 234000 ft^3/s provisional, gage height 7.73 ft on GAGE:07374000", async () => {
     const t = createTestApp({ packFetch: recorded });
-    const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/reading")) as Answer;
+    const r = (await t.call("GET", "/v1/packs/usgs-legacy/sites/07374000/reading")) as Answer;
     expect(r.status).toBe(200);
     const byCode = Object.fromEntries(r.body.readings.map((x: { parameter: string }) => [x.parameter, x]));
     expect(byCode["00060"].quantity).toEqual({
@@ -42,7 +42,7 @@ describe("retrieval packs over HTTP", () => {
 
   it("registers the gage datum, so the stage converts to NAVD88 and differences against 31.0 ft NAVD88 only after conversion", async () => {
     const t = createTestApp({ packFetch: recorded });
-    const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/reading")) as Answer;
+    const r = (await t.call("GET", "/v1/packs/usgs-legacy/sites/07374000/reading")) as Answer;
     const stage = r.body.readings.find((x: { parameter: string }) => x.parameter === "00065").quantity;
     const refused = (await t.call("POST", "/v1/compute", {
       body: { op: "sub", a: { value: 31.0, unit: "ft", datum: "NAVD88" }, b: stage },
@@ -74,7 +74,7 @@ describe("retrieval packs over HTTP", () => {
   it("records each reading as a tool output of a session, so a dropped unit is caught as carry-over", async () => {
     const t = createTestApp({ packFetch: recorded });
     const s = (await t.call("POST", "/v1/sessions", { body: {} })) as Answer;
-    await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s.body.id}`);
+    await t.call("GET", `/v1/packs/usgs-legacy/sites/07374000/reading?session=${s.body.id}`);
     await t.call("PUT", "/v1/tools/route_flow", { body: { params: { q: { unit: "m**3/s" } } } });
     const c = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
       body: { tool: "route_flow", args: { q: 234000 } },
@@ -85,7 +85,7 @@ describe("retrieval packs over HTTP", () => {
 
   it("answers 404 for an unknown site and 502 naming what failed for a malformed upstream answer", async () => {
     const t = createTestApp({ packFetch: recorded });
-    const missing = (await t.call("GET", "/v1/packs/usgs/sites/01234567")) as Answer;
+    const missing = (await t.call("GET", "/v1/packs/usgs-legacy/sites/01234567")) as Answer;
     expect([missing.status, missing.body.error.code]).toEqual([404, "not_found"]);
     const broken = (await t.call("GET", "/v1/packs/ea/stations/BROKEN")) as Answer;
     expect([broken.status, broken.body.error.code]).toEqual([502, "upstream_error"]);

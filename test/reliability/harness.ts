@@ -99,7 +99,7 @@ export async function fakeUpstream(): Promise<{ url: string; env: Record<string,
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    env: { AGENT_LEDGER_USGS_URL: url, AGENT_LEDGER_EA_URL: url },
+    env: { AGENT_LEDGER_USGS_URL: url, AGENT_LEDGER_USGS_LEGACY_URL: url, AGENT_LEDGER_EA_URL: url },
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
