@@ -12,7 +12,7 @@ import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { DOCS_CSP, docsAsset, docsPage } from "./docs.js";
-import { OgcClient } from "../packs/ogc/client.js";
+import { type OgcClient, usgsClient } from "../packs/ogc/client.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
 import { limitBody } from "./body-limit.js";
@@ -31,6 +31,7 @@ import { registerQuantityRoutes } from "./routes/quantities.js";
 import { registerRevisionRoutes } from "./routes/revisions.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
+import { registerWatchRoutes } from "./routes/watch.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [
@@ -44,6 +45,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerClaimRoutes,
   registerEvaluationRoutes,
   registerBenchRoutes,
+  registerWatchRoutes,
   registerRevisionRoutes,
 ];
 
@@ -130,11 +132,6 @@ const healthRoute = createRoute({
   security: [],
   responses: { 200: jsonResponse(HealthSchema, "the service is up") },
 });
-
-/** The OGC API client the settings describe. */
-export function usgsClient(config: Config): OgcClient {
-  return new OgcClient({ baseUrl: config.usgsUrl, apiKey: config.usgsApiKey });
-}
 
 /** Builds the HTTP app around an open, migrated store. */
 export function createApp(options: CreateAppOptions): LedgerApp {

@@ -2,7 +2,7 @@
 // instantaneous series and daily statistics; with ?session= every reading is stored as a crossing.
 import { createRoute, z } from "@hono/zod-openapi";
 import { PackRequestError } from "../../packs/errors.js";
-import { OgcClient } from "../../packs/ogc/client.js";
+import { usgsClient } from "../../packs/ogc/client.js";
 import { type OgcReadings, ogcLatest, ogcParameter, ogcSeries, ogcSite } from "../../packs/ogc/pack.js";
 import type { LedgerStore } from "../../store/port.js";
 import type { AppDeps, LedgerApp } from "../env.js";
@@ -93,7 +93,7 @@ async function record(store: LedgerStore, teamId: string, sessionId: string, too
 /** Registers the `/v1/packs/usgs/...` routes over the OGC API. */
 export function registerOgcRoutes(app: LedgerApp, deps: AppDeps): void {
   const { store } = deps;
-  const usgs = deps.usgs ?? new OgcClient({ baseUrl: deps.config.usgsUrl, apiKey: deps.config.usgsApiKey });
+  const usgs = deps.usgs ?? usgsClient(deps.config);
 
   app.openapi(siteRoute, async (c) => {
     const { site, datums } = await ogcSite(usgs, c.req.valid("param").site);

@@ -29,6 +29,11 @@ export type OgcAnswer = { body: unknown; url: string; rateRemaining: number | nu
 
 const MAX_REDIRECTS = 5;
 
+/** The client the settings describe: AGENT_LEDGER_USGS_URL and AGENT_LEDGER_USGS_API_KEY. */
+export function usgsClient(config: { usgsUrl: string; usgsApiKey?: string | undefined }): OgcClient {
+  return new OgcClient({ baseUrl: config.usgsUrl, apiKey: config.usgsApiKey });
+}
+
 /** A client of one OGC API base URL; `requests` counts every HTTP request made (redirect hops included). */
 export class OgcClient {
   readonly baseUrl: string;

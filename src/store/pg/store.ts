@@ -15,6 +15,7 @@ import { pgEvaluations } from "./evaluations.js";
 import { openPg, type PgLedgerDb } from "./open.js";
 import { PgRegistryCache, PgToolCache } from "./registry.js";
 import { pgRevisions } from "./revisions.js";
+import { pgWatch } from "./watch.js";
 import { pgAudits, pgCalls, pgCrossings, pgManifests, pgPacks, pgSessions, type SessionDeps } from "./sessions.js";
 import { pgTeams } from "./teams.js";
 import { pgTools } from "./tools.js";
@@ -48,6 +49,7 @@ export class PgStore implements LedgerStore {
   readonly benchRuns;
   readonly revisions;
   readonly dashboard;
+  readonly watch;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -83,6 +85,7 @@ export class PgStore implements LedgerStore {
     this.benchRuns = new PgBenchRuns(pool);
     this.revisions = pgRevisions(pool, clock);
     this.dashboard = pgDashboard(pool, this);
+    this.watch = pgWatch(pool);
   }
 
   async info(): Promise<StoreInfo> {

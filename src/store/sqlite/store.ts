@@ -5,8 +5,9 @@ import { openDb, type LedgerDb } from "../db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
 import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
-import type { RevisionsRepo } from "../port.js";
+import type { RevisionsRepo, WatchRepo } from "../port.js";
 import { sqliteRevisedSources } from "../revised-sources.js";
+import { sqliteWatch } from "../watch.js";
 import { RevisionStore } from "../revisions.js";
 import type { SqliteRepos } from "./repos.js";
 
@@ -90,6 +91,7 @@ export class SqliteStore implements LedgerStore {
   readonly dashboard: DashboardRepo;
   readonly revisions: RevisionsRepo;
   readonly benchRuns: BenchRunsRepo;
+  readonly watch: WatchRepo;
   private readonly ownsDb: boolean;
   private loaded: SqliteRepos | undefined;
   private loading: Promise<SqliteRepos> | undefined;
@@ -125,6 +127,7 @@ export class SqliteStore implements LedgerStore {
     this.dashboard = lazyDashboard(db);
     this.revisions = sqliteRevisions(db, clock);
     this.benchRuns = sqliteBenchRuns(db.sqlite);
+    this.watch = sqliteWatch(db.sqlite);
     this.seedRepo = repos;
   }
 

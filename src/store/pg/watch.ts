@@ -1,0 +1,53 @@
+// The revision watch's rows on PostgreSQL, with the same query and state as SQLite (src/store/watch.ts).
+import type pg from "pg";
+import type { WatchedReading, WatchRepo, WatchState } from "../port.js";
+import { WATCHED_SQL } from "../watch.js";
+
+const COLUMNS = [
+  "team_id",
+  "series_key",
+  "site",
+  "collection",
+  "parameter",
+  "statistic",
+  "session_id",
+  "last_look",
+  "last_run",
+  "next_run",
+  "requests",
+] as const;
+
+/** The PostgreSQL WatchRepo. */
+export function pgWatch(pool: pg.Pool): WatchRepo {
+  const watched = WATCHED_SQL.replaceAll("$1", "$1::text");
+  const states = `SELECT ${COLUMNS.join(", ")} FROM revision_watch WHERE ($1::text IS NULL OR team_id = $1) ORDER BY team_id, series_key`;
+  const upsert = `INSERT INTO revision_watch (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
+    ON CONFLICT (team_id, series_key) DO UPDATE SET ${COLUMNS.slice(2)
+      .map((c) => `${c} = EXCLUDED.${c}`)
+      .join(", ")}`;
+  return {
+    watched: async (teamId) =>
+      (await pool.query(watched, [teamId ?? null])).rows.map((r) => ({
+        ...r,
+        crossing_id: Number(r.crossing_id),
+      })) as WatchedReading[],
+    states: async (teamId) => (await pool.query(states, [teamId ?? null])).rows as WatchState[],
+    save: async (rows) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        for (const r of rows)
+          await client.query(
+            upsert,
+            COLUMNS.map((c) => r[c]),
+          );
+        await client.query("COMMIT");
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
