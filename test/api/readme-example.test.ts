@@ -88,7 +88,7 @@ describe("README: a June report blocked by a March demotion", () => {
   });
 });
 
-describe("README: a provisional March reading revised in June", () => {
+describe("usgs-legacy: a provisional March reading revised in June", () => {
   /** The recorded site record and, until `approve()`, the provisional March point; then the approved one. */
   function usgs() {
     let iv = "usgs_iv_07374000_march_provisional.json";
