@@ -207,7 +207,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   // have a dashboard repository; a store without one (a caller's own LedgerStore) serves no /ui, and / leads to /docs.
   if (deps.store.dashboard !== undefined) {
     app.get("/", (c) => c.redirect("/ui", 302));
-    app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock }));
+    app.route("/ui", createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock, watch: deps.store.watch }));
   } else {
     app.get("/", (c) => c.redirect("/docs", 302));
   }

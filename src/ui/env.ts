@@ -2,6 +2,7 @@
 import type { Hono } from "hono";
 import type { Clock } from "../clock.js";
 import type { DashboardRepo } from "../store/dashboard-repo.js";
+import type { WatchRepo } from "../store/port.js";
 
 /** Set by the session middleware on every page request. */
 export type UiVariables = { teamId: string; teamName: string };
@@ -13,4 +14,9 @@ export type UiEnv = { Variables: UiVariables };
 export type UiApp = Hono<UiEnv>;
 
 /** What the dashboard needs: the repository it reads and the clock that says which logins have expired. */
-export type UiDeps = { dashboard: DashboardRepo; clock: Clock };
+export type UiDeps = {
+  dashboard: DashboardRepo;
+  clock: Clock;
+  /** The revision watch's state, shown on the revisions page; absent on a store without one. */
+  watch?: WatchRepo;
+};

@@ -6,6 +6,7 @@ import { fixedClock } from "../../src/clock.js";
 import { OgcClient } from "../../src/packs/ogc/client.js";
 import { watchPass } from "../../src/packs/ogc/watch.js";
 import { createTestApp } from "../helpers/db.js";
+import { login, page } from "../ui/world.js";
 
 type Answer = { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers under test
 
@@ -121,6 +122,12 @@ describe("revision watch, end to end", () => {
       next_run: "2026-06-03T00:00:00.000Z",
       requests: 1,
     });
+    // The dashboard's revisions page shows the watch and what it found.
+    const ui = await page(t, "/ui/revisions", await login(t, t.adminToken));
+    expect(ui.html).toContain("Revision watch: 0 readings watched");
+    expect(ui.html).toContain("1 request to USGS");
+    expect(ui.html).toContain(`usgs:07374000:00060:${Q}`);
+    expect(ui.html).toContain("<td>usgs.watch</td>");
   });
 
   it("never re-reads a series faster than the interval, and asks only for records modified since its last look", async () => {
