@@ -294,9 +294,12 @@ export type WatchState = {
 export interface WatchRepo {
   /**
    * The watched readings, of one team or of every team, oldest first: USGS OGC readings (source `usgs:<site>:<param>:<series>`)
-   * that released evaluations rest on, not approved, and not since re-read approved (detected or declared).
+   * that released evaluations rest on, not approved, and not since re-read approved (detected or declared); a page of
+   * them by crossing id when `page` is given, so a caller can yield between pages.
    */
-  watched(teamId?: string): Promise<WatchedReading[]>;
+  watched(teamId?: string, page?: { after: number; limit: number }): Promise<WatchedReading[]>;
+  /** Changes whenever a released evaluation links a new reading (the largest evaluation_sources id): new readings to watch. */
+  marker(): Promise<number>;
   /** The state rows, of one team or of every team. */
   states(teamId?: string): Promise<WatchState[]>;
   /** Inserts or replaces state rows, in one transaction. */

@@ -6,7 +6,7 @@ import type { WatchedReading, WatchRepo, WatchState } from "./port.js";
 /** Grades that end a watch: the reading (or a later read of its observation) is approved. */
 const FINAL = "('approved', 'reviewed')";
 
-/** The watched readings; `?` is the team filter twice (null for every team). Shared with PostgreSQL but for placeholders. */
+/** The watched readings: $1 the team (null for every team), $2 the last crossing id of the previous page, $3 the page size. */
 export const WATCHED_SQL = `SELECT c.team_id, c.id AS crossing_id, c.tool, c.source, c.observed_at, c.observed_utc, c.value, c.unit,
   c.quality, c.created_at FROM crossings c
   WHERE c.id IN (SELECT s.crossing_id FROM evaluation_sources s WHERE s.crossing_id IS NOT NULL AND ($1 IS NULL OR s.team_id = $1))
@@ -16,14 +16,21 @@ export const WATCHED_SQL = `SELECT c.team_id, c.id AS crossing_id, c.tool, c.sou
     AND NOT EXISTS (SELECT 1 FROM crossings l WHERE l.team_id = c.team_id AND l.source = c.source
       AND l.observed_utc = c.observed_utc AND l.id > c.id AND l.direction = 'return' AND l.quality IN ${FINAL})
     AND NOT EXISTS (SELECT 1 FROM revisions r WHERE r.before_crossing_id = c.id AND r.after_quality IN ${FINAL})
-  ORDER BY c.id`;
+    AND c.id > $2
+  ORDER BY c.id LIMIT $3`;
+
+/** No page: every row. */
+const ALL = { after: 0, limit: Number.MAX_SAFE_INTEGER };
 
 const STATE_COLUMNS =
   "team_id, series_key, site, collection, parameter, statistic, session_id, last_look, last_run, next_run, requests";
 
 /** The SQLite WatchRepo. */
 export function sqliteWatch(sqlite: Database): WatchRepo {
-  const watched = sqlite.prepare(WATCHED_SQL.replaceAll("$1", "@team"));
+  const watched = sqlite.prepare(
+    WATCHED_SQL.replaceAll("$1", "@team").replaceAll("$2", "@after").replaceAll("$3", "@limit"),
+  );
+  const marker = sqlite.prepare("SELECT coalesce(max(id), 0) AS n FROM evaluation_sources");
   const states = sqlite.prepare(
     `SELECT ${STATE_COLUMNS} FROM revision_watch WHERE (@team IS NULL OR team_id = @team) ORDER BY team_id, series_key`,
   );
@@ -35,7 +42,9 @@ export function sqliteWatch(sqlite: Database): WatchRepo {
     for (const r of rows) upsert.run(r);
   });
   return {
-    watched: async (teamId) => watched.all({ team: teamId ?? null }) as WatchedReading[],
+    watched: async (teamId, page = ALL) =>
+      watched.all({ team: teamId ?? null, after: page.after, limit: page.limit }) as WatchedReading[],
+    marker: async () => (marker.get() as { n: number }).n,
     states: async (teamId) => states.all({ team: teamId ?? null }) as WatchState[],
     save: async (rows) => void save.immediate(rows),
   };

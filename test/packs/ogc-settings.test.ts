@@ -55,7 +55,7 @@ describe("USGS OGC settings", () => {
     ]);
   });
 
-  it("runs watch passes on a loop, as serve does with AGENT_LEDGER_REVISION_WATCH, until stopped", async () => {
+  it("ticks on a loop as serve does with AGENT_LEDGER_REVISION_WATCH, passing again only when a series is due or a reading is new", async () => {
     const t = createTestApp();
     const passes: (WatchPass | Error)[] = [];
     const loop = startWatchLoop(t.store, new OgcClient({ baseUrl: "http://127.0.0.1:9/ogcapi/v0" }), {
@@ -66,8 +66,9 @@ describe("USGS OGC settings", () => {
     });
     await new Promise((r) => setTimeout(r, 1300));
     loop.stop();
-    expect(passes.length).toBeGreaterThanOrEqual(2);
-    expect(passes[0]).toMatchObject({ watched: 0, requests: 0, stopped: null, errors: [] });
+    expect(loop.ticks).toBeGreaterThanOrEqual(5);
+    expect(passes).toHaveLength(1);
+    expect(passes[0]).toMatchObject({ watched: 0, requests: 0, stopped: null, errors: [], next_due: null });
   });
 
   it("states usgs-legacy's end date in its answers", async () => {

@@ -30,6 +30,8 @@ export type WatchPass = {
   /** Why the pass stopped early (the rate limit), or null. */
   stopped: string | null;
   errors: string[];
+  /** The earliest time any watched series is due again (null: nothing is watched). */
+  next_due: string | null;
 };
 
 /** The caller's view: `GET /v1/revisions/watch`. */
@@ -83,9 +85,23 @@ function siteFor(p: Parsed): OgcSite {
   };
 }
 
+const PAGE = 1000;
+
+/** Every watched reading, read a page at a time with a turn of the event loop between pages, so guarded calls go on. */
+async function allWatched(repo: WatchRepo, teamId?: string): Promise<WatchedReading[]> {
+  const out: WatchedReading[] = [];
+  for (let after = 0; ; ) {
+    const page = await repo.watched(teamId, { after, limit: PAGE });
+    out.push(...page);
+    if (page.length < PAGE) return out;
+    after = page[page.length - 1]!.crossing_id;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** The team's watch status: how many readings are watched, when the watch last ran and runs next, and its requests. */
 export async function watchStatus(repo: WatchRepo, teamId: string): Promise<WatchStatus> {
-  const watched = (await repo.watched(teamId)).filter((r) => parse(r) !== null).length;
+  const watched = (await allWatched(repo, teamId)).filter((r) => parse(r) !== null).length;
   const states = await repo.states(teamId);
   const last = states.map((s) => s.last_run).filter((x): x is string => x !== null);
   const next = states.map((s) => s.next_run).filter((x): x is string => x !== null);
@@ -102,8 +118,20 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
   const repo = store.watch;
   if (!repo) throw new PackError("invalid_request", "this store keeps no revision watch state");
   const now = opts.now();
-  const out: WatchPass = { watched: 0, groups: 0, skipped: 0, requests: 0, revised: 0, stopped: null, errors: [] };
-  const watched = (await repo.watched()).map(parse).filter((p): p is Parsed => p !== null);
+  const out: WatchPass = {
+    watched: 0,
+    groups: 0,
+    skipped: 0,
+    requests: 0,
+    revised: 0,
+    stopped: null,
+    errors: [],
+    next_due: null,
+  };
+  const due = (iso: string) => {
+    if (out.next_due === null || iso < out.next_due) out.next_due = iso;
+  };
+  const watched = (await allWatched(repo)).map(parse).filter((p): p is Parsed => p !== null);
   out.watched = watched.length;
   const groups = new Map<string, Parsed[]>();
   for (const p of watched) {
@@ -119,13 +147,15 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
     out.groups++;
     const teams = [...new Set(readings.map((r) => r.team_id))];
     const stateOf = (team: string) => states.get(`${team}\u0000${key}`);
-    const due = opts.force || teams.some((t) => (stateOf(t)?.next_run ?? "") <= now.toISOString());
-    if (!due) {
+    const isDue = opts.force || teams.some((t) => (stateOf(t)?.next_run ?? "") <= now.toISOString());
+    if (!isDue) {
       out.skipped++;
+      for (const t of teams) if (stateOf(t)?.next_run) due(stateOf(t)!.next_run!);
       continue;
     }
     if (client.rateRemaining !== null && client.rateRemaining <= (opts.reserve ?? 5)) {
       out.stopped = `USGS says ${client.rateRemaining} requests remain this hour; the rest waits for the next pass`;
+      due(new Date(now.getTime() + Math.min(opts.intervalMs, 15 * 60_000)).toISOString());
       break;
     }
     const first = readings[0]!;
@@ -149,6 +179,7 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
       out.requests += client.requests - before;
       if (e instanceof PackRateLimitError) {
         out.stopped = e.message;
+        due(new Date(now.getTime() + e.retryAfter * 1000).toISOString());
         break;
       }
       out.errors.push(`${key}: ${(e as Error).message}`);
@@ -174,6 +205,7 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
         requests: (prev?.requests ?? 0) + used,
       });
     }
+    due(new Date(now.getTime() + opts.intervalMs).toISOString());
   }
   if (saved.length) await repo.save(saved);
   return out;
@@ -227,7 +259,7 @@ async function ensureSession(store: LedgerStore, sessions: Map<string, string>, 
 }
 
 /** A running watch loop. */
-export type WatchLoop = { stop(): void; passes: number };
+export type WatchLoop = { stop(): void; ticks: number };
 
 /**
  * Runs passes until stopped: the first soon after start, then every `tickMs` (at most a minute), each reading only the
@@ -241,17 +273,26 @@ export function startWatchLoop(
   const tick = opts.tickMs ?? Math.min(opts.intervalMs, 60_000);
   let running = false;
   let timer: NodeJS.Timeout | undefined;
-  const loop: WatchLoop = { stop: () => clearTimeout(timer), passes: 0 };
+  // Between passes a tick reads one number: a pass runs only when a series is due or a new reading came under watch.
+  let nextDue: string | null = null;
+  let marker: number | null = null;
+  const loop: WatchLoop = { stop: () => clearTimeout(timer), ticks: 0 };
   const run = async () => {
     if (running) return;
     running = true;
     try {
-      opts.onPass?.(await watchPass(store, client, { ...opts, force: false }));
+      const m = (await store.watch?.marker()) ?? 0;
+      if (m !== marker || nextDue === null || nextDue <= opts.now().toISOString()) {
+        const p = await watchPass(store, client, { ...opts, force: false });
+        marker = m;
+        nextDue = p.next_due ?? new Date(opts.now().getTime() + opts.intervalMs).toISOString();
+        opts.onPass?.(p);
+      }
     } catch (e) {
       opts.onPass?.(e as Error);
     } finally {
       running = false;
-      loop.passes++;
+      loop.ticks++;
       timer = setTimeout(() => void run(), tick);
       timer.unref();
     }

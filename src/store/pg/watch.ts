@@ -19,18 +19,20 @@ const COLUMNS = [
 
 /** The PostgreSQL WatchRepo. */
 export function pgWatch(pool: pg.Pool): WatchRepo {
-  const watched = WATCHED_SQL.replaceAll("$1", "$1::text");
+  const watched = WATCHED_SQL.replaceAll("$1", "$1::text").replace("$2", "$2::bigint").replace("$3", "$3::bigint");
   const states = `SELECT ${COLUMNS.join(", ")} FROM revision_watch WHERE ($1::text IS NULL OR team_id = $1) ORDER BY team_id, series_key`;
   const upsert = `INSERT INTO revision_watch (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
     ON CONFLICT (team_id, series_key) DO UPDATE SET ${COLUMNS.slice(2)
       .map((c) => `${c} = EXCLUDED.${c}`)
       .join(", ")}`;
   return {
-    watched: async (teamId) =>
-      (await pool.query(watched, [teamId ?? null])).rows.map((r) => ({
+    watched: async (teamId, page = { after: 0, limit: Number.MAX_SAFE_INTEGER }) =>
+      (await pool.query(watched, [teamId ?? null, page.after, page.limit])).rows.map((r) => ({
         ...r,
         crossing_id: Number(r.crossing_id),
       })) as WatchedReading[],
+    marker: async () =>
+      Number((await pool.query("SELECT coalesce(max(id), 0) AS n FROM evaluation_sources")).rows[0]?.n ?? 0),
     states: async (teamId) => (await pool.query(states, [teamId ?? null])).rows as WatchState[],
     save: async (rows) => {
       const client = await pool.connect();
