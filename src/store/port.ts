@@ -294,10 +294,14 @@ export type WatchState = {
 export interface WatchRepo {
   /**
    * The watched readings, of one team or of every team, oldest first: USGS OGC readings (source `usgs:<site>:<param>:<series>`)
-   * that released evaluations rest on, not approved, and not since re-read approved (detected or declared); a page of
-   * them by crossing id when `page` is given, so a caller can yield between pages.
+   * that released evaluations rest on, not approved, and not since re-read approved (detected or declared). `page` reads
+   * the readings of `limit` evaluation links after link `after`; `next` is the cursor of the following page (null at
+   * the end). A reading linked twice may come in two pages.
    */
-  watched(teamId?: string, page?: { after: number; limit: number }): Promise<WatchedReading[]>;
+  watched(
+    teamId?: string,
+    page?: { after: number; limit: number },
+  ): Promise<{ rows: WatchedReading[]; next: number | null }>;
   /** Changes whenever a released evaluation links a new reading (the largest evaluation_sources id): new readings to watch. */
   marker(): Promise<number>;
   /** The state rows, of one team or of every team. */

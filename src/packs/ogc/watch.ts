@@ -89,12 +89,12 @@ const PAGE = 1000;
 
 /** Every watched reading, read a page at a time with a turn of the event loop between pages, so guarded calls go on. */
 async function allWatched(repo: WatchRepo, teamId?: string): Promise<WatchedReading[]> {
-  const out: WatchedReading[] = [];
+  const out = new Map<number, WatchedReading>();
   for (let after = 0; ; ) {
     const page = await repo.watched(teamId, { after, limit: PAGE });
-    out.push(...page);
-    if (page.length < PAGE) return out;
-    after = page[page.length - 1]!.crossing_id;
+    for (const r of page.rows) out.set(r.crossing_id, r);
+    if (page.next === null) return [...out.values()].sort((a, b) => a.crossing_id - b.crossing_id);
+    after = page.next;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

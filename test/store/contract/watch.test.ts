@@ -41,20 +41,23 @@ describe.each(await enginesUnderTest())("$name store: the revision watch", (engi
     const teamId = await freshTeam(store);
     const s1 = await store.sessions.create(teamId, { context: "March" });
     await store.packs.record(teamId, s1.id, "usgs.reading", [reading(412000, "provisional")]);
-    expect(await watch.watched(teamId)).toEqual([]);
+    expect((await watch.watched(teamId)).rows).toEqual([]);
     const { evaluation } = await store.evaluations.evaluate(teamId, report(s1.id));
     expect(evaluation.status).toBe("released");
-    const watched = await watch.watched(teamId);
+    const watched = (await watch.watched(teamId)).rows;
     expect(watched.map((w) => [w.tool, w.source, w.value, w.unit, w.quality, w.observed_utc])).toEqual([
       ["usgs.reading", SOURCE, 412000, "ft^3/s", "provisional", "2026-03-14T15:15:00.000Z"],
     ]);
     expect(typeof watched[0]!.crossing_id).toBe("number");
-    expect((await watch.watched()).some((w) => w.team_id === teamId)).toBe(true);
-    expect(await watch.watched(await freshTeam(store))).toEqual([]);
+    expect((await watch.watched()).rows.some((w) => w.team_id === teamId)).toBe(true);
+    const first = await watch.watched(teamId, { after: 0, limit: 1 });
+    expect([first.rows.length, typeof first.next]).toEqual([1, "number"]);
+    expect(await watch.watched(teamId, { after: first.next!, limit: 1 })).toEqual({ rows: [], next: null });
+    expect(await watch.watched(await freshTeam(store))).toEqual({ rows: [], next: null });
 
     const s2 = await store.sessions.create(teamId, { context: "June" });
     await store.packs.record(teamId, s2.id, "usgs.watch", [reading(405000, "approved")]);
-    expect(await watch.watched(teamId)).toEqual([]);
+    expect((await watch.watched(teamId)).rows).toEqual([]);
   });
 
   it("saves and replaces state rows per team and series", async () => {
