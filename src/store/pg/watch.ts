@@ -19,7 +19,8 @@ const COLUMNS = [
 
 /** The PostgreSQL WatchRepo. */
 export function pgWatch(pool: pg.Pool): WatchRepo {
-  const typed = (q: string) => q.replaceAll("$1", "$1::text").replaceAll("$2", "$2::bigint").replaceAll("$3", "$3::bigint");
+  const typed = (q: string) =>
+    q.replaceAll("$1", "$1::text").replaceAll("$2", "$2::bigint").replaceAll("$3", "$3::bigint");
   const watched = typed(WATCHED_SQL);
   const pageEnd = typed(PAGE_END_SQL);
   const states = `SELECT ${COLUMNS.join(", ")} FROM revision_watch WHERE ($1::text IS NULL OR team_id = $1) ORDER BY team_id, series_key`;
