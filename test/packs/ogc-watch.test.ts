@@ -89,7 +89,7 @@ describe("revision watch, end to end", () => {
     const asked = continuous(s.seen);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.query.get("last_modified")).toBe("2026-03-14T18:00:00.000Z/..");
-    expect(asked[0]!.query.get("time")).toBe("2026-03-14T15:15:00Z/2026-03-14T15:15:00Z");
+    expect(asked[0]!.query.get("time")).toBe("2026-03-14T15:14:00Z/2026-03-14T15:16:00Z");
     expect(asked[0]!.query.get("monitoring_location_id")).toBe("USGS-07374000");
     expect(asked[0]!.query.get("parameter_code")).toBe("00060");
 
@@ -235,6 +235,6 @@ describe("revision watch at scale", () => {
     const p = await watchPass(t.store, client, { intervalMs: 6 * HOUR, now: () => clock.now() });
     expect([p.watched, p.groups, p.requests]).toEqual([10_000, 1, 1]);
     expect(s.seen).toHaveLength(1);
-    expect(s.seen[0]!.query.get("time")).toBe("2026-01-01T00:00:00Z/2026-04-15T03:45:00Z");
+    expect(s.seen[0]!.query.get("time")).toBe("2025-12-31T23:59:00Z/2026-04-15T03:46:00Z");
   }, 120_000);
 });

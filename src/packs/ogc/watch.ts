@@ -164,8 +164,9 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
       readings.filter((r) => r.team_id === t).reduce((a, r) => (r.created_at < a ? r.created_at : a), "9");
     const since = teams.map((t) => stateOf(t)?.last_look ?? firstRead(t)).sort()[0]!;
     const times = readings.map((r) => new Date(r.observed_utc).getTime());
-    // A daily value's date is local: a day either side keeps every zone's date inside the window.
-    const pad = first.collection === "daily" ? 86_400_000 : 0;
+    // A daily value's date is local: a day either side keeps every zone's date inside the window; an instant gets a
+    // minute either side, so the window is never empty whatever the service makes of its ends.
+    const pad = first.collection === "daily" ? 86_400_000 : 60_000;
     const before = client.requests;
     let features: unknown[] = [];
     try {
