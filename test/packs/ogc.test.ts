@@ -1,4 +1,5 @@
 // The USGS pack on the Water Data OGC API, against a real HTTP server on 127.0.0.1 serving recorded responses.
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ogcFixture, type RecordedServer, type Responder, startRecordedServer } from "../../demo/usgs-server.js";
 import { OgcClient } from "../../src/packs/ogc/client.js";
@@ -311,9 +312,16 @@ describe("USGS OGC pack: errors a person can act on", () => {
 
 describe("USGS OGC pack: sessions", () => {
   it("refuses another team's session with 404 before registering any datum (issue 26, finding 6)", async () => {
-    const { t } = await app(
+    const s0 = await serve(
       baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_march.json" } : null)),
     );
+    // The legacy service answers too (recorded WaterServices responses), so only the order of checks can refuse.
+    const legacy = (name: string) => readFileSync(new URL(`../fixtures/packs/${name}`, import.meta.url), "utf8");
+    const t = createTestApp({
+      config: { usgsUrl: s0.base },
+      packFetch: async (url) =>
+        legacy(url.includes("/nwis/site/") ? "usgs_site_07374000.rdb" : "usgs_iv_07374000.json"),
+    });
     const other = t.teamToken("other-team");
     const s = (await t.call("POST", "/v1/sessions", { body: { context: "theirs" }, token: other })) as Answer;
     const mine = t.teamToken("my-team");
