@@ -177,6 +177,53 @@ describe("revision watch, end to end", () => {
   });
 });
 
+describe("revision watch: daily values", () => {
+  it("re-reads a provisional daily mean by its local date and records the approved value", async () => {
+    const clock = fixedClock("2026-03-15T18:00:00Z");
+    const s = await startRecordedServer((url) => {
+      const p = url.pathname.replace("/ogcapi/v0/collections/", "");
+      if (p === "monitoring-locations/items/USGS-07374000")
+        return { file: "derived_monitoring-locations_USGS-07374000.json" };
+      if (p === "daily/items")
+        return {
+          file:
+            clock.now() < new Date(JUNE_MODIFIED)
+              ? "derived_daily_07374000_march.json"
+              : "derived_daily_07374000_june.json",
+        };
+      return null;
+    });
+    servers.push(s);
+    const t = createTestApp({ clock, config: { usgsUrl: s.base } });
+    const s1 = (await t.call("POST", "/v1/sessions", { body: { context: "daily" } })) as Answer;
+    const read = (await t.call(
+      "GET",
+      `/v1/packs/usgs/sites/07374000/daily?from=2026-03-14&to=2026-03-14&session=${s1.body.id}`,
+    )) as Answer;
+    expect(read.body.readings.map((r: { observed_at: string; quality: string }) => [r.observed_at, r.quality])).toEqual(
+      [["2026-03-14T00:00:00-05:00", "provisional"]],
+    );
+    const body = example("march-flood-report.json", `ledger:sessions/${s1.body.id}`);
+    body.result.claims[0].value = "410000 cfs";
+    body.result.claims[0].text = "Mean discharge at Baton Rouge on 14 March was 410000 cfs.";
+    expect(((await t.call("POST", "/v1/evaluations", { body })) as Answer).body.status).toBe("released");
+    clock.advance(80 * DAY);
+    const p = await watchPass(t.store, new OgcClient({ baseUrl: s.base }), {
+      intervalMs: 6 * HOUR,
+      now: () => clock.now(),
+    });
+    expect(p).toMatchObject({ watched: 1, requests: 1, revised: 1 });
+    const asked = s.seen.filter((x) => x.path.endsWith("/daily/items")).at(-1)!;
+    expect(asked.query.get("time")).toBe("2026-03-13/2026-03-15");
+    const rev = ((await t.call("GET", "/v1/revisions")) as Answer).body.items[0];
+    expect(rev).toMatchObject({
+      observed_at: "2026-03-14T00:00:00-05:00",
+      before: { value: 410000, quality: "provisional" },
+      after: { value: 404000, quality: "approved" },
+    });
+  });
+});
+
 describe("identity and revisions", () => {
   it("keys a reading on (series, time): June's record is a revision of March's, a refresh that changes nothing is not", async () => {
     const { t, clock } = await march();
