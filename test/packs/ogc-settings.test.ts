@@ -55,6 +55,21 @@ describe("USGS OGC settings", () => {
     ]);
   });
 
+  it("refuses to page without end: more than maxPages pages is an error, not a silent cut", async () => {
+    let n = 0;
+    const s = await startRecordedServer(() => ({
+      json: {
+        type: "FeatureCollection",
+        features: [{ id: n }],
+        links: [{ rel: "next", href: `${s.base}/collections/continuous/items?cursor=${++n}` }],
+      },
+    }));
+    servers.push(s);
+    await expect(new OgcClient({ baseUrl: s.base, maxPages: 3 }).items("continuous", {})).rejects.toThrow(
+      "USGS had more than 3 pages of 10000 rows for continuous; ask for a shorter window",
+    );
+  });
+
   it("ticks on a loop as serve does with AGENT_LEDGER_REVISION_WATCH, passing again only when a series is due or a reading is new", async () => {
     const t = createTestApp();
     const passes: (WatchPass | Error)[] = [];

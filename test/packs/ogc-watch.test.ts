@@ -25,7 +25,7 @@ afterEach(async () => {
  * has reached their modification, and only to a request whose last_modified filter starts before it (as the API
  * filters), else an empty page; `limited.on` answers 429.
  */
-async function usgs(clock: { now(): Date }, limited: { on: boolean }): Promise<RecordedServer> {
+async function usgs(clock: { now(): Date }, limited: { on: boolean; failing?: boolean }): Promise<RecordedServer> {
   const respond: Responder = (url) => {
     const p = url.pathname.replace("/ogcapi/v0/collections/", "");
     if (p === "monitoring-locations/items/USGS-07374000")
@@ -33,6 +33,7 @@ async function usgs(clock: { now(): Date }, limited: { on: boolean }): Promise<R
     if (p === "latest-continuous/items") return { file: "derived_latest-continuous_07374000_march.json" };
     if (p === "continuous/items") {
       if (limited.on) return { status: 429, file: "openapi-example_429_OVER_RATE_LIMIT.json" };
+      if (limited.failing) return { status: 500, json: { code: "ServerError", description: "database unavailable" } };
       // The June records exist from their modification on.
       if (clock.now().getTime() < Date.parse(JUNE_MODIFIED)) return { file: "usgs_daily_empty.json" };
       const since = url.searchParams.get("last_modified")?.split("/")[0];
@@ -55,7 +56,7 @@ const continuous = (seen: Seen[]) => seen.filter((x) => x.path.endsWith("/contin
 
 async function march() {
   const clock = fixedClock("2026-03-14T18:00:00Z");
-  const limited = { on: false };
+  const limited: { on: boolean; failing?: boolean } = { on: false };
   const s = await usgs(clock, limited);
   const t = createTestApp({ clock, config: { usgsUrl: s.base } });
   const s1 = (await t.call("POST", "/v1/sessions", { body: { context: "March flood report" } })) as Answer;
@@ -174,6 +175,24 @@ describe("revision watch, end to end", () => {
     expect([refused.requests, refused.revised]).toEqual([1, 0]);
     expect(refused.stopped).toContain("USGS answered 429 (OVER_RATE_LIMIT");
     expect(refused.stopped).toContain("wait 3600 seconds");
+  });
+});
+
+describe("revision watch: a failing service", () => {
+  it("records USGS's failure and waits the interval before asking again, keeping its last look", async () => {
+    const { s, clock, pass, limited } = await march();
+    clock.advance(10 * DAY);
+    limited.failing = true;
+    const failed = await pass();
+    expect([failed.requests, failed.revised, failed.errors.length]).toEqual([1, 0, 1]);
+    expect(failed.errors[0]).toContain("USGS answered 500 (ServerError: database unavailable)");
+    clock.advance(HOUR);
+    expect(await pass()).toMatchObject({ requests: 0, skipped: 1 });
+    limited.failing = false;
+    clock.advance(6 * HOUR);
+    expect(await pass()).toMatchObject({ requests: 1, errors: [] });
+    // Never looked successfully before: still asks from the first read.
+    expect(continuous(s.seen).at(-1)!.query.get("last_modified")).toBe("2026-03-14T18:00:00.000Z/..");
   });
 });
 

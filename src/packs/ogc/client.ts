@@ -86,6 +86,11 @@ export class OgcClient {
       const next = nextLink(a.body);
       url = features.length === 0 || next === null || seen.has(next) ? null : next;
     }
+    if (url !== null)
+      throw new PackRequestError(
+        `USGS had more than ${this.maxPages} pages of ${this.pageSize} rows for ${collection}; ask for a shorter window`,
+        { collection, pages: this.maxPages },
+      );
     return out;
   }
 

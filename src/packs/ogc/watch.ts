@@ -168,7 +168,7 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
     // minute either side, so the window is never empty whatever the service makes of its ends.
     const pad = first.collection === "daily" ? 86_400_000 : 60_000;
     const before = client.requests;
-    let features: unknown[] = [];
+    let features: unknown[] | null = null;
     try {
       features = await seriesFeatures(client, `USGS-${first.site}`, first.collection, {
         parameter: first.parameter,
@@ -177,18 +177,18 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
         lastModifiedSince: since,
       });
     } catch (e) {
-      out.requests += client.requests - before;
       if (e instanceof PackRateLimitError) {
+        out.requests += client.requests - before;
         out.stopped = e.message;
         due(new Date(now.getTime() + e.retryAfter * 1000).toISOString());
         break;
       }
+      // Any other failure waits for the next interval too (never re-read faster), and keeps its last look.
       out.errors.push(`${key}: ${(e as Error).message}`);
-      continue;
     }
     const used = client.requests - before;
     out.requests += used;
-    out.revised += await recordChanges(store, readings, features, sessions);
+    if (features !== null) out.revised += await recordChanges(store, readings, features, sessions);
     for (const team of teams) {
       const prev = stateOf(team);
       const session = await ensureSession(store, sessions, team);
@@ -200,7 +200,7 @@ export async function watchPass(store: LedgerStore, client: OgcClient, opts: Wat
         parameter: first.parameter,
         statistic: null,
         session_id: session,
-        last_look: now.toISOString(),
+        last_look: features === null ? (prev?.last_look ?? null) : now.toISOString(),
         last_run: now.toISOString(),
         next_run: new Date(now.getTime() + opts.intervalMs).toISOString(),
         requests: (prev?.requests ?? 0) + used,
