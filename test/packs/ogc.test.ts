@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ogcFixture, type RecordedServer, type Responder, startRecordedServer } from "../../demo/usgs-server.js";
 import { OgcClient } from "../../src/packs/ogc/client.js";
+import { packTool } from "../../src/packs/tools.js";
 import { ogcSiteId, parseOgcSite, readingsOf, splitWindow } from "../../src/packs/ogc/pack.js";
 import { exactNumber } from "../../src/packs/ogc/values.js";
 import { createTestApp } from "../helpers/db.js";
@@ -215,6 +216,32 @@ describe("USGS OGC pack: readings as they are", () => {
       ["00060", 535, "provisional", "2026-08-07T18:45:00Z"],
       ["00065", 1.59, "provisional", "2026-08-07T18:45:00Z"],
     ]);
+  });
+});
+
+describe("USGS pack tools on the OGC API", () => {
+  it("answers read_discharge, read_drainage_area and read_gage_datum from the OGC API when given its client", async () => {
+    const s = await serve(
+      baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_march.json" } : null)),
+    );
+    const ctx = {
+      fetch: () => Promise.reject(new Error("WaterServices is not read")),
+      usgs: new OgcClient({ baseUrl: s.base }),
+    };
+    const discharge = await packTool("read_discharge")!.run({ site: "07374000" }, ctx);
+    expect(discharge.result).toMatchObject({
+      discharge: { value: 412000, unit: "ft^3/s", quality: "provisional" },
+      observed_at: "2026-03-14T15:15:00Z",
+      series: "8f3c6b0e2d0a4b7e9c1f5a2d3e4b6c70",
+    });
+    const area = await packTool("read_drainage_area")!.run({ site: "07374000" }, ctx);
+    expect(area.result).toMatchObject({ drainage_area_mi2: 1125810, drainage_area: { unit: "km^2" } });
+    const datum = await packTool("read_gage_datum")!.run({ site: "07374000" }, ctx);
+    expect(datum.result).toEqual({
+      datum_offset: { value: 0, unit: "ft", datum: "NAVD88" },
+      datum: "GAGE:07374000",
+      site: "07374000",
+    });
   });
 });
 

@@ -5,6 +5,7 @@ import { PackNotFoundError } from "../../packs/errors.js";
 import { packTool } from "../../packs/tools.js";
 import type { PackDatums } from "../../packs/shared.js";
 import { USGS_LEGACY_END, USGS_LEGACY_NOTICE, usgsReading, usgsSite } from "../../packs/usgs.js";
+import { usgsClient } from "../../packs/ogc/client.js";
 import { registerOgcRoutes } from "./packs-ogc.js";
 import type { LedgerStore } from "../../store/port.js";
 import type { AppDeps, LedgerApp } from "../env.js";
@@ -128,6 +129,7 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
   const fetch = deps.packFetch;
 
   registerOgcRoutes(app, deps);
+  const usgs = deps.usgs ?? usgsClient(deps.config);
   const legacy = { baseUrl: deps.config.usgsLegacyUrl };
   const ends = { ends: USGS_LEGACY_END, notice: USGS_LEGACY_NOTICE };
 
@@ -164,7 +166,7 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
     const pack = packTool(PACK_TOOLS[tool]!);
     if (!pack) throw new PackNotFoundError(`no retrieval pack tool named '${tool}'`);
     await store.sessions.get(teamId, id);
-    const out = await pack.run(args, { fetch, usgsUrl: deps.config.usgsLegacyUrl, eaUrl: deps.config.eaUrl });
+    const out = await pack.run(args, { fetch, usgs, usgsUrl: deps.config.usgsLegacyUrl, eaUrl: deps.config.eaUrl });
     await register(store, teamId, out.datums);
     const answer = await store.packs.call(teamId, id, tool, pack.declaration, args, out.result);
     return c.json({ ...answer, warnings: out.warnings }, 200);
