@@ -32,7 +32,30 @@ export function redactDbLocation(location: string): string {
 }
 
 /** Variables whose value must never be echoed back in an error. */
-const SECRET_FIELDS = new Set(["AGENT_LEDGER_ADMIN_TOKEN", "AGENT_LEDGER_LISTEN_TOKEN", "OTEL_EXPORTER_OTLP_HEADERS"]);
+const SECRET_FIELDS = new Set([
+  "AGENT_LEDGER_ADMIN_TOKEN",
+  "AGENT_LEDGER_LISTEN_TOKEN",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "AGENT_LEDGER_USGS_API_KEY",
+]);
+
+/** A duration such as "6h", "30m", "90s" or "1d", in milliseconds. */
+export function parseInterval(text: string): number | null {
+  const m = /^(\d+)\s*(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) return null;
+  const ms =
+    Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms" | "s" | "m" | "h" | "d"];
+  return ms > 0 ? ms : null;
+}
+
+const interval = z.string().transform((v, ctx) => {
+  const ms = parseInterval(v);
+  if (ms === null) {
+    ctx.addIssue({ code: "custom", message: 'must be a duration such as "6h", "30m" or "1d"' });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 // A secret a client sends as a bearer token: long enough not to be guessed, one word so it survives a header.
 const secretToken = z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces");
@@ -81,7 +104,13 @@ const EnvSchema = z.object({
   ),
   AGENT_LEDGER_ADMIN_TOKEN: z.preprocess(unsetIfEmpty, secretToken.optional()),
   AGENT_LEDGER_LISTEN_TOKEN: z.preprocess(unsetIfEmpty, secretToken.optional()),
-  AGENT_LEDGER_USGS_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://waterservices.usgs.gov")),
+  AGENT_LEDGER_USGS_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://api.waterdata.usgs.gov/ogcapi/v0")),
+  AGENT_LEDGER_USGS_LEGACY_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://waterservices.usgs.gov")),
+  AGENT_LEDGER_USGS_API_KEY: z.preprocess(
+    unsetIfEmpty,
+    z.string().regex(/^\S+$/, "must not contain spaces").optional(),
+  ),
+  AGENT_LEDGER_REVISION_WATCH: z.preprocess(unsetIfEmpty, interval.optional()),
   AGENT_LEDGER_EA_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://environment.data.gov.uk/flood-monitoring")),
   AGENT_LEDGER_BODY_LIMIT: z.preprocess(
     unsetIfEmpty,
@@ -153,7 +182,14 @@ export type Config = {
   adminToken: string | undefined;
   /** The bearer token `agent-ledger mcp --listen` asks of every client; it must be set to listen beyond loopback. */
   listenToken: string | undefined;
+  /** The USGS Water Data OGC API base (v0 or v1). */
   usgsUrl: string;
+  /** USGS WaterServices, the `usgs-legacy` pack, until its end (22 February 2027). */
+  usgsLegacyUrl: string;
+  /** Sent as X-Api-Key to the OGC API's host only. */
+  usgsApiKey: string | undefined;
+  /** The revision watch's interval inside `serve`, in milliseconds; undefined leaves it off. */
+  revisionWatchMs: number | undefined;
   eaUrl: string;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
@@ -216,6 +252,9 @@ export function loadConfig(
     adminToken: e.AGENT_LEDGER_ADMIN_TOKEN,
     listenToken: e.AGENT_LEDGER_LISTEN_TOKEN,
     usgsUrl: e.AGENT_LEDGER_USGS_URL,
+    usgsLegacyUrl: e.AGENT_LEDGER_USGS_LEGACY_URL,
+    usgsApiKey: e.AGENT_LEDGER_USGS_API_KEY,
+    revisionWatchMs: e.AGENT_LEDGER_REVISION_WATCH,
     eaUrl: e.AGENT_LEDGER_EA_URL,
     bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,
     packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,

@@ -131,3 +131,14 @@ export { InvalidArguments } from "./quantity/errors.js";
 export { openDb } from "./store/db.js";
 /** An open ledger database. */
 export type { LedgerDb } from "./store/db.js";
+
+// The USGS pack on the Water Data OGC API, and the revision watch
+
+/** A client of the OGC API: base URL, X-Api-Key to that host only, `next` links followed as given. */
+export { OgcClient, usgsClient } from "./packs/ogc/client.js";
+/** The site record, the latest readings, and a continuous or daily series of a USGS site. */
+export { ogcLatest, ogcSeries, ogcSite } from "./packs/ogc/pack.js";
+/** One reading of the OGC pack, and what a read answers. */
+export type { OgcReading, OgcReadings, OgcSite } from "./packs/ogc/pack.js";
+/** One pass of the revision watch over a store, and a team's watch status. */
+export { watchPass, watchStatus } from "./packs/ogc/watch.js";

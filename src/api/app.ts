@@ -12,6 +12,7 @@ import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
 import { DOCS_CSP, docsAsset, docsPage } from "./docs.js";
+import { type OgcClient, usgsClient } from "../packs/ogc/client.js";
 import type { AppDeps, AppEnv, LedgerApp, Logger, RegisterRoutes } from "./env.js";
 import { errorBody, toErrorResponse } from "./errors.js";
 import { limitBody } from "./body-limit.js";
@@ -31,6 +32,7 @@ import { registerRevisionRoutes } from "./routes/revisions.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
 import { registerUpstreamRoutes } from "./routes/upstreams.js";
+import { registerWatchRoutes } from "./routes/watch.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [
@@ -44,6 +46,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerClaimRoutes,
   registerEvaluationRoutes,
   registerBenchRoutes,
+  registerWatchRoutes,
   registerRevisionRoutes,
   registerUpstreamRoutes,
 ];
@@ -61,6 +64,8 @@ export type CreateAppOptions = (
   logger?: Logger;
   /** The retrieval packs' fetch; default: the network with a timeout and a short cache. */
   packFetch?: Fetch;
+  /** The USGS OGC API client; default: one over the network from the settings' base URL and key. */
+  usgs?: OgcClient;
   /** Span export (see loadTelemetry); default: none. */
   telemetry?: Telemetry;
 };
@@ -156,6 +161,7 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     packFetch:
       options.packFetch ?? cachingFetch(httpFetch(10_000), (options.config ?? defaultConfig()).packCacheSeconds * 1000),
     telemetry: options.telemetry ?? noTelemetry,
+    usgs: options.usgs ?? usgsClient(options.config ?? defaultConfig()),
   };
   const app: LedgerApp = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
@@ -219,7 +225,12 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     app.get("/", (c) => c.redirect("/ui", 302));
     app.route(
       "/ui",
-      createDashboard({ dashboard: deps.store.dashboard, clock: deps.clock, upstreams: deps.store.upstreams }),
+      createDashboard({
+        dashboard: deps.store.dashboard,
+        clock: deps.clock,
+        upstreams: deps.store.upstreams,
+        watch: deps.store.watch,
+      }),
     );
   } else {
     app.get("/", (c) => c.redirect("/docs", 302));

@@ -3,6 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Fetch } from "../packs/fetch.js";
+import type { OgcClient } from "../packs/ogc/client.js";
 import type { LedgerStore } from "../store/port.js";
 import type { Telemetry } from "../telemetry/telemetry.js";
 
@@ -33,6 +34,8 @@ export type AppDeps = {
   logger: Logger;
   /** How the retrieval packs reach USGS and the Environment Agency (injected in tests). */
   packFetch: Fetch;
+  /** The USGS Water Data OGC API (base URL and key from the settings). */
+  usgs?: OgcClient;
   /** Where guarded-call and evaluation spans go (nothing, unless OpenTelemetry is configured). */
   telemetry: Telemetry;
 };

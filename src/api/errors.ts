@@ -36,6 +36,10 @@ export const ERROR_STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   upstream_error: 502,
   storage_busy: 503,
   storage_full: 507,
+  upstream_key: 502,
+  upstream_rate_limited: 503,
+  upstream_unreachable: 503,
+  window_too_large: 400,
   SQLITE_CONSTRAINT_UNIQUE: 409,
   SQLITE_CONSTRAINT_PRIMARYKEY: 409,
 };
@@ -70,7 +74,7 @@ export function toErrorResponse(err: unknown): {
   status: ContentfulStatusCode;
   body: ErrorBody;
   internal: boolean;
-  /** Seconds a client should wait before sending again (Retry-After), for a store that stayed busy. */
+  /** Seconds a client should wait before sending again (Retry-After): a store that stayed busy, an upstream's rate limit. */
   retryAfter?: number;
 } {
   if (err instanceof HTTPException) {
@@ -99,7 +103,13 @@ export function toErrorResponse(err: unknown): {
     const message = code!.startsWith("SQLITE_") ? "the row conflicts with one that exists" : String(e?.message ?? code);
     return { status, body: errorBody(publicCode, message, e?.details), internal: false };
   }
-  if (status === 502 || status === 503 || status === 507)
-    return { status, body: errorBody(code!, String(e?.message ?? code), e?.details), internal: false };
+  if (status !== undefined && status > 500) {
+    const body = errorBody(code!, String(e?.message ?? code), e?.details);
+    // An upstream's rate limit is passed on as a wait the client can honour.
+    const wait = (err as { retryAfter?: unknown }).retryAfter;
+    return typeof wait === "number" && status === 503
+      ? { status, body, internal: false, retryAfter: Math.ceil(wait) }
+      : { status, body, internal: false };
+  }
   return { status: 500, body: errorBody("internal", "internal error"), internal: true };
 }

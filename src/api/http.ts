@@ -26,6 +26,7 @@ const ERROR_DESCRIPTIONS = {
     "answer_too_large: over a limit (details: limit, count, setting); nothing was stored",
   422: "a domain violation code (dimensionality_error, datum_mismatch, ...)",
   502: "upstream_error: an upstream service failed or answered malformed data",
+  503: "upstream_rate_limited or upstream_unreachable: the upstream cannot answer now (Retry-After says when to ask again)",
 } as const;
 
 type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;

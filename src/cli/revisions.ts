@@ -1,5 +1,8 @@
 // `agent-ledger revisions`: readings revised since a date, newest first, each with the released reports it affects.
 import type { Command } from "commander";
+import { usgsClient } from "../packs/ogc/client.js";
+import { parseInterval } from "../config.js";
+import { startWatchLoop, watchPass, watchSummary } from "../packs/ogc/watch.js";
 import { parseInstant } from "../store/queries.js";
 import { openStore } from "../store/open.js";
 import type { Revision } from "../store/revisions.js";
@@ -54,8 +57,53 @@ async function run(flags: Flags): Promise<void> {
   }
 }
 
-/** Adds `revisions` and its filters. */
+/** Flags of `revisions watch`. */
+type WatchFlags = { db?: string; once?: boolean; interval: string };
+
+async function watch(flags: WatchFlags): Promise<void> {
+  const intervalMs = parseInterval(flags.interval);
+  if (intervalMs === null)
+    throw new CliError(`--interval must be a duration such as 6h, 30m or 1d, received '${flags.interval}'`);
+  const config = cliConfig(flags);
+  const store = await openStore(config.dbFile, { sync: config.sync });
+  const client = usgsClient(config);
+  const opts = { intervalMs, now: () => new Date() };
+  if (flags.once) {
+    try {
+      say(watchSummary(await watchPass(store, client, { ...opts, force: true })));
+    } finally {
+      await store.close();
+    }
+    return;
+  }
+  say(`revision watch: re-reading watched USGS readings every ${flags.interval}; stop with Ctrl-C`);
+  const loop = startWatchLoop(store, client, {
+    ...opts,
+    onPass: (p) => say(p instanceof Error ? `pass failed: ${p.message}` : watchSummary(p)),
+  });
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      loop.stop();
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    // Keeps the process alive: the loop's timers are unref'd so that serve can exit without them.
+    setInterval(() => undefined, 1 << 30);
+  });
+  await store.close();
+  process.exit(0);
+}
+
+/** Adds `revisions` and its filters, and `revisions watch`. */
 export function configure(cmd: Command): void {
+  cmd
+    .command("watch")
+    .description("re-read watched USGS readings (not approved, under a released evaluation) and record their revisions")
+    .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
+    .option("--once", "one pass now, whatever the interval, then exit 0")
+    .option("--interval <duration>", "how often a series is re-read at most: 6h, 30m, 1d", "6h")
+    .action((flags: WatchFlags) => watch(flags));
   cmd
     .option("--db <file>", "SQLite file (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <name>", "the team whose revisions to list", "default")

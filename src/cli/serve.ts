@@ -2,6 +2,9 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { Command } from "commander";
 import { createApp } from "../api/app.js";
+import { usgsClient } from "../packs/ogc/client.js";
+import { startWatchLoop, type WatchLoop, watchSummary } from "../packs/ogc/watch.js";
+import { duration } from "../packs/shared.js";
 import { redactDbLocation, type Config } from "../config.js";
 import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
@@ -38,6 +41,19 @@ export function startServer(
   });
 }
 
+/** The revision watch inside serve (AGENT_LEDGER_REVISION_WATCH): a pass per interval, one log line per pass that found something. */
+function startServeWatch(config: Config, store: LedgerStore): WatchLoop {
+  say(`revision watch: re-reading watched USGS readings every ${duration(config.revisionWatchMs! / 1000)}`);
+  return startWatchLoop(store, usgsClient(config), {
+    intervalMs: config.revisionWatchMs!,
+    now: () => new Date(),
+    onPass: (p) => {
+      if (p instanceof Error) say(`revision watch: pass failed: ${p.message}`);
+      else if (p.revised || p.stopped || p.errors.length) say(`revision watch: ${watchSummary(p)}`);
+    },
+  });
+}
+
 async function run(flags: { db?: string; port?: string; host?: string }): Promise<void> {
   const config = cliConfig(flags);
   const store = await openConfiguredStore(config);
@@ -55,8 +71,10 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
       say(`admin token (shown once, keep it; also a token of team "default"): ${token}`);
       say("set AGENT_LEDGER_ADMIN_TOKEN to choose your own, or run `agent-ledger admin rotate-token` to replace it");
     }
+    const watch = config.revisionWatchMs === undefined ? null : startServeWatch(config, store);
     const stop = (signal: string) => {
       say(`${signal}: closing`);
+      watch?.stop();
       const force = setTimeout(() => process.exit(1), 5000);
       force.unref();
       void server

@@ -1,7 +1,14 @@
 // Faults of a retrieval pack: the upstream could not be reached, did not know the id, or answered something unreadable.
 
 /** Stable codes of pack faults; they map to HTTP statuses in src/api/errors.ts (502, 404, 400). */
-export type PackErrorCode = "upstream_error" | "not_found" | "invalid_request";
+export type PackErrorCode =
+  | "upstream_error"
+  | "not_found"
+  | "invalid_request"
+  | "upstream_key"
+  | "upstream_rate_limited"
+  | "upstream_unreachable"
+  | "window_too_large";
 
 /** Base of every pack fault: a stable `code`, a plain message naming what failed, and structured details. */
 export class PackError extends Error {
@@ -41,5 +48,37 @@ export class PackPayloadError extends PackError {
 export class PackRequestError extends PackError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super("invalid_request", message, details);
+  }
+}
+
+/** USGS refused the API key (missing where one is needed, or invalid): the operator sets AGENT_LEDGER_USGS_API_KEY. */
+export class PackKeyError extends PackError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("upstream_key", message, details);
+  }
+}
+
+/** USGS answered 429: the hourly limit is spent; `retryAfter` is how many seconds to wait before asking again. */
+export class PackRateLimitError extends PackError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+    details: Record<string, unknown> = {},
+  ) {
+    super("upstream_rate_limited", message, details);
+  }
+}
+
+/** The service could not be reached at all (refused, reset, timed out). */
+export class PackUnreachableError extends PackError {
+  constructor(message: string, details: Record<string, unknown> = {}, cause?: unknown) {
+    super("upstream_unreachable", message, details, cause);
+  }
+}
+
+/** A time window USGS will not serve in one request (its 1,100-day envelope). */
+export class PackWindowError extends PackError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super("window_too_large", message, details);
   }
 }

@@ -5,11 +5,15 @@ import { eaReading, eaStation } from "./ea.js";
 import { PackNotFoundError, PackRequestError } from "./errors.js";
 import type { Fetch } from "./fetch.js";
 import { type PackDatums, fetchOrNotFound } from "./shared.js";
+import type { OgcClient } from "./ogc/client.js";
+import { ogcLatest, ogcSite } from "./ogc/pack.js";
 import { gageDatumName, parseInstantaneous, usgsIvUrl, usgsReading, usgsSite, usgsSiteId } from "./usgs.js";
 
 /** What a pack tool's body needs: the fetch, the upstream base URLs, and the team's quality table. */
 export type PackToolContext = {
   fetch: Fetch;
+  /** The USGS Water Data OGC API; when given, the USGS tools read it instead of WaterServices (usgs-legacy). */
+  usgs?: OgcClient;
   usgsUrl?: string;
   eaUrl?: string;
   now?: Date;
@@ -114,8 +118,25 @@ function usgsOpts(ctx: PackToolContext) {
   return { baseUrl: ctx.usgsUrl, now: ctx.now, maxAgeSeconds: ctx.maxAgeSeconds, quality: ctx.quality };
 }
 
+/** The latest OGC reading of one parameter, as the tools answer it; PackNotFoundError when USGS has none with a value. */
+async function ogcOne(client: OgcClient, site: string, parameter: string, what: string) {
+  const got = await ogcLatest(client, site, [parameter]);
+  const r = got.readings.find((x) => x.parameter === parameter && x.quantity !== null);
+  if (!r?.quantity)
+    throw missing(`USGS site ${site} published no ${what} (${parameter}) reading with a value`, got.warnings);
+  return { got, r, quantity: r.quantity };
+}
+
 async function readDischarge(args: Record<string, unknown>, ctx: PackToolContext): Promise<PackToolOutput> {
   const site = siteArg(args);
+  if (ctx.usgs) {
+    const { got, r, quantity } = await ogcOne(ctx.usgs, site, "00060", "discharge");
+    return {
+      result: { discharge: quantity, observed_at: r.observed_at, site, qualifiers: r.qualifiers, series: r.series },
+      datums: got.datums,
+      warnings: got.warnings,
+    };
+  }
   // Discharge carries no datum, so the site record need not be read.
   const text = await fetchOrNotFound(
     ctx.fetch,
@@ -134,6 +155,22 @@ async function readDischarge(args: Record<string, unknown>, ctx: PackToolContext
 
 async function readGageHeight(args: Record<string, unknown>, ctx: PackToolContext): Promise<PackToolOutput> {
   const site = siteArg(args);
+  if (ctx.usgs) {
+    const { got, r, quantity } = await ogcOne(ctx.usgs, site, "00065", "gage height");
+    return {
+      result: {
+        gage_height: quantity,
+        observed_at: r.observed_at,
+        site,
+        datum: got.site.datum,
+        datum_offset: got.site.datum_offset,
+        qualifiers: r.qualifiers,
+        series: r.series,
+      },
+      datums: got.datums,
+      warnings: got.warnings,
+    };
+  }
   const got = await usgsReading(site, ctx.fetch, { ...usgsOpts(ctx), parameters: ["00065"] });
   const r = got.readings.find((x) => x.parameter === "00065");
   if (!r) throw missing(`USGS site ${site} published no gage height (00065) reading`, got.warnings);
@@ -151,8 +188,14 @@ async function readGageHeight(args: Record<string, unknown>, ctx: PackToolContex
   };
 }
 
+/** The site record from the OGC API when the context has a client, else from WaterServices. */
+async function siteOf(args: Record<string, unknown>, ctx: PackToolContext) {
+  const id = siteArg(args);
+  return ctx.usgs ? ogcSite(ctx.usgs, id) : usgsSite(id, ctx.fetch, usgsOpts(ctx));
+}
+
 async function readDrainageArea(args: Record<string, unknown>, ctx: PackToolContext): Promise<PackToolOutput> {
-  const { site, datums } = await usgsSite(siteArg(args), ctx.fetch, usgsOpts(ctx));
+  const { site, datums } = await siteOf(args, ctx);
   if (!site.drainage_area) throw missing(`USGS site ${site.id} publishes no drainage area`, site.warnings);
   return {
     result: { drainage_area: site.drainage_area, drainage_area_mi2: site.drainage_area_mi2, site: site.id },
@@ -162,7 +205,7 @@ async function readDrainageArea(args: Record<string, unknown>, ctx: PackToolCont
 }
 
 async function readGageDatum(args: Record<string, unknown>, ctx: PackToolContext): Promise<PackToolOutput> {
-  const { site, datums } = await usgsSite(siteArg(args), ctx.fetch, usgsOpts(ctx));
+  const { site, datums } = await siteOf(args, ctx);
   if (!site.datum_offset)
     throw missing(`USGS site ${site.id} publishes no altitude with a datum for its gage`, site.warnings);
   return {

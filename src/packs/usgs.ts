@@ -17,6 +17,14 @@ import {
 } from "./shared.js";
 import { USGS_UNIT_CODES, usgsUnit } from "./units.js";
 
+/** The day USGS decommissions WaterServices, as USGS reported it; the `usgs-legacy` pack answers until then. */
+export const USGS_LEGACY_END = "2027-02-22";
+
+/** What every `usgs-legacy` answer says about its end. */
+export const USGS_LEGACY_NOTICE =
+  `USGS WaterServices is scheduled for decommission on ${USGS_LEGACY_END} (planned outages on 2027-01-27 and 2027-02-16); ` +
+  "move to the usgs pack (/v1/packs/usgs/...), which reads the USGS Water Data OGC API";
+
 /** The public service; a mirror or a server of recorded responses can stand in, keeping the service's own paths. */
 export const USGS_BASE_URL = "https://waterservices.usgs.gov";
 

@@ -262,6 +262,55 @@ export interface RevisionsRepo {
   revisedSources(teamId: string, match: RevisedSourceMatch, limit: number): Promise<RevisedSource[]>;
 }
 
+/** A reading the revision watch re-reads: a non-approved USGS reading a released evaluation rests on. */
+export type WatchedReading = {
+  team_id: string;
+  crossing_id: number;
+  tool: string;
+  source: string;
+  observed_at: string;
+  observed_utc: string;
+  value: number;
+  unit: string;
+  quality: string | null;
+  created_at: string;
+};
+
+/** The watch's state of one team's (site, collection, parameter, statistic): table revision_watch. */
+export type WatchState = {
+  team_id: string;
+  series_key: string;
+  site: string;
+  collection: string;
+  parameter: string;
+  statistic: string | null;
+  session_id: string;
+  last_look: string | null;
+  last_run: string | null;
+  next_run: string | null;
+  requests: number;
+};
+
+/** What the revision watch reads and keeps (API.md "USGS Water Data OGC API"). */
+export interface WatchRepo {
+  /**
+   * The watched readings, of one team or of every team, oldest first: USGS OGC readings (source `usgs:<site>:<param>:<series>`)
+   * that released evaluations rest on, not approved, and not since re-read approved (detected or declared). `page` reads
+   * the readings of `limit` evaluation links after link `after`; `next` is the cursor of the following page (null at
+   * the end). A reading linked twice may come in two pages.
+   */
+  watched(
+    teamId?: string,
+    page?: { after: number; limit: number },
+  ): Promise<{ rows: WatchedReading[]; next: number | null }>;
+  /** Changes whenever a released evaluation links a new reading (the largest evaluation_sources id): new readings to watch. */
+  marker(): Promise<number>;
+  /** The state rows, of one team or of every team. */
+  states(teamId?: string): Promise<WatchState[]>;
+  /** Inserts or replaces state rows, in one transaction. */
+  save(rows: readonly WatchState[]): Promise<void>;
+}
+
 /** Gated evaluations (runs): the claim-history snapshot is fetched, the pure gates decide, the run is recorded. */
 export interface EvaluationsRepo {
   /** Decides an input against the team's ledger and earlier runs and records it; SettingsError for invalid settings. */
@@ -318,6 +367,8 @@ export interface LedgerStore {
   readonly dashboard?: DashboardRepo;
   /** Revisions and crossing-to-claim links; optional until the PostgreSQL store implements it (routes mount only with it). */
   readonly revisions?: RevisionsRepo;
+  /** The revision watch's reads and state. */
+  readonly watch: WatchRepo;
   /** The evaluation harness's graded runs (table bench_runs); absent on an engine that does not implement them yet. */
   readonly benchRuns?: BenchRunsRepo;
   /** The gateway's pinned upstream tool definitions and their drifts. */

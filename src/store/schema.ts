@@ -596,3 +596,30 @@ export const upstreamDrifts = sqliteTable(
   },
   (t) => [index("upstream_drifts_team_upstream_idx").on(t.teamId, t.upstream, t.approvedAt)],
 );
+
+// --- the revision watch --------------------------------------------------------------------------
+
+/**
+ * The revision watch's state per team and (site, collection, parameter, statistic): when it last asked USGS, from
+ * which `last_modified` the next request asks, when it may ask again, and how many requests it has made.
+ */
+export const revisionWatch = sqliteTable(
+  "revision_watch",
+  {
+    teamId: text("team_id").notNull(),
+    /** `<monitoring_location_id>|<collection>|<parameter>|<statistic>`. */
+    seriesKey: text("series_key").notNull(),
+    site: text("site").notNull(),
+    collection: text("collection").notNull(),
+    parameter: text("parameter").notNull(),
+    statistic: text("statistic"),
+    /** The session the watch records its re-reads in (one per team). */
+    sessionId: text("session_id").notNull(),
+    /** ISO instant: the next request asks for records modified since then; null before the first look. */
+    lastLook: text("last_look"),
+    lastRun: text("last_run"),
+    nextRun: text("next_run"),
+    requests: integer("requests").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.seriesKey] })],
+);

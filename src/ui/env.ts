@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import type { Clock } from "../clock.js";
 import type { DashboardRepo } from "../store/dashboard-repo.js";
 import type { UpstreamsRepo } from "../store/upstreams.js";
+import type { WatchRepo } from "../store/port.js";
 
 /** Set by the session middleware on every page request. */
 export type UiVariables = { teamId: string; teamName: string };
@@ -14,4 +15,10 @@ export type UiEnv = { Variables: UiVariables };
 export type UiApp = Hono<UiEnv>;
 
 /** What the dashboard needs: the repository it reads and the clock that says which logins have expired. */
-export type UiDeps = { dashboard: DashboardRepo; clock: Clock; upstreams: UpstreamsRepo };
+export type UiDeps = {
+  dashboard: DashboardRepo;
+  clock: Clock;
+  upstreams: UpstreamsRepo;
+  /** The revision watch's state, shown on the revisions page. */
+  watch: WatchRepo;
+};

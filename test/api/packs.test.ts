@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PackNotFoundError } from "../../src/packs/errors.js";
 import type { Fetch } from "../../src/packs/fetch.js";
+import { startRecordedServer } from "../../demo/usgs-server.js";
 import { createTestApp } from "../helpers/db.js";
 
 type Answer = { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers under test
@@ -21,7 +22,7 @@ const recorded: Fetch = async (url) => {
 describe("retrieval packs over HTTP", () => {
   it("reads USGS 07374000: discharge 234000 ft^3/s provisional, gage height 7.73 ft on GAGE:07374000", async () => {
     const t = createTestApp({ packFetch: recorded });
-    const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/reading")) as Answer;
+    const r = (await t.call("GET", "/v1/packs/usgs-legacy/sites/07374000/reading")) as Answer;
     expect(r.status).toBe(200);
     const byCode = Object.fromEntries(r.body.readings.map((x: { parameter: string }) => [x.parameter, x]));
     expect(byCode["00060"].quantity).toEqual({
@@ -42,7 +43,7 @@ describe("retrieval packs over HTTP", () => {
 
   it("registers the gage datum, so the stage converts to NAVD88 and differences against 31.0 ft NAVD88 only after conversion", async () => {
     const t = createTestApp({ packFetch: recorded });
-    const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/reading")) as Answer;
+    const r = (await t.call("GET", "/v1/packs/usgs-legacy/sites/07374000/reading")) as Answer;
     const stage = r.body.readings.find((x: { parameter: string }) => x.parameter === "00065").quantity;
     const refused = (await t.call("POST", "/v1/compute", {
       body: { op: "sub", a: { value: 31.0, unit: "ft", datum: "NAVD88" }, b: stage },
@@ -74,7 +75,7 @@ describe("retrieval packs over HTTP", () => {
   it("records each reading as a tool output of a session, so a dropped unit is caught as carry-over", async () => {
     const t = createTestApp({ packFetch: recorded });
     const s = (await t.call("POST", "/v1/sessions", { body: {} })) as Answer;
-    await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s.body.id}`);
+    await t.call("GET", `/v1/packs/usgs-legacy/sites/07374000/reading?session=${s.body.id}`);
     await t.call("PUT", "/v1/tools/route_flow", { body: { params: { q: { unit: "m**3/s" } } } });
     const c = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
       body: { tool: "route_flow", args: { q: 234000 } },
@@ -85,7 +86,7 @@ describe("retrieval packs over HTTP", () => {
 
   it("answers 404 for an unknown site and 502 naming what failed for a malformed upstream answer", async () => {
     const t = createTestApp({ packFetch: recorded });
-    const missing = (await t.call("GET", "/v1/packs/usgs/sites/01234567")) as Answer;
+    const missing = (await t.call("GET", "/v1/packs/usgs-legacy/sites/01234567")) as Answer;
     expect([missing.status, missing.body.error.code]).toEqual([404, "not_found"]);
     const broken = (await t.call("GET", "/v1/packs/ea/stations/BROKEN")) as Answer;
     expect([broken.status, broken.body.error.code]).toEqual([502, "upstream_error"]);
@@ -94,31 +95,46 @@ describe("retrieval packs over HTTP", () => {
 });
 
 describe("retrieval packs as guarded tools of a session", () => {
-  it("reads the gage height through usgs.read_gage_height and records it, so its datum is checked later", async () => {
-    const t = createTestApp({ packFetch: recorded });
-    const s = (await t.call("POST", "/v1/sessions", { body: {} })) as Answer;
-    const r = (await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_gage_height`, {
-      body: { args: { site: "07374000" } },
-    })) as Answer;
-    expect(r.status).toBe(200);
-    expect([r.body.ok, r.body.guarded, r.body.result_ok]).toEqual([true, true, true]);
-    expect(r.body.result.gage_height).toMatchObject({
-      value: 7.73,
-      unit: "ft",
-      datum: "GAGE:07374000",
-      quality: "provisional",
+  it("reads the gage height through usgs.read_gage_height (the OGC API) and records it, so its datum is checked later", async () => {
+    const usgs = await startRecordedServer((url) => {
+      const p = url.pathname.replace("/ogcapi/v0/collections/", "");
+      if (p === "monitoring-locations/items/USGS-07374000")
+        return { file: "derived_monitoring-locations_USGS-07374000.json" };
+      if (p === "latest-continuous/items") return { file: "derived_latest-continuous_07374000_march.json" };
+      return null;
     });
-    // The stage reused as a NAVD88 elevation without conversion is a datum carry-over.
-    await t.call("PUT", "/v1/tools/flood_margin_check", {
-      body: { params: { stage: { unit: "ft", datum: "NAVD88" } } },
-    });
-    const reuse = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
-      body: { tool: "flood_margin_check", args: { stage: 7.73 } },
-    })) as Answer;
-    expect(reuse.body.violations[0].code).toBe("unconverted_carry_over");
-    expect(reuse.body.violations[0].message).toMatch(
-      /usgs\.read_gage_height\.return\.gage_height returned it on GAGE:07374000/,
-    );
+    try {
+      const t = createTestApp({ packFetch: recorded, config: { usgsUrl: usgs.base } });
+      const s = (await t.call("POST", "/v1/sessions", { body: {} })) as Answer;
+      const r = (await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_gage_height`, {
+        body: { args: { site: "07374000" } },
+      })) as Answer;
+      expect(r.status).toBe(200);
+      expect([r.body.ok, r.body.guarded, r.body.result_ok]).toEqual([true, true, true]);
+      expect(r.body.result.gage_height).toMatchObject({
+        value: 31.2,
+        unit: "ft",
+        datum: "GAGE:07374000",
+        quality: "provisional",
+      });
+      expect(usgs.seen.map((x) => x.path)).toEqual([
+        "/ogcapi/v0/collections/monitoring-locations/items/USGS-07374000",
+        "/ogcapi/v0/collections/latest-continuous/items",
+      ]);
+      // The stage reused as a NAVD88 elevation without conversion is a datum carry-over.
+      await t.call("PUT", "/v1/tools/flood_margin_check", {
+        body: { params: { stage: { unit: "ft", datum: "NAVD88" } } },
+      });
+      const reuse = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
+        body: { tool: "flood_margin_check", args: { stage: 31.2 } },
+      })) as Answer;
+      expect(reuse.body.violations[0].code).toBe("unconverted_carry_over");
+      expect(reuse.body.violations[0].message).toMatch(
+        /usgs\.read_gage_height\.return\.gage_height returned it on GAGE:07374000/,
+      );
+    } finally {
+      await usgs.close();
+    }
   });
   it("answers 400 for an unknown pack tool and 404 for another team's session", async () => {
     const t = createTestApp({ packFetch: recorded });

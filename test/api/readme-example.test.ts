@@ -88,7 +88,7 @@ describe("README: a June report blocked by a March demotion", () => {
   });
 });
 
-describe("README: a provisional March reading revised in June", () => {
+describe("usgs-legacy: a provisional March reading revised in June", () => {
   /** The recorded site record and, until `approve()`, the provisional March point; then the approved one. */
   function usgs() {
     let iv = "usgs_iv_07374000_march_provisional.json";
@@ -110,7 +110,7 @@ describe("README: a provisional March reading revised in June", () => {
     const upstream = usgs();
     const t = createTestApp({ clock, packFetch: upstream.fetch });
     const s1 = (await t.call("POST", "/v1/sessions", { body: { context: "March flood report" } })) as Answer;
-    const read1 = (await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s1.body.id}`)) as Answer;
+    const read1 = (await t.call("GET", `/v1/packs/usgs-legacy/sites/07374000/reading?session=${s1.body.id}`)) as Answer;
     expect(read1.body.readings[0].quantity).toEqual({
       value: 412000,
       unit: "ft^3/s",
@@ -129,7 +129,7 @@ describe("README: a provisional March reading revised in June", () => {
     clock.advance(80 * DAY);
     upstream.approve();
     const s2 = (await t.call("POST", "/v1/sessions", { body: { context: "June update" } })) as Answer;
-    await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s2.body.id}`);
+    await t.call("GET", `/v1/packs/usgs-legacy/sites/07374000/reading?session=${s2.body.id}`);
     const revisions = (await t.call("GET", "/v1/revisions?source=usgs:07374000:00060")) as Answer;
     expect(revisions.body.items).toHaveLength(1);
     const rev = revisions.body.items[0];

@@ -94,11 +94,11 @@ describe("auth on every route", () => {
     [teamA, a] = await team("team-a");
     [, b] = await team("team-b");
     rowsA = await seedTeam(server.url, a.token, teamA, a.id, routes);
-    const pack = routes.find((r) => r.method === "GET" && r.path === "/v1/packs/usgs/sites/{site}/reading");
+    const pack = routes.find((r) => r.method === "GET" && r.path === "/v1/packs/usgs-legacy/sites/{site}/reading");
     if (pack)
       expect(
         (
-          await send(server.url, "GET", `/v1/packs/usgs/sites/07374000/reading?session=${rowsA.session}`, {
+          await send(server.url, "GET", `/v1/packs/usgs-legacy/sites/07374000/reading?session=${rowsA.session}`, {
             token: a.token,
           })
         ).status,

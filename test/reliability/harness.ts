@@ -82,6 +82,16 @@ const UPSTREAM: readonly { test: RegExp; file: string }[] = [
   { test: /^\/nwis\/iv\/\?.*sites=07374000\b/, file: "usgs_iv_07374000.json" },
   { test: /^\/id\/stations\/E21136\/measures\b/, file: "ea_measures_E21136.json" },
   { test: /^\/id\/stations\/E21136\b/, file: "ea_station_E21136.json" },
+  // The USGS OGC API (the usgs pack and its tools), from the derived Baton Rouge records.
+  {
+    test: /^\/collections\/monitoring-locations\/items\/USGS-07374000\b/,
+    file: "../usgs-ogc/derived_monitoring-locations_USGS-07374000.json",
+  },
+  {
+    test: /^\/collections\/latest-continuous\/items\?.*USGS-07374000\b/,
+    file: "../usgs-ogc/derived_latest-continuous_07374000_march.json",
+  },
+  { test: /^\/collections\/(continuous|daily)\/items\?.*USGS-07374000\b/, file: "../usgs-ogc/usgs_daily_empty.json" },
 ];
 
 /** A local stand-in for the USGS and EA services, so pack routes never touch the network. */
@@ -99,7 +109,7 @@ export async function fakeUpstream(): Promise<{ url: string; env: Record<string,
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    env: { AGENT_LEDGER_USGS_URL: url, AGENT_LEDGER_EA_URL: url },
+    env: { AGENT_LEDGER_USGS_URL: url, AGENT_LEDGER_USGS_LEGACY_URL: url, AGENT_LEDGER_EA_URL: url },
     close: () => new Promise((r) => server.close(() => r())),
   };
 }

@@ -4,7 +4,9 @@ import { eaReading, eaStation } from "../../packs/ea.js";
 import { PackNotFoundError } from "../../packs/errors.js";
 import { packTool } from "../../packs/tools.js";
 import type { PackDatums } from "../../packs/shared.js";
-import { usgsReading, usgsSite } from "../../packs/usgs.js";
+import { USGS_LEGACY_END, USGS_LEGACY_NOTICE, usgsReading, usgsSite } from "../../packs/usgs.js";
+import { usgsClient } from "../../packs/ogc/client.js";
+import { registerOgcRoutes } from "./packs-ogc.js";
 import type { LedgerStore } from "../../store/port.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonResponse } from "../http.js";
@@ -40,16 +42,16 @@ const Any = z.record(z.string(), z.unknown());
 const responses = { 200: jsonResponse(Any, "the record"), ...errorResponses(400, 401, 404, 502) };
 const usgsSiteRoute = createRoute({
   method: "get",
-  path: "/v1/packs/usgs/sites/{site}",
-  summary: "A USGS site record; reading it registers GAGE:<site> and its offset",
+  path: "/v1/packs/usgs-legacy/sites/{site}",
+  summary: `A USGS WaterServices site record (legacy, until ${USGS_LEGACY_END}); reading it registers GAGE:<site> and its offset`,
   tags: ["packs"],
   request: { params: SiteParam },
   responses,
 });
 const usgsReadingRoute = createRoute({
   method: "get",
-  path: "/v1/packs/usgs/sites/{site}/reading",
-  summary: "The latest USGS readings with unit, quality, datum and time offset",
+  path: "/v1/packs/usgs-legacy/sites/{site}/reading",
+  summary: `The latest USGS WaterServices readings (legacy, until ${USGS_LEGACY_END}) with unit, quality, datum and offset`,
   tags: ["packs"],
   request: { params: SiteParam, query: SessionQuery },
   responses,
@@ -107,7 +109,7 @@ const callPackRoute = createRoute({
 });
 
 /** Registers a reading's datums and offsets for the team (first registration wins). */
-async function register(store: LedgerStore, teamId: string, d: PackDatums): Promise<void> {
+export async function register(store: LedgerStore, teamId: string, d: PackDatums): Promise<void> {
   await store.datums.ensure(
     teamId,
     d.datums,
@@ -127,17 +129,27 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
   const store = deps.store;
   const fetch = deps.packFetch;
 
+  registerOgcRoutes(app, deps);
+  const usgs = deps.usgs ?? usgsClient(deps.config);
+  const legacy = { baseUrl: deps.config.usgsLegacyUrl };
+  const ends = { ends: USGS_LEGACY_END, notice: USGS_LEGACY_NOTICE };
+
   app.openapi(usgsSiteRoute, async (c) => {
-    const { site, datums } = await usgsSite(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
+    const { site, datums } = await usgsSite(c.req.valid("param").site, fetch, legacy);
     await register(store, c.get("teamId"), datums);
-    return c.json({ ...site, datum_offset: site.datum_offset ?? null, drainage_area: site.drainage_area ?? null }, 200);
+    return c.json(
+      { ...site, datum_offset: site.datum_offset ?? null, drainage_area: site.drainage_area ?? null, ...ends },
+      200,
+    );
   });
 
   app.openapi(usgsReadingRoute, async (c) => {
     const teamId = c.get("teamId");
-    const r = await usgsReading(c.req.valid("param").site, fetch, { baseUrl: deps.config.usgsUrl });
-    await register(store, teamId, r.datums);
     const session = c.req.valid("query").session;
+    // Authorize before any write: another team's session is a 404 with nothing registered.
+    if (session) await store.sessions.get(teamId, session);
+    const r = await usgsReading(c.req.valid("param").site, fetch, legacy);
+    await register(store, teamId, r.datums);
     if (session)
       await store.packs.record(
         teamId,
@@ -145,7 +157,7 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
         "usgs.reading",
         r.readings.map((x) => ({ args: { site: r.site.id, parameter: x.parameter }, quantity: x.quantity })),
       );
-    return c.json({ site: r.site, readings: r.readings, warnings: r.warnings }, 200);
+    return c.json({ site: r.site, readings: r.readings, warnings: r.warnings, ...ends }, 200);
   });
 
   app.openapi(callPackRoute, async (c) => {
@@ -155,7 +167,7 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
     const pack = packTool(PACK_TOOLS[tool]!);
     if (!pack) throw new PackNotFoundError(`no retrieval pack tool named '${tool}'`);
     await store.sessions.get(teamId, id);
-    const out = await pack.run(args, { fetch, usgsUrl: deps.config.usgsUrl, eaUrl: deps.config.eaUrl });
+    const out = await pack.run(args, { fetch, usgs, usgsUrl: deps.config.usgsLegacyUrl, eaUrl: deps.config.eaUrl });
     await register(store, teamId, out.datums);
     const answer = await store.packs.call(teamId, id, tool, pack.declaration, args, out.result);
     return c.json({ ...answer, warnings: out.warnings }, 200);
@@ -169,9 +181,10 @@ export function registerPackRoutes(app: LedgerApp, deps: AppDeps): void {
 
   app.openapi(eaReadingRoute, async (c) => {
     const teamId = c.get("teamId");
+    const session = c.req.valid("query").session;
+    if (session) await store.sessions.get(teamId, session);
     const r = await eaReading(c.req.valid("param").id, fetch, { baseUrl: deps.config.eaUrl });
     await register(store, teamId, r.datums);
-    const session = c.req.valid("query").session;
     if (session)
       await store.packs.record(
         teamId,

@@ -589,3 +589,22 @@ export const upstreamDrifts = pgTable(
   },
   (t) => [index("upstream_drifts_team_upstream_idx").on(t.teamId, t.upstream, t.approvedAt)],
 );
+
+/** The revision watch's state per team and (site, collection, parameter, statistic), as in SQLite. */
+export const revisionWatch = pgTable(
+  "revision_watch",
+  {
+    teamId: text("team_id").notNull(),
+    seriesKey: text("series_key").notNull(),
+    site: text("site").notNull(),
+    collection: text("collection").notNull(),
+    parameter: text("parameter").notNull(),
+    statistic: text("statistic"),
+    sessionId: text("session_id").notNull(),
+    lastLook: text("last_look"),
+    lastRun: text("last_run"),
+    nextRun: text("next_run"),
+    requests: integer("requests").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.seriesKey] })],
+);

@@ -16,6 +16,7 @@ import { pgEvaluations } from "./evaluations.js";
 import { openPg, type PgLedgerDb } from "./open.js";
 import { PgRegistryCache, PgToolCache } from "./registry.js";
 import { pgRevisions } from "./revisions.js";
+import { pgWatch } from "./watch.js";
 import { pgAudits, pgCalls, pgCrossings, pgManifests, pgPacks, pgSessions, type SessionDeps } from "./sessions.js";
 import { pgTeams } from "./teams.js";
 import { pgTools } from "./tools.js";
@@ -53,6 +54,7 @@ export class PgStore implements LedgerStore {
   readonly revisions;
   readonly dashboard;
   readonly upstreams;
+  readonly watch;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -90,6 +92,7 @@ export class PgStore implements LedgerStore {
     this.revisions = pgRevisions(pool, clock);
     this.dashboard = pgDashboard(pool, this);
     this.upstreams = pgUpstreams(pool, clock);
+    this.watch = pgWatch(pool);
   }
 
   async info(): Promise<StoreInfo> {

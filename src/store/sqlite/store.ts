@@ -6,8 +6,9 @@ import { openDb, type LedgerDb } from "../db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
 import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
 import type { DashboardRepo } from "../dashboard-repo.js";
-import type { RevisionsRepo } from "../port.js";
+import type { RevisionsRepo, WatchRepo } from "../port.js";
 import { sqliteRevisedSources } from "../revised-sources.js";
+import { sqliteWatch } from "../watch.js";
 import { RevisionStore } from "../revisions.js";
 import { sqliteUpstreams, type UpstreamsRepo } from "../upstreams.js";
 import type { SqliteRepos } from "./repos.js";
@@ -95,6 +96,7 @@ export class SqliteStore implements LedgerStore {
   readonly revisions: RevisionsRepo;
   readonly benchRuns: BenchRunsRepo;
   readonly upstreams: UpstreamsRepo;
+  readonly watch: WatchRepo;
   private readonly ownsDb: boolean;
   private loaded: SqliteRepos | undefined;
   private loading: Promise<SqliteRepos> | undefined;
@@ -131,6 +133,7 @@ export class SqliteStore implements LedgerStore {
     this.revisions = sqliteRevisions(db, clock);
     this.benchRuns = sqliteBenchRuns(db.sqlite);
     this.upstreams = sqliteUpstreams(db.sqlite, clock);
+    this.watch = sqliteWatch(db.sqlite);
     this.seedRepo = repos;
   }
 

@@ -1,6 +1,7 @@
 // /ui/revisions: each revision of a stored reading (detected when a tool re-read it, or declared), newest first, with
 // the released evaluations whose claims rested on the value it replaced.
 import type { Child } from "hono/jsx";
+import { type WatchStatus, watchStatus } from "../../packs/ogc/watch.js";
 import { parseInstant } from "../../store/queries.js";
 import type { Revision, RevisionSide } from "../../store/revisions.js";
 import { Badge, Empty, Pager } from "../components.js";
@@ -82,6 +83,22 @@ function RevisionTable(props: { rows: Revision[]; params: Params }): Child {
   );
 }
 
+/** What the revision watch is doing for the team, in one line. */
+function WatchLine(props: { status: WatchStatus }): Child {
+  const s = props.status;
+  const runs =
+    s.last_run === null
+      ? "it has not run yet"
+      : `last run ${shortTime(s.last_run)}, next ${s.next_run ? shortTime(s.next_run) : "—"}`;
+  return (
+    <p class="meta" id="revision-watch">
+      {`Revision watch: ${s.watched} reading${s.watched === 1 ? "" : "s"} watched (provisional or estimated, under a ` +
+        `released evaluation); ${runs}; ${s.requests} request${s.requests === 1 ? "" : "s"} to USGS. ` +
+        "What it finds is listed below, revised by usgs.watch."}
+    </p>
+  );
+}
+
 /** Registers /ui/revisions. */
 export function registerRevisionsPage(ui: UiApp, deps: UiDeps): void {
   ui.get("/revisions", async (c) => {
@@ -97,6 +114,7 @@ export function registerRevisionsPage(ui: UiApp, deps: UiDeps): void {
       limit: PAGE,
       before,
     });
+    const watch = await watchStatus(deps.watch, c.get("teamId"));
     return c.html(
       <Layout title="Revisions" nav="revisions" team={c.get("teamName")}>
         <div class="head">
@@ -105,6 +123,7 @@ export function registerRevisionsPage(ui: UiApp, deps: UiDeps): void {
             A reading re-read with another value or quality, or a value declared revised; red rows changed what a
             released evaluation rested on.
           </p>
+          {watch === null ? null : <WatchLine status={watch} />}
         </div>
         <form class="filters" method="get" action="/ui/revisions">
           <label>
