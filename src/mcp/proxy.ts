@@ -144,17 +144,9 @@ export class GuardedProxy {
         "tools/list": async () => ({ result: { tools: await this.listTools() } }),
         "tools/call": ({ params, extra, id }) => {
           const { name, arguments: args } = params;
-          const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
-          if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
-          // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
-          const depth = jsonDepth(args ?? {});
-          if (depth > this.maxDepth)
-            return Promise.resolve(
-              toolErrorReply(
-                `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
-                  `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
-              ),
-            );
+          if (typeof name !== "string") return Promise.resolve(invalidCall);
+          const refused = this.refusedCall(name, args);
+          if (refused) return Promise.resolve(refused);
           const mcpSessionId = options.mcpSessionId?.();
           const key = sessionKeyOf(params._meta as Record<string, unknown> | undefined, {
             mcpSessionId,
@@ -273,6 +265,19 @@ export class GuardedProxy {
     return { result: { ...result, tools: tools.map((t) => advertisedTool(t, this.annotations.get(t.name))) } };
   }
 
+  /** The answer to a tools/call whose name or arguments are unusable, or null when they can be read. */
+  private refusedCall(name: string, args: unknown): Reply | null {
+    const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
+    if (badArgs) return invalidCall;
+    // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
+    const depth = jsonDepth(args ?? {});
+    if (depth <= this.maxDepth) return null;
+    return toolErrorReply(
+      `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
+        `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
+    );
+  }
+
   private relayToolCall(
     req: PipeRequestInfo,
     send: (params: Record<string, unknown>, timeoutMs?: number) => Promise<PipeAnswer>,
@@ -280,8 +285,9 @@ export class GuardedProxy {
     labels: Record<string, string>,
   ): Promise<PipeAnswer> {
     const { name, arguments: args } = req.params;
-    const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
-    if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
+    if (typeof name !== "string") return Promise.resolve(invalidCall);
+    const refused = this.refusedCall(name, args);
+    if (refused) return Promise.resolve(refused);
     const annotation = this.annotations.get(name);
     const timeout = this.timeoutMs;
     if (!annotation) return this.timed(name, () => send(req.params, timeout));
