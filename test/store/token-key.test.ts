@@ -15,8 +15,8 @@ import { TokenKeyMismatchError, keyFilePath } from "../../src/store/token-key.js
 import { ENGINES } from "../helpers/engines.js";
 import { createPgDatabase } from "../helpers/pg.js";
 
-const KEY_A = "a".repeat(24) + "0123456789abcdef0123456789abcdef";
-const KEY_B = "b".repeat(24) + "0123456789abcdef0123456789abcdef";
+const KEY_A = `${"a".repeat(24)}0123456789abcdef0123456789abcdef`;
+const KEY_B = `${"b".repeat(24)}0123456789abcdef0123456789abcdef`;
 const dir = mkdtempSync(join(tmpdir(), "ledger-token-key-"));
 const open: LedgerStore[] = [];
 afterAll(async () => {
