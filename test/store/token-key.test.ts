@@ -113,6 +113,7 @@ describe.each(ENGINES)("token digests on %s", (engine) => {
     const before = await openAt(engine, where, KEY_A);
     const team = await before.teams.create("alpha");
     const issued = await before.teams.createToken(team.id, "ci");
+    await before.teams.ensureAdminToken("operator-chosen-admin-token");
     await before.close();
     open.splice(open.indexOf(before), 1);
 
@@ -129,6 +130,10 @@ describe.each(ENGINES)("token digests on %s", (engine) => {
     expect(body.error.message).toContain("Set AGENT_LEDGER_TOKEN_KEY to the content of the token.key file");
     expect(body.error.message).toContain("agent-ledger admin rotate-token");
     expect(body.error.message).not.toContain(KEY_B);
+    // The environment's admin token is authoritative: stored again under this server's key, it works at once.
+    await moved.teams.ensureAdminToken("operator-chosen-admin-token");
+    expect((await moved.teams.authenticate("operator-chosen-admin-token"))?.isAdmin).toBe(true);
+    await expect(moved.teams.authenticate(issued.token)).rejects.toBeInstanceOf(TokenKeyMismatchError);
 
     const back = await openAt(engine, where, KEY_A);
     expect(await back.teams.authenticate(issued.token)).toEqual({
