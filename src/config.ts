@@ -35,6 +35,7 @@ export function redactDbLocation(location: string): string {
 const SECRET_FIELDS = new Set([
   "AGENT_LEDGER_ADMIN_TOKEN",
   "AGENT_LEDGER_LISTEN_TOKEN",
+  "AGENT_LEDGER_TOKEN_KEY",
   "OTEL_EXPORTER_OTLP_HEADERS",
   "AGENT_LEDGER_USGS_API_KEY",
 ]);
@@ -104,6 +105,14 @@ const EnvSchema = z.object({
   ),
   AGENT_LEDGER_ADMIN_TOKEN: z.preprocess(unsetIfEmpty, secretToken.optional()),
   AGENT_LEDGER_LISTEN_TOKEN: z.preprocess(unsetIfEmpty, secretToken.optional()),
+  AGENT_LEDGER_TOKEN_KEY: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .min(32, "must be at least 32 characters (for example the output of openssl rand -hex 32)")
+      .regex(/^\S+$/, "must not contain spaces")
+      .optional(),
+  ),
   AGENT_LEDGER_USGS_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://api.waterdata.usgs.gov/ogcapi/v0")),
   AGENT_LEDGER_USGS_LEGACY_URL: z.preprocess(unsetIfEmpty, baseUrl.default("https://waterservices.usgs.gov")),
   AGENT_LEDGER_USGS_API_KEY: z.preprocess(
@@ -180,6 +189,8 @@ export type Config = {
   dbEngine: StoreEngineName;
   /** Bootstrap admin token; when absent one is generated on first start and printed once. */
   adminToken: string | undefined;
+  /** The secret stored token digests are keyed with; absent, the key file token.key (src/store/token-key.ts). */
+  tokenKey: string | undefined;
   /** The bearer token `agent-ledger mcp --listen` asks of every client; it must be set to listen beyond loopback. */
   listenToken: string | undefined;
   /** The USGS Water Data OGC API base (v0 or v1). */
@@ -251,6 +262,7 @@ export function loadConfig(
     dbEngine: storeEngineOf(e.AGENT_LEDGER_DB),
     adminToken: e.AGENT_LEDGER_ADMIN_TOKEN,
     listenToken: e.AGENT_LEDGER_LISTEN_TOKEN,
+    tokenKey: e.AGENT_LEDGER_TOKEN_KEY,
     usgsUrl: e.AGENT_LEDGER_USGS_URL,
     usgsLegacyUrl: e.AGENT_LEDGER_USGS_LEGACY_URL,
     usgsApiKey: e.AGENT_LEDGER_USGS_API_KEY,

@@ -33,6 +33,8 @@ import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
 import { registerUpstreamRoutes } from "./routes/upstreams.js";
 import { registerWatchRoutes } from "./routes/watch.js";
+import type { Principal } from "../store/teams.js";
+import { TokenKeyMismatchError } from "../store/token-key.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [
@@ -120,10 +122,18 @@ function bearerAuth(deps: AppDeps): MiddlewareHandler<AppEnv> {
           : "malformed Authorization header: send Authorization: Bearer <token>";
       return c.json(errorBody("unauthenticated", message), 401);
     }
-    const principal = await deps.store.teams.authenticate(match[1]!);
+    let principal: Principal | null;
+    let unknown = "the bearer token is unknown or revoked";
+    try {
+      principal = await deps.store.teams.authenticate(match[1]!);
+    } catch (e) {
+      if (!(e instanceof TokenKeyMismatchError)) throw e;
+      principal = null;
+      unknown = e.message;
+    }
     if (!principal) {
       c.header("WWW-Authenticate", 'Bearer realm="agent-ledger", error="invalid_token"');
-      return c.json(errorBody("unauthenticated", "the bearer token is unknown or revoked"), 401);
+      return c.json(errorBody("unauthenticated", unknown), 401);
     }
     c.set("teamId", principal.teamId);
     c.set("isAdmin", principal.isAdmin);

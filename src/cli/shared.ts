@@ -24,7 +24,11 @@ export function openConfiguredDb(config: Config): LedgerDb {
 
 /** Opens and migrates the configured store (AGENT_LEDGER_DB or --db: a SQLite file or a postgres:// URL). */
 export function openConfiguredStore(config: Config): Promise<LedgerStore> {
-  return openStore(config.dbFile, { sync: config.sync, undeclaredTools: config.undeclaredTools });
+  return openStore(config.dbFile, {
+    sync: config.sync,
+    undeclaredTools: config.undeclaredTools,
+    tokenKey: config.tokenKey,
+  });
 }
 
 /** Runs `fn` on the configured store and closes it afterwards, whatever happens. */

@@ -8,6 +8,7 @@ import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema.js";
+import { bindTokenKey, resolveTokenKey } from "./token-key.js";
 
 /** The drizzle handle every repository takes: the database or a transaction on it. */
 export type Db = BaseSQLiteDatabase<"sync", RunResult, typeof schema>;
@@ -49,7 +50,7 @@ export const PAGE_CACHE_KIB = 65_536;
 export const WAL_AUTOCHECKPOINT_PAGES = 4_000;
 
 /** How an open database commits: `normal` (WAL, fsync at checkpoints) or `full` (fsync at every commit). */
-export type OpenOptions = { sync?: "normal" | "full" };
+export type OpenOptions = { sync?: "normal" | "full"; tokenKey?: string };
 
 /** Opens (creating when absent) and migrates the database at `file`; ":memory:" gives a private one. */
 export function openDb(file: string = ":memory:", options: OpenOptions = {}): LedgerDb {
@@ -76,6 +77,7 @@ export function openDb(file: string = ":memory:", options: OpenOptions = {}): Le
     }
     sqlite.pragma("foreign_keys = ON");
     const applied = countMigrations(sqlite) - before;
+    bindTokenKey(db, () => resolveTokenKey(file, options.tokenKey));
     return { db, sqlite, file, applied, close: () => sqlite.close() };
   } catch (e) {
     sqlite.close();

@@ -13,6 +13,8 @@ export type OpenStoreOptions = {
   sync?: "normal" | "full";
   /** Calls of undeclared tools: accepted unguarded (default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
   undeclaredTools?: UndeclaredTools;
+  /** The token key's text (AGENT_LEDGER_TOKEN_KEY); absent, the key file token.key (see token-key.ts). */
+  tokenKey?: string;
 };
 
 /** The configured engine is not part of this build; the message says what to configure instead. */

@@ -57,7 +57,7 @@ export type {
 /** The database engines a store can run on. */
 export type StoreEngine = "sqlite" | "postgres";
 
-/** Teams and bearer tokens. Tokens are stored as SHA-256 digests; the clear token exists once, when issued. */
+/** Teams and bearer tokens. Tokens are stored as keyed digests (token-key.ts); the clear token exists once, when issued. */
 export interface TeamsRepo {
   /** Creates a team; a name in use is a ConflictError. */
   create(name: string): Promise<Team>;
@@ -71,7 +71,7 @@ export interface TeamsRepo {
   createToken(teamId: string, name?: string, options?: { isAdmin?: boolean; token?: string }): Promise<IssuedToken>;
   /** Revokes a token; twice is harmless, an unknown id is a NotFoundError. */
   revokeToken(tokenId: string): Promise<void>;
-  /** Who a bearer token speaks for, or null when it is unknown or revoked. */
+  /** Who a bearer token speaks for, or null when unknown or revoked; TokenKeyMismatchError when stored with another key. */
   authenticate(token: string): Promise<Principal | null>;
   /** Makes sure an admin token exists: `envToken` becomes the only live one; without it one is made when none is live. */
   ensureAdminToken(envToken?: string): Promise<{ token?: string }>;

@@ -24,7 +24,7 @@ export const tokens = sqliteTable(
       .notNull()
       .references(() => teams.id),
     name: text("name").notNull().default(""),
-    /** SHA-256 of the token, hex: the token itself is never stored. */
+    /** The token's keyed digest (src/store/token-key.ts), or its bare SHA-256 hex in older rows; never the token. */
     hash: text("hash").notNull(),
     isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull().default(now),

@@ -1,10 +1,19 @@
-// Teams and bearer tokens. Tokens are stored as SHA-256 hex; the clear token is returned once, at creation.
+// Teams and bearer tokens. Tokens are stored as keyed digests (token-key.ts); the clear token is returned once, at
+// creation. A bare SHA-256 from an older database still authenticates and is re-stored keyed on its first use.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, like, notInArray, notLike, sql } from "drizzle-orm";
 import type { Db } from "./db.js";
 import { ConflictError, NotFoundError, isUniqueViolation } from "./errors.js";
 import { newId } from "./ids.js";
 import { teams, tokens } from "./schema.js";
+import {
+  type TokenKey,
+  TokenKeyMismatchError,
+  candidateDigests,
+  keyedDigest,
+  otherKeyPattern,
+  tokenKeyFor,
+} from "./token-key.js";
 
 /** The team a single-user install works in; the admin token acts as one of its tokens. */
 export const DEFAULT_TEAM = "default";
@@ -18,7 +27,7 @@ export type IssuedToken = { id: string; teamId: string; name: string; token: str
 /** Who a valid bearer token speaks for. */
 export type Principal = { teamId: string; tokenId: string; isAdmin: boolean };
 
-/** SHA-256 of a token, hex: the form tokens are stored and looked up in. */
+/** SHA-256 of a random server-made value, hex (dashboard session cookies); bearer tokens use keyed digests. */
 export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }
@@ -70,7 +79,7 @@ export function createToken(
   const isAdmin = options.isAdmin ?? false;
   const id = newId();
   db.insert(tokens)
-    .values({ id, teamId, name, hash: hashToken(token), isAdmin })
+    .values({ id, teamId, name, hash: keyedDigest(tokenKeyFor(db), token), isAdmin })
     .run();
   return { id, teamId, name, token, isAdmin };
 }
@@ -91,22 +100,59 @@ function prepareLookup(db: Db) {
   return db
     .select({ id: tokens.id, teamId: tokens.teamId, hash: tokens.hash, isAdmin: tokens.isAdmin })
     .from(tokens)
-    .where(and(eq(tokens.hash, sql.placeholder("hash")), isNull(tokens.revokedAt)))
+    .where(and(inArray(tokens.hash, [sql.placeholder("keyed"), sql.placeholder("bare")]), isNull(tokens.revokedAt)))
     .prepare();
 }
 
-/** The principal a bearer token stands for, or null when it is unknown or revoked. */
+/** True when `stored` equals `expected`, compared in constant time. */
+export function sameDigest(stored: string, expected: string): boolean {
+  const a = Buffer.from(stored, "utf8");
+  const b = Buffer.from(expected, "utf8");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The principal a bearer token stands for, or null when it is unknown or revoked. One indexed lookup finds the row
+ * under either digest; a row still under the bare SHA-256 is re-stored keyed here, on its first successful use.
+ */
 export function authenticate(db: Db, token: string): Principal | null {
   if (token.length === 0 || token.length > 512) return null;
   let lookup = lookups.get(db);
   if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
-  const digest = createHash("sha256").update(token, "utf8").digest();
-  const row = lookup.get({ hash: digest.toString("hex") });
+  const { keyed, bare } = candidateDigests(tokenKeyFor(db), token);
+  const row = lookup.get({ keyed, bare });
   if (!row) return null;
   // The index finds the row; the constant-time compare is the actual check.
-  const stored = Buffer.from(row.hash, "hex");
-  if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
+  const isKeyed = sameDigest(row.hash, keyed);
+  if (!isKeyed && !sameDigest(row.hash, bare)) return null;
+  if (!isKeyed)
+    db.update(tokens)
+      .set({ hash: keyed })
+      .where(and(eq(tokens.id, row.id), eq(tokens.hash, bare)))
+      .run();
   return { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
+}
+
+const foreignKeyed = new WeakMap<Db, boolean>();
+
+/**
+ * Throws TokenKeyMismatchError when live tokens were stored with another key than this handle's (a database copied
+ * from another machine); checked once per handle, on the first unknown token.
+ */
+export function checkTokenKey(db: Db): void {
+  let found = foreignKeyed.get(db);
+  const key = tokenKeyFor(db);
+  if (found === undefined) {
+    const p = otherKeyPattern(key);
+    found = !!db
+      .select({ id: tokens.id })
+      .from(tokens)
+      .where(and(isNull(tokens.revokedAt), like(tokens.hash, p.keyed), notLike(tokens.hash, p.mine)))
+      .limit(1)
+      .get();
+    foreignKeyed.set(db, found);
+  }
+  if (found) throw new TokenKeyMismatchError(key);
 }
 
 // A transaction that reads before it writes takes the write lock first, so a second process starting on the same file
@@ -120,22 +166,24 @@ const IMMEDIATE = { behavior: "immediate" } as const;
  */
 export function ensureAdminToken(db: Db, envToken?: string): { token?: string } {
   const teamId = ensureDefaultTeam(db);
+  const key: TokenKey = tokenKeyFor(db);
   return db.transaction((tx) => {
     if (envToken !== undefined) {
-      const hash = hashToken(envToken);
+      const { keyed: hash, bare } = candidateDigests(key, envToken);
       tx.update(tokens)
         .set({ revokedAt: new Date().toISOString() })
-        .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt), sql`${tokens.hash} <> ${hash}`))
+        .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt), notInArray(tokens.hash, [hash, bare])))
         .run();
       const existing = tx
         .select({ id: tokens.id, isAdmin: tokens.isAdmin })
         .from(tokens)
-        .where(eq(tokens.hash, hash))
+        .where(inArray(tokens.hash, [hash, bare]))
         .get();
       if (existing && !existing.isAdmin) {
         throw new ConflictError("AGENT_LEDGER_ADMIN_TOKEN equals a team token: choose a different admin token");
       }
-      if (existing) tx.update(tokens).set({ revokedAt: null }).where(eq(tokens.id, existing.id)).run();
+      // Re-stored keyed: the env token of an older database leaves no bare digest behind.
+      if (existing) tx.update(tokens).set({ revokedAt: null, hash }).where(eq(tokens.id, existing.id)).run();
       else
         tx.insert(tokens)
           .values({ id: newId(), teamId, name: "admin (AGENT_LEDGER_ADMIN_TOKEN)", hash, isAdmin: true })
@@ -150,7 +198,7 @@ export function ensureAdminToken(db: Db, envToken?: string): { token?: string } 
     if (live) return {};
     const token = generateToken();
     tx.insert(tokens)
-      .values({ id: newId(), teamId, name: "admin", hash: hashToken(token), isAdmin: true })
+      .values({ id: newId(), teamId, name: "admin", hash: keyedDigest(key, token), isAdmin: true })
       .run();
     return { token };
   }, IMMEDIATE);
@@ -167,7 +215,7 @@ export function rotateAdminToken(db: Db, at: Date = new Date()): IssuedToken {
     const token = generateToken();
     const id = newId();
     tx.insert(tokens)
-      .values({ id, teamId, name: "admin", hash: hashToken(token), isAdmin: true })
+      .values({ id, teamId, name: "admin", hash: keyedDigest(tokenKeyFor(db), token), isAdmin: true })
       .run();
     return { id, teamId, name: "admin", token, isAdmin: true };
   }, IMMEDIATE);

@@ -1,10 +1,10 @@
 // Auth on every route of the live /openapi.json: no token and a wrong token are 401; another team's token on team
 // A's ids is a 404 indistinguishable from a random id's; tokens are stored hashed; the admin token rotates.
 import { spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ROOT,
@@ -250,12 +250,16 @@ describe("auth on every route", () => {
     ]).toEqual([200, 1, `${rowsA.marker} tool`]);
   }, 120_000);
 
-  it("stores tokens only as SHA-256 hashes: no clear token anywhere in the database files", async () => {
+  it("stores tokens only as keyed digests: no clear token anywhere in the database files, no bare SHA-256", async () => {
     const clear = [admin, a.token, b.token];
     const files = [db, `${db}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
     for (const t of clear) for (const bytes of files) expect(bytes.includes(Buffer.from(t))).toBe(false);
     const stored = withDb(db, (s) => s.prepare("SELECT hash FROM tokens WHERE id = ?").pluck().get(a.id));
-    expect(stored).toBe(createHash("sha256").update(a.token).digest("hex"));
+    // The key file the server created next to the database keys the digest (HMAC-SHA-256), not a bare SHA-256.
+    const key = readFileSync(join(dirname(db), "token.key"), "utf8").trim();
+    const id = createHmac("sha256", key).update("agent-ledger token key id").digest("hex").slice(0, 12);
+    expect(stored).toBe(`hmac:${id}:${createHmac("sha256", key).update(a.token).digest("hex")}`);
+    expect(stored).not.toContain(createHash("sha256").update(a.token).digest("hex"));
   });
 
   it("rotates the admin token with `agent-ledger admin rotate-token` while serving: the old one stops, the new one works", async () => {

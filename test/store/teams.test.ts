@@ -1,3 +1,4 @@
+import { keyedDigest, tokenKeyFor } from "../../src/store/token-key.js";
 import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../src/store/errors.js";
 import {
@@ -39,14 +40,15 @@ describe("teams", () => {
 });
 
 describe("tokens", () => {
-  it("stores only the SHA-256 hex of a token and authenticates the clear token", () => {
+  it("stores only the keyed digest of a token (not its SHA-256) and authenticates the clear token", () => {
     const store = createTestDb();
     const team = createTeam(store.db, "alpha");
     const issued = createToken(store.db, team.id, "ci");
     expect(issued.token).toMatch(/^al_[A-Za-z0-9_-]{43}$/);
     const row = store.sqlite.prepare("SELECT hash FROM tokens WHERE id = ?").get(issued.id) as { hash: string };
-    expect(row.hash).toBe(hashToken(issued.token));
-    expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.hash).toBe(keyedDigest(tokenKeyFor(store.db), issued.token));
+    expect(row.hash).toMatch(/^hmac:[0-9a-f]{12}:[0-9a-f]{64}$/);
+    expect(row.hash).not.toContain(hashToken(issued.token));
     const dump = JSON.stringify(store.sqlite.prepare("SELECT * FROM tokens").all());
     expect(dump).not.toContain(issued.token);
     expect(authenticate(store.db, issued.token)).toEqual({ teamId: team.id, tokenId: issued.id, isAdmin: false });

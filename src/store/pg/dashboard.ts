@@ -1,7 +1,7 @@
 // The dashboard's reads and login sessions on PostgreSQL: the same rows, order and keyset cursors as the SQLite
 // implementation (src/store/dashboard*.ts), from the PgStore's own repositories where the JSON API reads the same
 // thing, and from the same aggregate queries (booleans and counts in PostgreSQL's spelling) where only the pages do.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import type { DashboardRepo } from "../dashboard-repo.js";
 import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../dashboard-overview.js";
@@ -18,7 +18,8 @@ import { crossingsPageQuery } from "../crossings-page.js";
 import { NotFoundError } from "../errors.js";
 import type { LedgerStore } from "../port.js";
 import type { CrossingRow } from "../sessions.js";
-import { hashToken } from "../teams.js";
+import { hashToken, sameDigest } from "../teams.js";
+import { candidateDigests, type TokenKey } from "../token-key.js";
 import { type RawCrossing, toCrossing } from "./rows.js";
 import { inTransaction, type Q, queryOn } from "./tx.js";
 
@@ -79,23 +80,30 @@ async function orNull<T>(read: Promise<T>): Promise<T | null> {
   }
 }
 
-/** A team token checked against the database itself (never the request path's short-lived cache). */
-async function tokenOwner(q: Q, token: string): Promise<{ teamId: string; tokenId: string } | null> {
+/**
+ * A team token checked against the database itself (never the request path's short-lived cache). A row still under
+ * the bare SHA-256 is re-stored keyed, as the API's authentication does.
+ */
+async function tokenOwner(q: Q, key: TokenKey, token: string): Promise<{ teamId: string; tokenId: string } | null> {
   if (token.length === 0 || token.length > 512) return null;
-  const hash = hashToken(token);
+  const { keyed, bare } = candidateDigests(key, token);
   const [row] = await q<{ id: string; team_id: string; hash: string }>(
-    "SELECT id, team_id, hash FROM tokens WHERE hash = $1 AND revoked_at IS NULL",
-    [hash],
+    "SELECT id, team_id, hash FROM tokens WHERE hash IN ($1, $2) AND revoked_at IS NULL",
+    [keyed, bare],
   );
   if (!row) return null;
-  const stored = Buffer.from(row.hash, "hex");
-  const digest = Buffer.from(hash, "hex");
-  if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
+  const isKeyed = sameDigest(row.hash, keyed);
+  if (!isKeyed && !sameDigest(row.hash, bare)) return null;
+  if (!isKeyed) await q("UPDATE tokens SET hash = $1 WHERE id = $2 AND hash = $3", [keyed, row.id, bare]);
   return { teamId: row.team_id, tokenId: row.id };
 }
 
 /** The dashboard repository of a PgStore: its pool for the page-only queries, its repositories for the rest. */
-export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">): DashboardRepo {
+export function pgDashboard(
+  pool: pg.Pool,
+  store: Omit<LedgerStore, "dashboard">,
+  tokenKey: () => TokenKey,
+): DashboardRepo {
   const q = queryOn(pool);
   const readDays: ReadDays = async (teamId, since, until) => {
     const args = [teamId, since, until];
@@ -112,7 +120,7 @@ export function pgDashboard(pool: pg.Pool, store: Omit<LedgerStore, "dashboard">
   const closed: ClosedDays = new Map();
   return {
     openSession: async (token, now) => {
-      const owner = await tokenOwner(q, token);
+      const owner = await tokenOwner(q, tokenKey(), token);
       if (!owner) return null;
       const cookie = randomBytes(32).toString("base64url");
       const expiresAt = new Date(now.getTime() + DASHBOARD_SESSION_HOURS * 3_600_000).toISOString();

@@ -22,6 +22,7 @@ import { pgTeams } from "./teams.js";
 import { pgTools } from "./tools.js";
 import { pgUpstreams } from "./upstreams.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
+import { bindTokenKey, resolveTokenKey, tokenKeyFor } from "../token-key.js";
 
 /** How a PostgreSQL store is opened. */
 export type PgStoreOptions = {
@@ -30,6 +31,8 @@ export type PgStoreOptions = {
   poolSize?: number;
   /** Calls of undeclared tools: accepted unguarded (default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
   undeclaredTools?: UndeclaredTools;
+  /** The token key's text (AGENT_LEDGER_TOKEN_KEY); absent, the key file ./data/token.key (token-key.ts). */
+  tokenKey?: string;
 };
 
 const EXAMPLE_AT = "2026-03-02T09:00:00Z";
@@ -67,7 +70,8 @@ export class PgStore implements LedgerStore {
     const toolCache = new PgToolCache();
     this.where = db.url;
     this.applied = db.applied;
-    this.teams = pgTeams(db.db, clock);
+    bindTokenKey(db.db, () => resolveTokenKey(db.url, options.tokenKey));
+    this.teams = pgTeams(db.db, clock, () => tokenKeyFor(db.db));
     this.datums = pgDatums(pool, registries);
     this.tools = pgTools(pool, registries, toolCache);
     this.deps = {
@@ -90,7 +94,7 @@ export class PgStore implements LedgerStore {
     this.evaluations = pgEvaluations(pool, clock, registries);
     this.benchRuns = new PgBenchRuns(pool);
     this.revisions = pgRevisions(pool, clock);
-    this.dashboard = pgDashboard(pool, this);
+    this.dashboard = pgDashboard(pool, this, () => tokenKeyFor(db.db));
     this.upstreams = pgUpstreams(pool, clock);
     this.watch = pgWatch(pool);
   }

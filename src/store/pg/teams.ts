@@ -1,11 +1,11 @@
 // Teams and bearer tokens on PostgreSQL, through drizzle's pg dialect (the same statements as ../teams.ts).
-import { createHash, timingSafeEqual } from "node:crypto";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, like, notInArray, notLike, sql } from "drizzle-orm";
 import type { Clock } from "../../clock.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { TeamsRepo } from "../port.js";
-import { DEFAULT_TEAM, generateToken, hashToken, type Principal, type Team } from "../teams.js";
+import { DEFAULT_TEAM, generateToken, type Principal, sameDigest, type Team } from "../teams.js";
+import { type TokenKey, TokenKeyMismatchError, candidateDigests, keyedDigest, otherKeyPattern } from "../token-key.js";
 import type { PgDb } from "./open.js";
 import { teams, tokens } from "./schema.js";
 import { isPgUniqueViolation } from "./tx.js";
@@ -17,8 +17,8 @@ import { isPgUniqueViolation } from "./tx.js";
  */
 export const TOKEN_CACHE_MS = 1000;
 
-/** Teams and tokens over drizzle. */
-export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
+/** Teams and tokens over drizzle; tokens are digested with the key `tokenKey` yields (token-key.ts). */
+export function pgTeams(db: PgDb, clock: Clock, tokenKey: () => TokenKey): TeamsRepo {
   const verified = new Map<string, { principal: Principal; until: number }>();
   const pending = new Map<string, Promise<Principal | null>>();
   // A lookup that began before a revocation in this process must not cache what it read.
@@ -28,22 +28,40 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
     verified.clear();
     pending.clear();
   };
-  const verify = async (digest: Buffer): Promise<Principal | null> => {
-    const key = digest.toString("hex");
+  const verify = async (keyed: string, bare: string): Promise<Principal | null> => {
     const began = generation;
     const [row] = await db
       .select({ id: tokens.id, teamId: tokens.teamId, hash: tokens.hash, isAdmin: tokens.isAdmin })
       .from(tokens)
-      .where(and(eq(tokens.hash, key), isNull(tokens.revokedAt)));
+      .where(and(inArray(tokens.hash, [keyed, bare]), isNull(tokens.revokedAt)));
     if (!row) return null;
     // The index finds the row; the constant-time compare is the actual check.
-    const stored = Buffer.from(row.hash, "hex");
-    if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return null;
+    const isKeyed = sameDigest(row.hash, keyed);
+    if (!isKeyed && !sameDigest(row.hash, bare)) return null;
+    // A row of an older database, under the bare SHA-256: re-stored keyed on its first successful use.
+    if (!isKeyed)
+      await db
+        .update(tokens)
+        .set({ hash: keyed })
+        .where(and(eq(tokens.id, row.id), eq(tokens.hash, bare)));
     const principal = { teamId: row.teamId, tokenId: row.id, isAdmin: row.isAdmin };
     if (began !== generation) return principal;
     if (verified.size > 10_000) verified.clear();
-    verified.set(key, { principal, until: Date.now() + TOKEN_CACHE_MS });
+    verified.set(keyed, { principal, until: Date.now() + TOKEN_CACHE_MS });
     return principal;
+  };
+  // Whether live tokens were stored with another key (a database copied from another machine): asked once.
+  let foreignKeyed: Promise<boolean> | undefined;
+  const checkKey = async (): Promise<void> => {
+    const key = tokenKey();
+    const p = otherKeyPattern(key);
+    foreignKeyed ??= db
+      .select({ id: tokens.id })
+      .from(tokens)
+      .where(and(isNull(tokens.revokedAt), like(tokens.hash, p.keyed), notLike(tokens.hash, p.mine)))
+      .limit(1)
+      .then((rows) => rows.length > 0);
+    if (await foreignKeyed) throw new TokenKeyMismatchError(key);
   };
   const findTeam = async (id: string): Promise<Team | null> =>
     (await db.select().from(teams).where(eq(teams.id, id)))[0] ?? null;
@@ -71,7 +89,7 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
       const token = options.token ?? generateToken();
       const isAdmin = options.isAdmin ?? false;
       const id = newId();
-      await db.insert(tokens).values({ id, teamId, name, hash: hashToken(token), isAdmin });
+      await db.insert(tokens).values({ id, teamId, name, hash: keyedDigest(tokenKey(), token), isAdmin });
       return { id, teamId, name, token, isAdmin };
     },
     revokeToken: async (tokenId) => {
@@ -87,17 +105,18 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
     },
     authenticate: async (token) => {
       if (token.length === 0 || token.length > 512) return null;
-      const digest = createHash("sha256").update(token, "utf8").digest();
-      const key = digest.toString("hex");
-      const hit = verified.get(key);
+      const { keyed, bare } = candidateDigests(tokenKey(), token);
+      const hit = verified.get(keyed);
       if (hit && hit.until > Date.now()) return hit.principal;
       // Every connection's request misses at the same moment when the trust expires: one lookup answers them all.
-      let lookup = pending.get(key);
+      let lookup = pending.get(keyed);
       if (!lookup) {
-        lookup = verify(digest).finally(() => pending.delete(key));
-        pending.set(key, lookup);
+        lookup = verify(keyed, bare).finally(() => pending.delete(keyed));
+        pending.set(keyed, lookup);
       }
-      return lookup;
+      const principal = await lookup;
+      if (!principal) await checkKey();
+      return principal;
     },
     ensureAdminToken: async (envToken) => {
       forget();
@@ -106,18 +125,19 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
         // Several instances starting at once must agree on one admin token.
         await tx.execute(sql`SELECT pg_advisory_xact_lock(${ADMIN_LOCK})`);
         if (envToken !== undefined) {
-          const hash = hashToken(envToken);
+          const { keyed: hash, bare } = candidateDigests(tokenKey(), envToken);
           await tx
             .update(tokens)
             .set({ revokedAt: clock.now().toISOString() })
-            .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt), sql`${tokens.hash} <> ${hash}`));
+            .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt), notInArray(tokens.hash, [hash, bare])));
           const [existing] = await tx
             .select({ id: tokens.id, isAdmin: tokens.isAdmin })
             .from(tokens)
-            .where(eq(tokens.hash, hash));
+            .where(inArray(tokens.hash, [hash, bare]));
           if (existing && !existing.isAdmin)
             throw new ConflictError("AGENT_LEDGER_ADMIN_TOKEN equals a team token: choose a different admin token");
-          if (existing) await tx.update(tokens).set({ revokedAt: null }).where(eq(tokens.id, existing.id));
+          // Re-stored keyed: the env token of an older database leaves no bare digest behind.
+          if (existing) await tx.update(tokens).set({ revokedAt: null, hash }).where(eq(tokens.id, existing.id));
           else
             await tx
               .insert(tokens)
@@ -130,7 +150,9 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
           .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt)));
         if (live) return {};
         const token = generateToken();
-        await tx.insert(tokens).values({ id: newId(), teamId, name: "admin", hash: hashToken(token), isAdmin: true });
+        await tx
+          .insert(tokens)
+          .values({ id: newId(), teamId, name: "admin", hash: keyedDigest(tokenKey(), token), isAdmin: true });
         return { token };
       });
     },
@@ -145,7 +167,9 @@ export function pgTeams(db: PgDb, clock: Clock): TeamsRepo {
           .where(and(eq(tokens.isAdmin, true), isNull(tokens.revokedAt)));
         const token = generateToken();
         const id = newId();
-        await tx.insert(tokens).values({ id, teamId, name: "admin", hash: hashToken(token), isAdmin: true });
+        await tx
+          .insert(tokens)
+          .values({ id, teamId, name: "admin", hash: keyedDigest(tokenKey(), token), isAdmin: true });
         return { id, teamId, name: "admin", token, isAdmin: true };
       });
     },

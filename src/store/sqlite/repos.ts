@@ -22,6 +22,7 @@ import type {
 import { seedDatabase } from "../seed.js";
 import {
   authenticate,
+  checkTokenKey,
   createTeam,
   createToken,
   ensureAdminToken,
@@ -66,7 +67,11 @@ function teamsRepo({ db }: SqliteParts, clock: Clock): TeamsRepo {
     ensureDefault: async () => ensureDefaultTeam(d),
     createToken: async (teamId, name, options) => createToken(d, teamId, name, options),
     revokeToken: async (tokenId) => revokeToken(d, tokenId, clock.now()),
-    authenticate: async (token) => authenticate(d, token),
+    authenticate: async (token) => {
+      const principal = authenticate(d, token);
+      if (!principal) checkTokenKey(d);
+      return principal;
+    },
     ensureAdminToken: async (envToken) => ensureAdminToken(d, envToken),
     rotateAdminToken: async () => rotateAdminToken(d, clock.now()),
   };

@@ -165,9 +165,9 @@ export function sqliteStore(db: LedgerDb, options: Omit<SqliteStoreOptions, "own
 /** Opens (creating and migrating when needed) the SQLite file, or ":memory:"; closing the store closes the file. */
 export function openSqliteStore(
   file: string,
-  options: Omit<SqliteStoreOptions, "ownsDb"> & { sync?: "normal" | "full" } = {},
+  options: Omit<SqliteStoreOptions, "ownsDb"> & { sync?: "normal" | "full"; tokenKey?: string } = {},
 ): SqliteStore {
-  return new SqliteStore(openDb(file, { sync: options.sync }), {
+  return new SqliteStore(openDb(file, { sync: options.sync, tokenKey: options.tokenKey }), {
     clock: options.clock,
     ownsDb: true,
     undeclaredTools: options.undeclaredTools,

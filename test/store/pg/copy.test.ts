@@ -1,6 +1,6 @@
 // `agent-ledger copy`: a SQLite ledger moved to PostgreSQL keeps every row and id, and every session replays the same.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -142,7 +142,9 @@ describe("agent-ledger copy", () => {
         expect(there, table).toEqual(here);
       }
       const maxCrossing = (lite.sqlite.prepare("SELECT max(id) AS m FROM crossings").get() as { m: number }).m;
-      const store = await openPgStore(url);
+      // The copied token digests are keyed with the SQLite file's key: PostgreSQL must be given the same one.
+      const tokenKey = readFileSync(join(dir, "token.key"), "utf8").trim();
+      const store = await openPgStore(url, { tokenKey });
       try {
         const s = await store.sessions.create(otherTeam, { context: "after the copy" });
         const c = await store.calls.call(otherTeam, s.id, "read_stage", {});
