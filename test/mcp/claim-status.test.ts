@@ -43,6 +43,8 @@ async function agent(token: string): Promise<Client> {
   const client = new Client({ name: "hydrologist", version: "1.0.0" });
   await client.connect(transport);
   clients.push(client);
+  // Listed first, so that the client SDK checks every answer (revised readings' nulls too) against the output schema.
+  await client.listTools();
   return client;
 }
 

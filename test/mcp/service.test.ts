@@ -31,6 +31,8 @@ async function agent(token: string | null, name = "ledger-agent"): Promise<Clien
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(transport);
   clients.push(client);
+  // Listed first, so that the client SDK checks every structured answer against the advertised output schema (Ajv).
+  await client.listTools();
   return client;
 }
 

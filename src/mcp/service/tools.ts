@@ -15,6 +15,7 @@ import { VERSION } from "../../version.js";
 import { toolError } from "../results.js";
 import * as access from "./access.js";
 import { claimStatus } from "./claim-status.js";
+import { JsonValue, portable } from "./portable.js";
 
 const Magnitude = z.union([z.number(), z.array(z.number().nullable())]);
 // Input schemas are advertised in OpenAI's strict form (every property required, an absent one sent as null,
@@ -51,8 +52,20 @@ const JsonText = (what: string) =>
       description: `${what}, as JSON text (an object is accepted too); null when absent`,
       anyOf: [{ type: "string", maxLength: 10_000_000 }, { type: "null" }],
     });
-const QuantityOut = z.looseObject({ value: Magnitude, unit: z.string() });
-const Row = z.record(z.string(), z.unknown());
+// Output schemas are portable too (./portable.ts): nullable fields advertised as anyOf, open objects' values typed JSON.
+const QuantityOut = z
+  .object({
+    value: Magnitude,
+    unit: z.string(),
+    datum: z.string().optional(),
+    crs: z.string().optional(),
+    quality: z.string().optional(),
+    source: z.string().optional(),
+    observed_at: z.string().optional().describe("ISO 8601 with an offset: the time the value describes"),
+  })
+  .catchall(JsonValue);
+/** A stored record as the REST API answers it: its fields are JSON values. */
+const Row = z.record(z.string(), JsonValue);
 const Reading = { value: z.number(), unit: z.string(), quality: z.string().nullable() };
 /** claim_status: one revised reading under the claims asked about (src/mcp/service/claim-status.ts RevisedReading). */
 const RevisedReadingSchema = z.object({
@@ -80,10 +93,11 @@ const RevisedReadingSchema = z.object({
 const Limit = maybe(z.number().int().min(1).max(100)).describe("at most this many rows (1 to 100, default 20)");
 const Since = z.string().max(64).describe("a date (midnight UTC) or a date-time with an offset");
 
-const ok = (structured: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(structured) }],
-  structuredContent: structured,
-});
+/** The answer as text and as structured content, both exactly the JSON sent (a property left undefined is absent). */
+const ok = (structured: Record<string, unknown>): CallToolResult => {
+  const text = JSON.stringify(structured);
+  return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
+};
 
 /** A refusal as the tool error an agent reads: the violation's repair text, or the error's code and message. */
 export function refusal(e: unknown, log: (message: string, err: unknown) => void): CallToolResult {
@@ -253,11 +267,14 @@ const TOOLS: LedgerTool[] = [
       }),
       outputSchema: {
         id: z.string(),
+        task: z.string().nullable(),
+        created_at: z.string(),
         status: z.enum(["released", "blocked"]),
         blocked_by: z.array(z.string()),
         overall_score: z.number(),
         gates: z.record(z.string(), Row),
         findings: z.array(Row),
+        sources: z.array(Row).describe("each fact's ledger locator and the crossing it rests on"),
       },
     },
     run: async (a, sent: Record<string, unknown>, extra): Promise<CallToolResult> => {
@@ -380,7 +397,7 @@ export function ledgerMcpServer(deps: AppDeps): McpServer {
     },
   );
   for (const tool of TOOLS) {
-    const config = { ...tool.config, outputSchema: z.object(tool.config.outputSchema) };
+    const config = { ...tool.config, outputSchema: portable(z.object(tool.config.outputSchema)) };
     server.registerTool(tool.name, config, (args: unknown, extra: Extra) => {
       const teamId = (extra.http?.authInfo?.extra as Partial<LedgerAuth> | undefined)?.teamId;
       if (typeof teamId !== "string") return toolError("[unauthorized] this request carries no team");
