@@ -94,6 +94,30 @@ export function undeclaredViolation(toolName: string): Violation {
   };
 }
 
+/** A call refused as a whole (not argument by argument): every argument stored with the one violation. */
+function wholeCallRefused(
+  v: Violation,
+  args: Record<string, unknown>,
+  ctx: GuardContext,
+  guarded: boolean,
+): CallVerdict {
+  const warn = ctx.enforcement === "warn";
+  // With no arguments at all, one row stands for the call so the violation can be found in history.
+  const entries = Object.keys(args).length ? Object.entries(args) : [["(arguments)", args] as [string, unknown]];
+  return {
+    ok: warn,
+    guarded,
+    wouldBlock: true,
+    args: warn ? args : {},
+    violations: [v],
+    crossings: entries.map(([p, raw]) => ({
+      ...passedCrossing("param", p, raw),
+      outcome: warn ? "warned" : "refused",
+      violation: v.code,
+    })),
+  };
+}
+
 /** Checks one call's arguments against its declaration (null: an undeclared tool, passed through and recorded). */
 export function checkCall(
   tool: ToolDeclaration | null,
@@ -101,23 +125,7 @@ export function checkCall(
   args: Record<string, unknown>,
   ctx: GuardContext,
 ): CallVerdict {
-  if (!tool && ctx.undeclared === "refuse") {
-    const v = undeclaredViolation(toolName);
-    const warn = ctx.enforcement === "warn";
-    const entries = Object.keys(args).length ? Object.entries(args) : [["(arguments)", args] as [string, unknown]];
-    return {
-      ok: warn,
-      guarded: false,
-      wouldBlock: true,
-      args: warn ? args : {},
-      violations: [v],
-      crossings: entries.map(([p, raw]) => ({
-        ...passedCrossing("param", p, raw),
-        outcome: warn ? "warned" : "refused",
-        violation: v.code,
-      })),
-    };
-  }
+  if (!tool && ctx.undeclared === "refuse") return wholeCallRefused(undeclaredViolation(toolName), args, ctx, false);
   if (!tool) {
     return {
       ok: true,
@@ -129,24 +137,7 @@ export function checkCall(
     };
   }
   const bad = bindingProblem(tool, toolName, args);
-  if (bad) {
-    const v = toViolation(bad, null);
-    const warn = ctx.enforcement === "warn";
-    // With no arguments at all, one row stands for the call so the violation can be found in history.
-    const entries = Object.keys(args).length ? Object.entries(args) : [["(arguments)", args] as [string, unknown]];
-    return {
-      ok: warn,
-      guarded: true,
-      wouldBlock: true,
-      args: warn ? args : {},
-      violations: [v],
-      crossings: entries.map(([p, raw]) => ({
-        ...passedCrossing("param", p, raw),
-        outcome: warn ? "warned" : "refused",
-        violation: v.code,
-      })),
-    };
-  }
+  if (bad) return wholeCallRefused(toViolation(bad, null), args, ctx, true);
   const out: Record<string, unknown> = {};
   const violations: Violation[] = [];
   const crossings: CrossingDraft[] = [];
