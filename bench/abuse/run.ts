@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
+import { factsOnOneKey } from "../../test/helpers/largest.js";
 
 const SECONDS = Number(process.env.ABUSE_SECONDS ?? 20);
 const CLIENTS = 8;
@@ -70,22 +71,7 @@ async function loopDelay(): Promise<number> {
 const normalSession = (await post("/v1/sessions", { context: "normal traffic" })).body.id as string;
 const abuseSession = (await post("/v1/sessions", { context: "abuse" })).body.id as string;
 
-const largestEvaluation = JSON.stringify({
-  task: { id: "abuse" },
-  result: {
-    output: "Lengths.",
-    claims: Array.from({ length: DEFAULT_LIMITS.claims }, (_, i) => ({
-      id: `F${i}`,
-      kind: "fact",
-      text: `Length ${i}.`,
-      key: "length",
-      value: `${i} m`,
-      source: "https://example.org/lengths",
-      confidence: 0.9,
-      verified: true,
-    })),
-  },
-});
+const largestEvaluation = JSON.stringify(factsOnOneKey(DEFAULT_LIMITS.claims, "abuse"));
 const largestCall = JSON.stringify({
   tool: "undeclared",
   args: Object.fromEntries(Array.from({ length: DEFAULT_LIMITS.crossings }, (_, i) => [`arg${i}`, `value ${i}`])),

@@ -2,30 +2,11 @@
 // count) before any work, and nothing is stored; at the limit it is served.
 import { afterAll, describe, expect, it } from "vitest";
 import { closeEngineApps, createEngineApp, ENGINES } from "../helpers/engines.js";
+import { factsOnOneKey } from "../helpers/largest.js";
 
 afterAll(closeEngineApps);
 
 type ErrorBody = { error: { code: string; message: string; details?: unknown } };
-
-/** One result of `n` fact claims on one key, values "0 m".."n-1 m": the shape that once took 200 s at 9,000. */
-function factsOnOneKey(n: number) {
-  return {
-    task: { id: "many-facts" },
-    result: {
-      output: "Lengths.",
-      claims: Array.from({ length: n }, (_, i) => ({
-        id: `F${i}`,
-        kind: "fact",
-        text: `Length ${i}.`,
-        key: "length",
-        value: `${i} m`,
-        source: "https://example.org/lengths",
-        confidence: 0.9,
-        verified: true,
-      })),
-    },
-  };
-}
 
 const manyArgs = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, `value ${i}`]));
 

@@ -7,26 +7,10 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { createTestApp } from "../helpers/db.js";
+import { factsOnOneKey } from "../helpers/largest.js";
 
 /** The largest evaluation allowed: one result of 1,000 fact claims on one key, values "0 m".."999 m". */
-function largestEvaluation() {
-  return {
-    task: { id: "largest" },
-    result: {
-      output: "Lengths.",
-      claims: Array.from({ length: DEFAULT_LIMITS.claims }, (_, i) => ({
-        id: `F${i}`,
-        kind: "fact",
-        text: `Length ${i}.`,
-        key: "length",
-        value: `${i} m`,
-        source: "https://example.org/lengths",
-        confidence: 0.9,
-        verified: true,
-      })),
-    },
-  };
-}
+const largestEvaluation = () => factsOnOneKey(DEFAULT_LIMITS.claims, "largest");
 
 /** The largest call allowed: 1,000 string arguments of an undeclared tool. */
 const largestArgs = () =>
