@@ -17,7 +17,7 @@ import {
 import { definitionOf, driftLabel, DRIFT_LABEL } from "../gateway/pins.js";
 import type { RateLimiter } from "../gateway/rate-limit.js";
 import { compileTool, type ToolDeclarationInput } from "../guard/declaration.js";
-import { DEFAULT_LIMITS, jsonDepth } from "../limits.js";
+import { DEFAULT_LIMITS } from "../limits.js";
 import { DatumRegistry } from "../quantity/datums.js";
 import { noTelemetry, traceParentOf, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
@@ -334,12 +334,8 @@ export class GatewayProxy {
           message: "Invalid tools/call request: params.name must be a string and params.arguments an object",
         },
       };
-    const depth = jsonDepth(args ?? {});
-    if (depth > this.maxDepth)
-      return toolErrorReply(
-        `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
-          `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
-      );
+    const deep = this.members[0]!.proxy.tooDeep(name, args);
+    if (deep) return deep;
     let decision = this.view.decideCall(name, this.now());
     // A blocked tool may have been approved since (agent-ledger pins approve): its upstream is listed again first.
     if (decision.kind === "refuse" && decision.code === "tool_blocked" && decision.upstream !== null) {

@@ -151,8 +151,14 @@ export class LocalLedger implements ProxyLedger {
 
   // The store's answers are typed supersets of the remote shapes: projected onto them (so both ledgers hand the proxy
   // the same keys), not parsed again on the hot path; only an answer that crossed HTTP is parsed.
-  async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
-    const a = await this.store.calls.call(this.teamId, sessionId, tool, args);
+  async call(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    _parent?: TraceParent,
+    toolDigest?: string,
+  ): Promise<LedgerCallAnswer> {
+    const a = await this.store.calls.call(this.teamId, sessionId, tool, args, { toolDigest });
     return {
       call_id: a.call_id,
       ok: a.ok,
@@ -241,9 +247,11 @@ export class RemoteLedger implements ProxyLedger {
     tool: string,
     args: Record<string, unknown>,
     parent?: TraceParent,
+    toolDigest?: string,
   ): Promise<LedgerCallAnswer> {
+    const body = toolDigest === undefined ? { tool, args } : { tool, args, tool_digest: toolDigest };
     return CallAnswerSchema.parse(
-      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }, parent),
+      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, body, parent),
     );
   }
 

@@ -158,15 +158,8 @@ export class GuardedProxy {
           const { name, arguments: args } = params;
           const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
           if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
-          // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
-          const depth = jsonDepth(args ?? {});
-          if (depth > this.maxDepth)
-            return Promise.resolve(
-              toolErrorReply(
-                `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
-                  `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
-              ),
-            );
+          const deep = this.tooDeep(name, args);
+          if (deep) return Promise.resolve(deep);
           const mcpSessionId = options.mcpSessionId?.();
           const key = sessionKeyOf(params._meta as Record<string, unknown> | undefined, {
             mcpSessionId,
@@ -294,6 +287,8 @@ export class GuardedProxy {
     const { name, arguments: args } = req.params;
     const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
     if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
+    const deep = this.tooDeep(name, args);
+    if (deep) return Promise.resolve(deep);
     const annotation = this.annotations.get(name);
     const timeout = this.timeoutMs;
     if (!annotation) return this.timed(name, () => send(req.params, timeout));
@@ -367,6 +362,17 @@ export class GuardedProxy {
         throw new Error(`cannot declare ${p.tool} to the ledger (${this.ledger.where}): ${errorText(e)}`, { cause: e });
       }
     }
+  }
+
+  /** The too_deep tool error for arguments nested over the limit, or null. */
+  tooDeep(name: string, args: unknown): Reply | null {
+    // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
+    const depth = jsonDepth(args ?? {});
+    if (depth <= this.maxDepth) return null;
+    return toolErrorReply(
+      `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
+        `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
+    );
   }
 
   /** A message about reaching the upstream, naming it when it has a gateway name. */

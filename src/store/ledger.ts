@@ -76,6 +76,7 @@ export class Ledger {
     clock: Clock = this.clock,
     latestVersion?: number,
     undeclared: UndeclaredTools = "accept",
+    toolDigest: string | null = null,
   ): CallAnswer {
     return this.sessions.transaction(() => {
       const session = this.sessions.head(teamId, sessionId);
@@ -100,6 +101,7 @@ export class Ledger {
           ok: verdict.ok,
           violations: verdict.violations,
           blocked: verdict.wouldBlock,
+          toolDigest,
         },
         verdict.crossings,
         clock.now(),

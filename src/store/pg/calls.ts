@@ -34,10 +34,14 @@ const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,
     (SELECT max(t.version) FROM tools t WHERE t.team_id = $2 AND t.name = $3) AS tool_version
   FROM sessions s WHERE s.id = $1 AND s.team_id = $2 FOR UPDATE OF s`;
 
-/** The call's rows, after the session's counters: $1 session, $2 team, $5 call id, $6 tool, $12 time, $13.. crossings. */
-const CALL_ROWS = `c AS (
-    INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
-    SELECT $5, $2, $1, s.call_count, $6, $7, $8, $9, $10, $11, $12 FROM s RETURNING seq),
+/**
+ * The call's rows, after the session's counters: $1 session, $2 team, $5 call id, $6 tool, $12 time, $13.. crossings,
+ * and the tool digest at `$digest` (after the parameters each statement has of its own).
+ */
+const callRows = (digest: number) => `c AS (
+    INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at,
+      tool_digest)
+    SELECT $5, $2, $1, s.call_count, $6, $7, $8, $9, $10, $11, $12, $${digest}::text FROM s RETURNING seq),
   x AS (
     INSERT INTO crossings (team_id, session_id, call_id, seq, tool, ${CROSSING_INSERT_COLUMNS}, created_at)
     SELECT $2, $1, $5, c.seq, $6, ${CROSSING_INSERT_COLUMNS}, $12 FROM c, ${crossingUnnest(13)} ORDER BY x.n)
@@ -47,7 +51,7 @@ const COUNT_CALL = `call_count = call_count + 1, write_count = write_count + 1,
     violation_count = violation_count + $3, blocked_count = blocked_count + $4`;
 
 const INSERT_CALL = `WITH s AS (UPDATE sessions SET ${COUNT_CALL} WHERE id = $1 RETURNING call_count, write_count),
-  ${CALL_ROWS}`;
+  ${callRows(30)}`;
 
 /**
  * A whole call in one autocommitted statement, decided on a remembered session: it writes only if the session, the
@@ -59,7 +63,7 @@ const REMEMBERED_CALL = `WITH s AS (UPDATE sessions SET ${COUNT_CALL}
       AND coalesce((SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry'), 0) = $31::int
       AND (SELECT max(t.version) FROM tools t WHERE t.team_id = $2 AND t.name = $6) IS NOT DISTINCT FROM $32::int
     RETURNING call_count, write_count),
-  ${CALL_ROWS}`;
+  ${callRows(33)}`;
 
 const LOCK_FOR_RESULT = `SELECT s.context, s.enforcement, s.write_count,
     (SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry') AS registry_version,
@@ -240,6 +244,7 @@ export async function rememberedCall(
   sessionId: string,
   tool: string,
   args: Record<string, unknown>,
+  toolDigest: string | null = null,
 ): Promise<CallAnswer | null> {
   // A session with a grouped write in hand is about to change: a call decided now would be decided on its old state.
   if (deps.groups?.sessions.has(sessionId)) return null;
@@ -250,7 +255,7 @@ export async function rememberedCall(
   const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
   if (decl === undefined) return null;
   const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry }, deps.undeclared);
-  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest];
+  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest, toolDigest];
   const row = deps.groups
     ? await deps.groups.calls.run(sessionId, values)
     : (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0];
@@ -279,6 +284,7 @@ export async function storeCall(
   args: Record<string, unknown>,
   after: (() => void)[],
   last = false,
+  toolDigest: string | null = null,
 ): Promise<CallAnswer> {
   const [session] = await q<Locked>(LOCK_FOR_CALL, [sessionId, teamId, tool]);
   if (!session) throw new NotFoundError(`no session '${sessionId}'`);
@@ -286,10 +292,10 @@ export async function storeCall(
   const decl = await deps.tools.compiled(q, teamId, tool, session.tool_version, datums);
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
   const d = decideCall(clock, tool, args, decl, { ...session, datums, outputs: history.outputs }, deps.undeclared);
-  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(
-    INSERT_CALL,
-    callValues(sessionId, teamId, tool, args, d),
-  );
+  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
+    ...callValues(sessionId, teamId, tool, args, d),
+    toolDigest,
+  ]);
   after.push(() => {
     deps.tools.sawLatest(teamId, tool, session.tool_version);
     deps.sessionCache.keep(
