@@ -119,13 +119,15 @@ export class SessionStore {
         p(`INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at, tool_digest)
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       getCall:
-        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at, tool_digest
+        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations,
+                   created_at, result_at, tool_digest
                   FROM calls WHERE id = ? AND session_id = ? AND team_id = ?`),
       setResult: p(
         "UPDATE calls SET result_raw = ?, result_ok = ?, result_violations = ?, result_at = ? WHERE id = ? AND result_raw IS NULL AND result_at IS NULL",
       ),
       listCalls:
-        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at, tool_digest
+        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations,
+                   created_at, result_at, tool_digest
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
       insertCrossing:
         p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
