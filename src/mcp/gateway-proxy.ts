@@ -14,6 +14,7 @@ import {
   type UpstreamConfig,
   type UpstreamSnapshot,
 } from "../gateway/index.js";
+import { ledgerName, splitAdvertised } from "../gateway/names.js";
 import { definitionOf, driftLabel, DRIFT_LABEL } from "../gateway/pins.js";
 import type { RateLimiter } from "../gateway/rate-limit.js";
 import { compileTool, type ToolDeclarationInput } from "../guard/declaration.js";
@@ -342,10 +343,43 @@ export class GatewayProxy {
       await this.refresh(decision.upstream);
       decision = this.view.decideCall(name, this.now());
     }
-    if (decision.kind === "refuse") return toolErrorReply(`[${decision.code}] ${decision.message}`);
+    if (decision.kind === "refuse") {
+      const text = `[${decision.code}] ${decision.message}`;
+      if (decision.code === "rate_limited" || decision.code === "tool_blocked")
+        await this.recordRefusal(
+          name,
+          decision.code,
+          decision.message,
+          text,
+          (args ?? {}) as Record<string, unknown>,
+          session,
+        );
+      return toolErrorReply(text);
+    }
     const member = this.byName.get(decision.upstream)!;
     const forwarded = (args ?? {}) as Record<string, unknown>;
     return member.proxy.guardCall(decision.tool, forwarded, session, parent, mcp, decision.digest);
+  }
+
+  /** Stores a refusal of an annotated tool as a refused call of the agent's session, as the guard's refusals are. */
+  private async recordRefusal(
+    name: string,
+    code: "rate_limited" | "tool_blocked",
+    message: string,
+    repair: string,
+    args: Record<string, unknown>,
+    session: () => Promise<string>,
+  ): Promise<void> {
+    const split = splitAdvertised(name);
+    const member = split ? this.byName.get(split.upstream) : undefined;
+    if (!split || !member?.annotations.has(split.tool)) return;
+    try {
+      const tool = ledgerName(member.config.namespace, split.tool);
+      const digest = member.snapshot.check?.digests[split.tool];
+      await this.ledger.refuse(await session(), tool, args, { code, param: null, message, repair }, digest);
+    } catch (e) {
+      this.log(`could not record the refused call to ${name}: ${errorText(e)}`);
+    }
   }
 
   private async getPrompt(params: Record<string, unknown>): Promise<Reply> {

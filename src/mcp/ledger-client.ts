@@ -8,6 +8,7 @@ import { type OpenStoreOptions, openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 import { asStore } from "../store/sqlite/store.js";
 import type { TraceParent } from "../telemetry/telemetry.js";
+import type { Violation } from "../guard/verdict.js";
 import type { PinMode } from "../gateway/config.js";
 import type { PinCheck, ToolDefinition } from "../gateway/pins.js";
 
@@ -89,6 +90,17 @@ export interface ProxyLedger {
     parent?: TraceParent,
     toolDigest?: string,
   ): Promise<LedgerCallAnswer>;
+  /**
+   * Stores a call the gateway refused before the upstream (rate limit, blocked pin) as a refused call with `violation`;
+   * false when this ledger cannot (a remote service: its API takes no refusal).
+   */
+  refuse(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    violation: Violation,
+    toolDigest?: string,
+  ): Promise<boolean>;
   /** Labels and stores the result of a call. */
   result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer>;
   /** Releases the database or connection. */
@@ -167,6 +179,17 @@ export class LocalLedger implements ProxyLedger {
       args: a.args,
       violations: a.violations,
     };
+  }
+
+  async refuse(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    refusal: Violation,
+    toolDigest?: string,
+  ): Promise<boolean> {
+    await this.store.calls.call(this.teamId, sessionId, tool, args, { refusal, toolDigest });
+    return true;
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
@@ -253,6 +276,10 @@ export class RemoteLedger implements ProxyLedger {
     return CallAnswerSchema.parse(
       await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, body, parent),
     );
+  }
+
+  async refuse(): Promise<boolean> {
+    return false;
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {

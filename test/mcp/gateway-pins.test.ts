@@ -116,6 +116,11 @@ describe("pinning, wired into the gateway", () => {
       expect(textOf(refused)).toMatch(/^\[tool_blocked\] /);
       expect(textOf(refused)).toContain("inputSchema");
       expect(textOf(refused)).toContain("agent-ledger pins approve hydro read_discharge");
+      const stored = await ledger.store.calls.list(
+        ledger.teamId,
+        (await ledger.store.sessions.list(ledger.teamId, { limit: 1 }))[0]!.id,
+      );
+      expect(stored.map((c) => [c.ok, c.violations[0]?.code])).toEqual([[false, "tool_blocked"]]);
       expect(calls).toEqual([]);
       await ledger.store.upstreams.approve(ledger.teamId, "hydro", "read_discharge");
       const approved = await call(agent, "hydro__read_discharge");
@@ -133,9 +138,15 @@ describe("pinning, wired into the gateway", () => {
         ["read_drainage_area", "removed"],
       ]);
     });
-    // Each stored call carries the digest of the definition in force when it was checked.
+    // Each stored call carries the digest of the definition in force when it was checked (the blocked call, stored
+    // refused, the digest of the definition it was refused for).
     const digest = (t: ListedTool) => toolDigest(definitionOf(t as unknown as { name: string }));
-    expect(digests("hydro.read_discharge")).toEqual([digest(READ), digest(changedDescription), digest(changedSchema)]);
+    expect(digests("hydro.read_discharge")).toEqual([
+      digest(READ),
+      digest(changedDescription),
+      digest(changedSchema),
+      digest(changedSchema),
+    ]);
   }, 60_000);
 });
 
@@ -149,6 +160,21 @@ describe("rate limits, wired into the gateway", () => {
         /^\[rate_limited\] rate limit reached: upstream 'gauge' allows 60 calls per minute \(60\/min\); this call was not sent; try again in \d+ s$/,
       );
       expect(calls.length).toBe(60);
+      // Recorded like any refusal: the 61st call stored refused, with the wait in its repair.
+      const rows = openDb(db);
+      try {
+        const last = rows.sqlite
+          .prepare("SELECT ok, violations FROM calls WHERE tool = 'gauge.read_discharge' ORDER BY seq DESC LIMIT 1")
+          .get() as { ok: number; violations: string };
+        expect(last.ok).toBe(0);
+        const [v] = JSON.parse(last.violations) as { code: string; repair: string }[];
+        expect(v!.code).toBe("rate_limited");
+        expect(v!.repair).toBe(textOf(refused));
+        const count = rows.sqlite.prepare("SELECT count(*) AS n FROM calls WHERE tool = 'gauge.read_discharge'").get();
+        expect(count).toEqual({ n: 61 });
+      } finally {
+        rows.close();
+      }
     };
     await run([READ], 'rate = "60/min"', limited, "gauge");
   }, 60_000);

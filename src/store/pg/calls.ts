@@ -2,9 +2,17 @@
 // needs, decides and writes in one transaction, so calls of one session get 1..n without gaps whichever instance
 // serves them, and an output stored through one instance is history for the next call through any other.
 import type { UndeclaredTools } from "../../guard/verdict.js";
+import type { CallOptions } from "../port.js";
 import type { Clock } from "../../clock.js";
 import { MemoryHistory, type PriorOutput } from "../../guard/history.js";
-import { type CallVerdict, callOutcome, checkCall, checkResult, type ResultVerdict } from "../../guard/verdict.js";
+import {
+  type CallVerdict,
+  callOutcome,
+  checkCall,
+  checkResult,
+  refusedVerdict,
+  type ResultVerdict,
+} from "../../guard/verdict.js";
 import type { ToolDeclaration } from "../../guard/declaration.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
 import { ConflictError, NotFoundError, refusedCallResult } from "../errors.js";
@@ -156,14 +164,16 @@ function decideCall(
   decl: ToolDeclaration | null,
   at: { datums: DatumRegistry; enforcement: "enforce" | "warn"; context: string; outputs: PriorOutput[] },
   undeclared: UndeclaredTools = "accept",
+  options: CallOptions = {},
 ): Decided {
-  const verdict = checkCall(decl, tool, args, {
+  const checked = checkCall(decl, tool, args, {
     datums: at.datums,
     enforcement: at.enforcement,
     history: new MemoryHistory(at.outputs),
     context: at.context,
     undeclared,
   });
+  const verdict = options.refusal ? refusedVerdict(checked, options.refusal) : checked;
   const now = clock.now();
   return { verdict, decl, id: newId(now.getTime()), now };
 }
@@ -244,7 +254,7 @@ export async function rememberedCall(
   sessionId: string,
   tool: string,
   args: Record<string, unknown>,
-  toolDigest: string | null = null,
+  options: CallOptions = {},
 ): Promise<CallAnswer | null> {
   // A session with a grouped write in hand is about to change: a call decided now would be decided on its old state.
   if (deps.groups?.sessions.has(sessionId)) return null;
@@ -254,8 +264,9 @@ export async function rememberedCall(
   if (!state || !registry || latest === undefined) return null;
   const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
   if (decl === undefined) return null;
-  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry }, deps.undeclared);
-  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest, toolDigest];
+  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry }, deps.undeclared, options);
+  const digest = options.toolDigest ?? null;
+  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest, digest];
   const row = deps.groups
     ? await deps.groups.calls.run(sessionId, values)
     : (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0];
@@ -284,17 +295,18 @@ export async function storeCall(
   args: Record<string, unknown>,
   after: (() => void)[],
   last = false,
-  toolDigest: string | null = null,
+  options: CallOptions = {},
 ): Promise<CallAnswer> {
   const [session] = await q<Locked>(LOCK_FOR_CALL, [sessionId, teamId, tool]);
   if (!session) throw new NotFoundError(`no session '${sessionId}'`);
   const datums = await deps.registries.at(q, teamId, session.registry_version ?? 0);
   const decl = await deps.tools.compiled(q, teamId, tool, session.tool_version, datums);
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
-  const d = decideCall(clock, tool, args, decl, { ...session, datums, outputs: history.outputs }, deps.undeclared);
+  const at = { ...session, datums, outputs: history.outputs };
+  const d = decideCall(clock, tool, args, decl, at, deps.undeclared, options);
   const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
     ...callValues(sessionId, teamId, tool, args, d),
-    toolDigest,
+    options.toolDigest ?? null,
   ]);
   after.push(() => {
     deps.tools.sawLatest(teamId, tool, session.tool_version);

@@ -30,9 +30,7 @@ export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): Sessi
 export function sqliteCalls({ ledger }: SqliteParts, clock: Clock, undeclared: UndeclaredTools = "accept"): CallsRepo {
   return {
     call: (teamId, sessionId, tool, args, options) =>
-      ledger.batcher.run(() =>
-        ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options?.toolDigest ?? null),
-      ),
+      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options)),
     result: (teamId, sessionId, callId, result) =>
       ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock)),
     list: async (teamId, sessionId, options = {}) => {
