@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -191,5 +192,36 @@ describe("a team's own declarations", () => {
     expect((after[1] as { version: number }).version).toBe(1);
     expect((after[1] as { params: { area: { sourced?: boolean } } }).params.area.sourced).toBe(true);
     team.db.close();
+  }, 30_000);
+});
+
+describe("a gateway file without listen", () => {
+  it("serves its upstreams on stdin/stdout, namespaced, and guards a call", async () => {
+    const gw = join(dir, "stdio.toml");
+    writeFileSync(
+      gw,
+      `[upstreams.water]\ncommand = ["${process.execPath}", "--import", "tsx", "demo/server.ts"]\nannotations = "${WATER}"\n`,
+    );
+    const client = new Client({ name: "stdio-agent", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, "mcp", "--config", gw, "--db", join(dir, "stdio.db")],
+        cwd: ROOT,
+        stderr: "ignore",
+      }),
+    );
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("water__runoff_depth");
+      const r = (await client.callTool({
+        name: "water__runoff_depth",
+        arguments: { discharge: "1250 cfs", area: 29000 },
+      })) as CallToolResult;
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ unit: "mm/day" });
+    } finally {
+      await client.close();
+    }
   }, 30_000);
 });
