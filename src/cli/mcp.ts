@@ -7,13 +7,17 @@ import { loadAnnotations } from "../mcp/annotations.js";
 import { LocalLedger, RemoteLedger, type ProxyLedger } from "../mcp/ledger-client.js";
 import { listenProxy, openFrontProblem, parseListen, type ListenAddress } from "../mcp/listen.js";
 import { GuardedProxy } from "../mcp/proxy.js";
+import { GatewayProxy } from "../mcp/gateway-proxy.js";
+import { GatewayConfigError, loadGatewayConfig } from "../gateway/config.js";
 import type { UpstreamTarget } from "../mcp/upstream-link.js";
 import { loadTelemetry, noTelemetry } from "../telemetry/telemetry.js";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { CliError } from "./shared.js";
 
 type Flags = {
-  annotations: string;
+  annotations?: string;
+  config?: string;
+  overwriteDeclarations?: boolean;
   ledgerUrl?: string;
   token?: string;
   db?: string;
@@ -117,7 +121,65 @@ function listenAddress(text: string | undefined): ListenAddress | null {
   return address;
 }
 
+/** The flags that name a single upstream, which a gateway file replaces. */
+const SINGLE_FLAGS = ["annotations", "upstreamUrl", "namespace"] as const;
+
+/** `agent-ledger mcp --config gateway.toml`: several upstreams behind one front (stdio, or the file's listen). */
+async function runGateway(command: string[], flags: Flags & { config: string }): Promise<void> {
+  const given = SINGLE_FLAGS.filter((f) => flags[f] !== undefined);
+  if (command.length > 0 || given.length > 0 || flags.upstreamHeader.length > 0)
+    throw new CliError(
+      "--config names the upstreams in its file: give no --annotations, --upstream-url, --upstream-header, --namespace " +
+        "or command after -- with it",
+      2,
+    );
+  let gateway: ReturnType<typeof loadGatewayConfig>;
+  try {
+    gateway = loadGatewayConfig(flags.config);
+  } catch (e) {
+    if (e instanceof GatewayConfigError) throw new CliError(e.message, 2);
+    throw e;
+  }
+  if (flags.overwriteDeclarations) gateway = { ...gateway, overwriteDeclarations: true };
+  const listen = listenAddress(flags.listen ?? gateway.listen ?? undefined);
+  if (flags.listenToken !== undefined && listen === null)
+    throw new CliError("--listen-token goes with --listen: it is the token clients of the HTTP front must send", 2);
+  const config = mcpConfig(flags);
+  const openFront = listen === null ? null : openFrontProblem(listen, config.listenToken);
+  if (openFront !== null) throw new CliError(openFront, 2);
+  const ledger = await openLedger(flags, config);
+  const telemetry = ledger instanceof LocalLedger ? await loadTelemetry(config.telemetry, log) : noTelemetry;
+  const proxy = new GatewayProxy({
+    config: gateway,
+    ledger,
+    log,
+    telemetry,
+    timeoutMs: timeoutMs(flags.timeout),
+    maxDepth: config.limits.depth,
+    env: upstreamEnv(),
+  });
+  try {
+    await proxy.start();
+  } catch (e) {
+    await proxy.close().catch(() => undefined);
+    throw new CliError((e as Error).message);
+  }
+  const names = gateway.upstreams.map((u) => u.name).join(", ");
+  log(
+    `gateway of ${gateway.upstreams.length} upstream(s) (${names}) from ${gateway.source}, recording into ${ledger.where}`,
+  );
+  await serveFront(proxy, listen, config, telemetry.shutdown.bind(telemetry));
+}
+
 async function run(command: string[], flags: Flags): Promise<void> {
+  if (flags.config !== undefined) return runGateway(command, { ...flags, config: flags.config });
+  if (flags.overwriteDeclarations)
+    throw new CliError("--overwrite-declarations goes with --config (a gateway of upstreams)", 2);
+  if (flags.annotations === undefined)
+    throw new CliError(
+      "give --annotations <file> (the units of one upstream's tools), or --config <file> for a gateway of several",
+      2,
+    );
   const upstream = upstreamTarget(command, flags);
   const listen = listenAddress(flags.listen);
   if (flags.listenToken !== undefined && listen === null)
@@ -155,7 +217,17 @@ async function run(command: string[], flags: Flags): Promise<void> {
   log(
     `guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`,
   );
-  let close: () => Promise<void> = () => proxy.close().finally(() => telemetry.shutdown());
+  await serveFront(proxy, listen, config, () => telemetry.shutdown());
+}
+
+/** Serves the proxy on stdin/stdout or at `listen` until a signal or the client's end of stdin. */
+async function serveFront(
+  proxy: GuardedProxy | GatewayProxy,
+  listen: ListenAddress | null,
+  config: Config,
+  shutdown: () => Promise<void>,
+): Promise<void> {
+  let close: () => Promise<void> = () => proxy.close().finally(() => shutdown());
   if (listen) {
     const front = await listenProxy(proxy, listen, { log, token: config.listenToken }).catch(async (e: Error) => {
       await proxy.close().catch(() => undefined);
@@ -164,7 +236,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
     close = async () => {
       await front.close();
       await proxy.close();
-      await telemetry.shutdown();
+      await shutdown();
     };
     const asking = config.listenToken === undefined ? "" : ", to clients sending the bearer token";
     log(`serving the guarded tools over Streamable HTTP at ${front.url}${asking}`);
@@ -192,11 +264,16 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 export function configure(cmd: Command): void {
   cmd
     .usage(
-      "--annotations <file> [--db <file> | --ledger-url <url> --token <token>] " +
+      "(--annotations <file> | --config <gateway.toml>) [--db <file> | --ledger-url <url> --token <token>] " +
         "[--listen <host:port> [--listen-token <token>]] " +
         "(--upstream-url <url> [--upstream-header <h>]... | -- <command> [args...])",
     )
-    .requiredOption("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
+    .option("--annotations <file>", "TOML (or .json) file declaring the units of the upstream's tools")
+    .option("--config <file>", "serve several upstreams behind one front, as this gateway TOML file names them")
+    .option(
+      "--overwrite-declarations",
+      "with --config: replace a team's declaration of the same ledger name instead of refusing to start",
+    )
     .option(
       "--db <file>",
       "record into this SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)",

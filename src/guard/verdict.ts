@@ -48,6 +48,11 @@ export type CallVerdict = {
   crossings: CrossingDraft[];
 };
 
+/** A verdict replaced by a refusal decided before the guard (the gateway's): refused, nothing crossed. */
+export function refusedVerdict(v: CallVerdict, refusal: Violation): CallVerdict {
+  return { ...v, ok: false, wouldBlock: true, violations: [refusal], crossings: [] };
+}
+
 /** A call's outcome in one word: refused or warned when a value was, converted when one was converted, else ok. */
 export type CallOutcome = "ok" | "converted" | "refused" | "warned";
 

@@ -117,6 +117,16 @@ const ERRORS: Record<ViolationCode, new (message: string, o: { field?: string | 
       super("undeclared_tool", message, o);
     }
   },
+  tool_blocked: class ToolBlocked extends QuantityError {
+    constructor(message: string, o: { field?: string | null }) {
+      super("tool_blocked", message, o);
+    }
+  },
+  rate_limited: class RateLimited extends QuantityError {
+    constructor(message: string, o: { field?: string | null }) {
+      super("rate_limited", message, o);
+    }
+  },
 };
 
 /** The domain error a violation stands for, so `.call` throws the class a direct check would have thrown. */

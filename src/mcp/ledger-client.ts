@@ -2,12 +2,15 @@
 import { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { redactDbLocation } from "../config.js";
-import type { ToolDeclarationInput } from "../guard/declaration.js";
+import { declarationToJSON, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
 import type { LedgerDb } from "../store/db.js";
 import { type OpenStoreOptions, openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 import { asStore } from "../store/sqlite/store.js";
 import type { TraceParent } from "../telemetry/telemetry.js";
+import type { Violation } from "../guard/verdict.js";
+import type { PinMode } from "../gateway/config.js";
+import type { PinCheck, ToolDefinition } from "../gateway/pins.js";
 
 const ViolationSchema = z.object({
   code: z.string(),
@@ -27,6 +30,15 @@ const CallAnswerSchema = z.object({
 const ResultAnswerSchema = z.object({ ok: z.boolean(), result: z.unknown(), violations: z.array(ViolationSchema) });
 const DeclaredSchema = z.object({ version: z.number().int() });
 const SessionSchema = z.object({ id: z.string() });
+const UpstreamsBodySchema = z.object({
+  items: z.array(z.object({ name: z.string(), tools: z.array(z.object({ name: z.string() })) })),
+});
+const DeclaredBodySchema = z.object({
+  version: z.number().int(),
+  description: z.unknown(),
+  params: z.record(z.string(), z.unknown()),
+  returns: z.unknown(),
+});
 const ErrorEnvelopeSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 /** One refused value as the ledger answers it. */
@@ -38,16 +50,57 @@ export type LedgerCallAnswer = z.infer<typeof CallAnswerSchema>;
 /** The ledger's verdict on a result: `result` is labelled per the declaration. */
 export type LedgerResultAnswer = z.infer<typeof ResultAnswerSchema>;
 
+/** A declaration in the ledger: its version and its content as GET /v1/tools/{name} renders it. */
+export type DeclaredTool = { version: number; declaration: Record<string, unknown> };
+
+/** A declaration's content as GET /v1/tools/{name} renders it: description, params, returns. */
+export function renderedDeclaration(decl: ToolDeclaration): Record<string, unknown> {
+  const returns =
+    decl.returns === null
+      ? null
+      : decl.returns.kind === "single"
+        ? declarationToJSON(decl.returns.decl)
+        : Object.fromEntries(Object.entries(decl.returns.keys).map(([k, d]) => [k, declarationToJSON(d)]));
+  return {
+    description: decl.description,
+    params: Object.fromEntries(Object.entries(decl.params).map(([p, d]) => [p, declarationToJSON(d)])),
+    returns,
+  };
+}
+
 /** What the proxy needs from a ledger, local or remote. */
 export interface ProxyLedger {
   /** Where the rows go, for log lines ("database ./data/ledger.db", "http://127.0.0.1:8787"). */
   readonly where: string;
   /** Declares (or re-declares) a tool; an identical declaration keeps its version. */
   declare(name: string, decl: ToolDeclarationInput): Promise<{ version: number }>;
+  /** The latest declaration of `name` as the API renders it (description, params, returns), or null when none. */
+  declared(name: string): Promise<DeclaredTool | null>;
+  /** Checks an upstream's listed tools against its pins, storing new pins and drifts (the gateway's pinning). */
+  observe(upstream: string, mode: PinMode, listed: readonly ToolDefinition[]): Promise<PinCheck>;
+  /** The tools the ledger holds pins of for `upstream` (none for an upstream never observed). */
+  pinnedTools(upstream: string): Promise<Set<string>>;
   /** Opens a session in enforce mode and answers its id. */
   openSession(labels: Record<string, string>): Promise<string>;
   /** Checks and stores one call; `parent` is the agent's trace context, passed on to a remote service. */
-  call(sessionId: string, tool: string, args: Record<string, unknown>, parent?: TraceParent): Promise<LedgerCallAnswer>;
+  call(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    parent?: TraceParent,
+    toolDigest?: string,
+  ): Promise<LedgerCallAnswer>;
+  /**
+   * Stores a call the gateway refused before the upstream (rate limit, blocked pin) as a refused call with `violation`;
+   * false when this ledger cannot (a remote service: its API takes no refusal).
+   */
+  refuse(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    violation: Violation,
+    toolDigest?: string,
+  ): Promise<boolean>;
   /** Labels and stores the result of a call. */
   result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer>;
   /** Releases the database or connection. */
@@ -90,14 +143,34 @@ export class LocalLedger implements ProxyLedger {
     return { version: row.version };
   }
 
+  async declared(name: string): Promise<DeclaredTool | null> {
+    const found = await this.store.tools.get(this.teamId, name);
+    return found ? { version: found.row.version, declaration: renderedDeclaration(found.declaration) } : null;
+  }
+
+  observe(upstream: string, mode: PinMode, listed: readonly ToolDefinition[]): Promise<PinCheck> {
+    return this.store.upstreams.observe(this.teamId, upstream, mode, listed);
+  }
+
+  async pinnedTools(upstream: string): Promise<Set<string>> {
+    const state = (await this.store.upstreams.list(this.teamId)).find((u) => u.name === upstream);
+    return new Set(state?.tools.map((t) => t.name) ?? []);
+  }
+
   async openSession(labels: Record<string, string>): Promise<string> {
     return (await this.store.sessions.create(this.teamId, { labels, enforcement: "enforce" })).id;
   }
 
   // The store's answers are typed supersets of the remote shapes: projected onto them (so both ledgers hand the proxy
   // the same keys), not parsed again on the hot path; only an answer that crossed HTTP is parsed.
-  async call(sessionId: string, tool: string, args: Record<string, unknown>): Promise<LedgerCallAnswer> {
-    const a = await this.store.calls.call(this.teamId, sessionId, tool, args);
+  async call(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    _parent?: TraceParent,
+    toolDigest?: string,
+  ): Promise<LedgerCallAnswer> {
+    const a = await this.store.calls.call(this.teamId, sessionId, tool, args, { toolDigest });
     return {
       call_id: a.call_id,
       ok: a.ok,
@@ -106,6 +179,17 @@ export class LocalLedger implements ProxyLedger {
       args: a.args,
       violations: a.violations,
     };
+  }
+
+  async refuse(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    refusal: Violation,
+    toolDigest?: string,
+  ): Promise<boolean> {
+    await this.store.calls.call(this.teamId, sessionId, tool, args, { refusal, toolDigest });
+    return true;
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
@@ -152,6 +236,31 @@ export class RemoteLedger implements ProxyLedger {
     return DeclaredSchema.parse(await this.send("PUT", `/v1/tools/${encodeURIComponent(name)}`, decl));
   }
 
+  async declared(name: string): Promise<DeclaredTool | null> {
+    let body: unknown;
+    try {
+      body = await this.send("GET", `/v1/tools/${encodeURIComponent(name)}`, undefined);
+    } catch (e) {
+      if (e instanceof LedgerHttpError && e.status === 404) return null;
+      throw e;
+    }
+    const t = DeclaredBodySchema.parse(body);
+    return { version: t.version, declaration: { description: t.description, params: t.params, returns: t.returns } };
+  }
+
+  async observe(upstream: string, mode: PinMode, listed: readonly ToolDefinition[]): Promise<PinCheck> {
+    const body = await this.send("POST", `/v1/upstreams/${encodeURIComponent(upstream)}/observe`, {
+      pin: mode,
+      tools: listed,
+    });
+    return body as PinCheck;
+  }
+
+  async pinnedTools(upstream: string): Promise<Set<string>> {
+    const body = UpstreamsBodySchema.parse(await this.send("GET", "/v1/upstreams", undefined));
+    return new Set(body.items.find((u) => u.name === upstream)?.tools.map((t) => t.name) ?? []);
+  }
+
   async openSession(labels: Record<string, string>): Promise<string> {
     return SessionSchema.parse(await this.send("POST", "/v1/sessions", { labels, enforcement: "enforce" })).id;
   }
@@ -161,10 +270,16 @@ export class RemoteLedger implements ProxyLedger {
     tool: string,
     args: Record<string, unknown>,
     parent?: TraceParent,
+    toolDigest?: string,
   ): Promise<LedgerCallAnswer> {
+    const body = toolDigest === undefined ? { tool, args } : { tool, args, tool_digest: toolDigest };
     return CallAnswerSchema.parse(
-      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, { tool, args }, parent),
+      await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, body, parent),
     );
+  }
+
+  async refuse(): Promise<boolean> {
+    return false;
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {
@@ -186,7 +301,7 @@ export class RemoteLedger implements ProxyLedger {
           accept: "application/json",
           ...extra,
         },
-        body: JSON.stringify(body),
+        body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (cause) {

@@ -9,7 +9,8 @@ import { Hono } from "hono";
 import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
 import { Pipe, type PipeTransport } from "./pipe.js";
 import { relayFetch } from "./relay-fetch.js";
-import type { GuardedProxy } from "./proxy.js";
+import type { GatewayProxy } from "./gateway-proxy.js";
+import { GuardedProxy } from "./proxy.js";
 import { servesModern } from "./upstream-http.js";
 import type { UpstreamUrl } from "./upstream-link.js";
 
@@ -174,17 +175,19 @@ async function openPipe(
  * without one, only a loopback address is served (OpenFrontError otherwise).
  */
 export async function listenProxy(
-  proxy: GuardedProxy,
+  proxy: GuardedProxy | GatewayProxy,
   address: ListenAddress,
   options: { log?: (line: string) => void; bodyLimit?: number; token?: string } = {},
 ): Promise<ListeningProxy> {
   const problem = openFrontProblem(address, options.token);
   if (problem !== null) throw new OpenFrontError(problem);
   const expected = options.token === undefined ? null : createHash("sha256").update(options.token).digest();
-  const target = proxy.upstream.target;
   // Each 2025-11-25 session of an HTTP upstream is relayed over a session of its own; 2026-07-28 requests are relayed
   // when the upstream serves that revision, else answered by the proxy over its own connection (as with a command).
-  const relayed = "url" in target ? target : null;
+  // A gateway of several upstreams answers everything over its own connections.
+  const single = proxy instanceof GuardedProxy ? proxy : null;
+  const target = single?.upstream.target;
+  const relayed = target !== undefined && "url" in target ? target : null;
   const modernRelay = relayed !== null && (await servesModern(relayed));
   const log = options.log ?? (() => undefined);
   const sessions = new McpHttpSessions({
@@ -192,7 +195,7 @@ export async function listenProxy(
       const mcpSessionId = () => transport.sessionId;
       if (relayed === null)
         return proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }), mcpSessionId });
-      return openPipe(proxy, relayed, transport as PipeTransport, { mcpSessionId }, log);
+      return openPipe(single!, relayed, transport as PipeTransport, { mcpSessionId }, log);
     },
     log: options.log,
     // A relayed session streams what the upstream sends during a request (progress, logging, its requests).
@@ -227,7 +230,7 @@ export async function listenProxy(
     }
     // An HTTP error of the upstream (an unsupported version, a removed method) reaches the agent as it came.
     const exchange = relayFetch();
-    const pipe = await openPipe(proxy, relayed, transport as PipeTransport, {}, log, exchange.fetch);
+    const pipe = await openPipe(single!, relayed, transport as PipeTransport, {}, log, exchange.fetch);
     const answer = await Promise.race([
       transport.handleMessage(route.message, { request: c.req.raw }),
       exchange.failure,

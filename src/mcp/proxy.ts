@@ -21,6 +21,7 @@ import type { UpstreamTarget } from "./upstream-link.js";
 import { PipeBroken, PipeTimeout, type PipeAnswer, type PipeInterceptor, type PipeRequestInfo } from "./pipe.js";
 import { isInputRequired, RoundStates } from "./rounds.js";
 import { sessionKeyOf, type SessionKey } from "./session-key.js";
+import type { PlannedDeclaration } from "../gateway/clash.js";
 
 /** What a proxy is built from. */
 export type ProxyOptions = {
@@ -38,6 +39,13 @@ export type ProxyOptions = {
   telemetry?: Telemetry;
   /** Deepest nesting of objects and arrays a call's arguments may have (AGENT_LEDGER_MAX_DEPTH, 64 by default). */
   maxDepth?: number;
+  /** The upstream's name in a gateway: tool errors about reaching it then start "upstream 'NAME': ". */
+  upstreamName?: string;
+  /**
+   * Decides which of the planned declarations are made (the gateway's clash check, which throws on a clash); all of
+   * them without it.
+   */
+  planDeclarations?: (planned: PlannedDeclaration[]) => Promise<PlannedDeclaration[]>;
 };
 
 // API.md: label values are at most 256 characters.
@@ -90,9 +98,13 @@ export class GuardedProxy {
   private stdioConnections = 0;
   private declaredListing = "";
   private readonly timeoutMs: number;
+  private readonly upstreamName: string | undefined;
+  private readonly planDeclarations: ProxyOptions["planDeclarations"];
 
   constructor(options: ProxyOptions) {
     const ns = options.namespace;
+    this.upstreamName = options.upstreamName;
+    this.planDeclarations = options.planDeclarations;
     this.ledgerName = ns ? (tool) => `${ns}.${tool}` : (tool) => tool;
     this.annotations = options.annotations;
     this.ledger = options.ledger;
@@ -144,9 +156,10 @@ export class GuardedProxy {
         "tools/list": async () => ({ result: { tools: await this.listTools() } }),
         "tools/call": ({ params, extra, id }) => {
           const { name, arguments: args } = params;
-          if (typeof name !== "string") return Promise.resolve(invalidCall);
-          const refused = this.refusedCall(name, args);
-          if (refused) return Promise.resolve(refused);
+          const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
+          if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
+          const deep = this.tooDeep(name, args);
+          if (deep) return Promise.resolve(deep);
           const mcpSessionId = options.mcpSessionId?.();
           const key = sessionKeyOf(params._meta as Record<string, unknown> | undefined, {
             mcpSessionId,
@@ -212,8 +225,8 @@ export class GuardedProxy {
     }
   }
 
-  /** The ledger session of `key`, opened at its first guarded call (a key of kind `none` opens one every time). */
-  private sessionFor(key: SessionKey, extra: Record<string, string>): Promise<string> {
+  /** The ledger session of `key` (`extra` adds or replaces labels), opened at its first guarded call (a key of kind `none` opens one every time). */
+  sessionFor(key: SessionKey, extra: Record<string, string>): Promise<string> {
     const labels: Record<string, string> = {
       source: "mcp-proxy",
       upstream: labelValue(this.upstream.commandLine),
@@ -265,19 +278,6 @@ export class GuardedProxy {
     return { result: { ...result, tools: tools.map((t) => advertisedTool(t, this.annotations.get(t.name))) } };
   }
 
-  /** The answer to a tools/call whose name or arguments are unusable, or null when they can be read. */
-  private refusedCall(name: string, args: unknown): Reply | null {
-    const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
-    if (badArgs) return invalidCall;
-    // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
-    const depth = jsonDepth(args ?? {});
-    if (depth <= this.maxDepth) return null;
-    return toolErrorReply(
-      `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
-        `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
-    );
-  }
-
   private relayToolCall(
     req: PipeRequestInfo,
     send: (params: Record<string, unknown>, timeoutMs?: number) => Promise<PipeAnswer>,
@@ -285,9 +285,10 @@ export class GuardedProxy {
     labels: Record<string, string>,
   ): Promise<PipeAnswer> {
     const { name, arguments: args } = req.params;
-    if (typeof name !== "string") return Promise.resolve(invalidCall);
-    const refused = this.refusedCall(name, args);
-    if (refused) return Promise.resolve(refused);
+    const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
+    if (typeof name !== "string" || badArgs) return Promise.resolve(invalidCall);
+    const deep = this.tooDeep(name, args);
+    if (deep) return Promise.resolve(deep);
     const annotation = this.annotations.get(name);
     const timeout = this.timeoutMs;
     if (!annotation) return this.timed(name, () => send(req.params, timeout));
@@ -347,13 +348,51 @@ export class GuardedProxy {
 
   private async declare(tools: RawTool[]): Promise<void> {
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const a of this.annotations.values()) {
+    let planned: PlannedDeclaration[] = [...this.annotations.values()].map((a) => ({
+      name: this.ledgerName(a.name),
+      upstream: this.upstreamName ?? this.upstream.commandLine,
+      tool: a.name,
+      declaration: ledgerDeclaration(a, byName.get(a.name)),
+    }));
+    if (this.planDeclarations) planned = await this.planDeclarations(planned);
+    for (const p of planned) {
       try {
-        await this.ledger.declare(this.ledgerName(a.name), ledgerDeclaration(a, byName.get(a.name)));
+        await this.ledger.declare(p.name, p.declaration);
       } catch (e) {
-        throw new Error(`cannot declare ${a.name} to the ledger (${this.ledger.where}): ${errorText(e)}`, { cause: e });
+        throw new Error(`cannot declare ${p.tool} to the ledger (${this.ledger.where}): ${errorText(e)}`, { cause: e });
       }
     }
+  }
+
+  /** The too_deep tool error for arguments nested over the limit, or null. */
+  tooDeep(name: string, args: unknown): Reply | null {
+    // Refused before anything recurses into them: 5,000 levels once overflowed the stack somewhere downstream.
+    const depth = jsonDepth(args ?? {});
+    if (depth <= this.maxDepth) return null;
+    return toolErrorReply(
+      `[too_deep] the arguments of ${name} hold objects and arrays nested ${depth} levels deep, over the limit ` +
+        `of ${this.maxDepth}: send flatter arguments (AGENT_LEDGER_MAX_DEPTH sets the limit)`,
+    );
+  }
+
+  /** A message about reaching the upstream, naming it when it has a gateway name. */
+  private named(message: string): string {
+    return this.upstreamName === undefined ? message : `upstream '${this.upstreamName}': ${message}`;
+  }
+
+  /**
+   * Guards one tools/call of the upstream's own tool `name` in the ledger session `sessionId` answers: the gateway's
+   * entry, which keeps one session across its upstreams.
+   */
+  guardCall(
+    name: string,
+    args: Record<string, unknown>,
+    sessionId: () => Promise<string>,
+    parent: TraceParent | undefined,
+    mcp?: McpRequestInfo,
+    digest?: string,
+  ): Promise<Reply> {
+    return this.callTool(name, args, sessionId, parent, (forwarded) => this.forward(name, forwarded), mcp, digest);
   }
 
   private async listTools(): Promise<RawTool[]> {
@@ -372,6 +411,7 @@ export class GuardedProxy {
     parent: TraceParent | undefined,
     send: (forwarded: Record<string, unknown>) => Promise<Reply>,
     mcp?: McpRequestInfo,
+    digest?: string,
   ): Promise<Reply> {
     const annotation = this.annotations.get(name);
     if (!annotation) return send(args);
@@ -379,9 +419,17 @@ export class GuardedProxy {
     let traced: { session: string; verdict: LedgerCallAnswer } | null = null;
     let toolError = false;
     try {
-      const reply = await this.guardedCall(annotation, args, sessionId, parent, send, (session, verdict) => {
-        traced = { session, verdict };
-      });
+      const reply = await this.guardedCall(
+        annotation,
+        args,
+        sessionId,
+        parent,
+        send,
+        (session, verdict) => {
+          traced = { session, verdict };
+        },
+        digest,
+      );
       toolError = asToolResult(reply.result)?.isError === true;
       return reply;
     } finally {
@@ -410,19 +458,20 @@ export class GuardedProxy {
     parent: TraceParent | undefined,
     send: (forwarded: Record<string, unknown>) => Promise<Reply>,
     checked: (session: string, verdict: LedgerCallAnswer) => void,
+    digest?: string,
   ): Promise<Reply> {
     const name = annotation.name;
     try {
       // The first call after a respawn waits for the fresh declarations.
       await this.upstream.start();
     } catch (e) {
-      return toolErrorReply(`${errorText(e)}; the call to ${name} was not completed`);
+      return toolErrorReply(this.named(`${errorText(e)}; the call to ${name} was not completed`));
     }
     let session: string;
     let verdict: LedgerCallAnswer;
     try {
       session = await sessionId();
-      verdict = await this.ledger.call(session, this.ledgerName(name), args, parent);
+      verdict = await this.ledger.call(session, this.ledgerName(name), args, parent, digest);
     } catch (e) {
       return toolErrorReply(
         `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
@@ -497,12 +546,12 @@ export class GuardedProxy {
       if (e instanceof UpstreamExited || e instanceof UpstreamUnavailable) {
         this.log(e.message);
         return toolErrorReply(
-          e instanceof UpstreamExited ? e.message : `${e.message}; the call to ${name} was not completed`,
+          this.named(e instanceof UpstreamExited ? e.message : `${e.message}; the call to ${name} was not completed`),
         );
       }
       if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
         return toolErrorReply(
-          `the upstream server did not answer ${name} in time; the call may or may not have completed`,
+          this.named(`the upstream server did not answer ${name} in time; the call may or may not have completed`),
         );
       }
       throw e;

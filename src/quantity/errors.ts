@@ -15,6 +15,9 @@ export const VIOLATION_CODES = [
   "invalid_arguments",
   "tool_failed",
   "undeclared_tool",
+  // The gateway's refusals of a known tool, recorded as calls (agent-ledger mcp --config).
+  "tool_blocked",
+  "rate_limited",
 ] as const;
 
 /** A stable violation code. */

@@ -2,6 +2,8 @@
 import type { Clock } from "../clock.js";
 import type { ToolDeclaration } from "../guard/declaration.js";
 import { enforcementReport, type EnforcementReport } from "../guard/report.js";
+import { refusedVerdict } from "../guard/verdict.js";
+import type { CallOptions } from "./port.js";
 import {
   type CallOutcome,
   callOutcome,
@@ -76,19 +78,21 @@ export class Ledger {
     clock: Clock = this.clock,
     latestVersion?: number,
     undeclared: UndeclaredTools = "accept",
+    options: CallOptions = {},
   ): CallAnswer {
     return this.sessions.transaction(() => {
       const session = this.sessions.head(teamId, sessionId);
       const version = this.sessions.dataVersion();
       const datums = this.registry.forTeam(teamId, version);
       const decl = this.tools.compiled(teamId, tool, latestVersion, datums);
-      const verdict = checkCall(decl, tool, args, {
+      const checked = checkCall(decl, tool, args, {
         datums,
         enforcement: session.enforcement,
         history: this.sessions.history(sessionId, version),
         context: session.context,
         undeclared,
       });
+      const verdict = options.refusal ? refusedVerdict(checked, options.refusal) : checked;
       const { id, seq } = this.sessions.insertCall(
         teamId,
         sessionId,
@@ -100,6 +104,7 @@ export class Ledger {
           ok: verdict.ok,
           violations: verdict.violations,
           blocked: verdict.wouldBlock,
+          toolDigest: options.toolDigest ?? null,
         },
         verdict.crossings,
         clock.now(),

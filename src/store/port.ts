@@ -6,6 +6,7 @@ import type { RevisedSource, RevisedSourceMatch } from "./revised-sources.js";
 import type { CrossingClaim, Revision } from "./revisions.js";
 import type { ToolDeclaration, ToolDeclarationInput } from "../guard/declaration.js";
 import type { EnforcementReport } from "../guard/report.js";
+import type { Violation } from "../guard/verdict.js";
 import type { Settings } from "../gates/settings.js";
 import type { WatchCache } from "../gates/watch.js";
 import type { AuditItem } from "../provenance/audit.js";
@@ -133,9 +134,22 @@ export interface SessionsRepo {
  * The guarded-call path. Each write locks the session, reads the history the pure verdict needs, decides and writes,
  * in one transaction: calls of one session are numbered 1..n without gaps whatever serves them.
  */
+/** What a call may carry besides its tool and arguments: the digest of the upstream definition (the gateway's). */
+export type CallOptions = {
+  toolDigest?: string | null;
+  /** Store the call as refused with this violation instead of checking it (a gateway refused it before the upstream). */
+  refusal?: Violation;
+};
+
 export interface CallsRepo {
   /** Checks a call against the tool's latest declaration and the session's history, and stores it with its crossings. */
-  call(teamId: string, sessionId: string, tool: string, args: Record<string, unknown>): Promise<CallAnswer>;
+  call(
+    teamId: string,
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<CallAnswer>;
   /** Labels and stores a call's result (against the version the call was checked with); a second result is a ConflictError. */
   result(teamId: string, sessionId: string, callId: string, result: unknown): Promise<ResultAnswer>;
   /** Calls of a session in order with seq > `afterSeq` (default 0), at most `limit`. */

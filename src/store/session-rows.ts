@@ -66,6 +66,7 @@ export type RawCall<F = number | boolean> = {
   result_violations: string | null;
   created_at: string;
   result_at: string | null;
+  tool_digest?: string | null;
 };
 
 /** A call row in its store form. */
@@ -84,6 +85,7 @@ export const toCall = (r: RawCall): CallRow => ({
   resultViolations: r.result_violations === null ? null : (JSON.parse(r.result_violations) as Violation[]),
   createdAt: r.created_at,
   resultAt: r.result_at,
+  toolDigest: r.tool_digest ?? null,
 });
 
 export type RawCrossing<F = number | boolean> = {

@@ -45,6 +45,8 @@ export type CallRow = {
   resultViolations: Violation[] | null;
   createdAt: string;
   resultAt: string | null;
+  /** SHA-256 of the upstream tool definition the call was checked against (the gateway's); null otherwise. */
+  toolDigest: string | null;
 };
 
 /** What recording a result needs of its call, read without parsing the call's JSON columns. */
@@ -114,16 +116,18 @@ export class SessionStore {
         "UPDATE sessions SET violation_count = violation_count + ?, blocked_count = blocked_count + ? WHERE id = ?",
       ),
       insertCall:
-        p(`INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        p(`INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at, tool_digest)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       getCall:
-        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
+        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations,
+                   created_at, result_at, tool_digest
                   FROM calls WHERE id = ? AND session_id = ? AND team_id = ?`),
       setResult: p(
         "UPDATE calls SET result_raw = ?, result_ok = ?, result_violations = ?, result_at = ? WHERE id = ? AND result_raw IS NULL AND result_at IS NULL",
       ),
       listCalls:
-        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at
+        p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations,
+                   created_at, result_at, tool_digest
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
       insertCrossing:
         p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
@@ -235,6 +239,7 @@ export class SessionStore {
       ok: boolean;
       violations: Violation[];
       blocked: boolean;
+      toolDigest?: string | null;
     },
     crossings: CrossingDraft[],
     now: Date,
@@ -261,6 +266,7 @@ export class SessionStore {
       call.ok ? 1 : 0,
       JSON.stringify(call.violations),
       at,
+      call.toolDigest ?? null,
     );
     this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
     if (this.unanswered.size >= MEMO_LIMIT) this.unanswered.delete(this.unanswered.keys().next().value!);

@@ -28,7 +28,15 @@ const SessionSchema = z
   })
   .openapi("Session");
 const CallCreateSchema = z
-  .strictObject({ tool: z.string().min(1).max(128), args: z.record(z.string().max(128), z.unknown()) })
+  .strictObject({
+    tool: z.string().min(1).max(128),
+    args: z.record(z.string().max(128), z.unknown()),
+    tool_digest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "expected the lowercase hex SHA-256 of the upstream tool definition")
+      .optional()
+      .openapi({ description: "set by a gateway: the digest of the upstream definition the call is checked against" }),
+  })
   .openapi("CallCreate");
 const CallAnswerSchema = z
   .object({
@@ -187,6 +195,7 @@ export function callJson(c: CallRow, crossings: CrossingRow[]) {
     result_violations: c.resultViolations,
     created_at: c.createdAt,
     result_at: c.resultAt,
+    tool_digest: c.toolDigest,
     crossings: crossings.map(crossingJson),
   };
 }
@@ -204,11 +213,11 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
   );
 
   app.openapi(callRoute, async (c) => {
-    const { tool, args } = c.req.valid("json");
+    const { tool, args, tool_digest: toolDigest } = c.req.valid("json");
     const sessionId = c.req.valid("param").id;
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
     checkCrossings(args, deps.config.limits, "arguments");
-    const answer = await calls.call(c.get("teamId"), sessionId, tool, args);
+    const answer = await calls.call(c.get("teamId"), sessionId, tool, args, { toolDigest });
     if (deps.telemetry.enabled) {
       deps.telemetry.toolCall({
         tool,

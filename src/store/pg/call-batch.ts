@@ -21,7 +21,7 @@ function unnests(jobColumns: readonly [string, string][]): { jobs: string; cross
   };
 }
 
-// The columns of a call job, as positions in REMEMBERED_CALL's parameters ($1..$12, $30..$32; $13..$29 are crossings).
+// The columns of a call job, as positions in REMEMBERED_CALL's parameters ($1..$12, $30..$33; $13..$29 are crossings).
 const CALL_JOB: [string, string, number][] = [
   ["session_id", "text", 0],
   ["team_id", "text", 1],
@@ -38,6 +38,7 @@ const CALL_JOB: [string, string, number][] = [
   ["writes", "int", 29],
   ["registry_version", "int", 30],
   ["tool_latest", "int", 31],
+  ["tool_digest", "text", 32],
 ];
 const CALL_CROSSINGS_AT = 12;
 
@@ -52,9 +53,10 @@ export const GROUP_CALL = `WITH j AS (SELECT * FROM ${CALL_UNNEST.jobs}),
         = j.registry_version
       AND (SELECT max(t.version) FROM tools t WHERE t.team_id = j.team_id AND t.name = j.tool) IS NOT DISTINCT FROM j.tool_latest
     RETURNING j.k, sessions.call_count, sessions.write_count),
-  c AS (INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
+  c AS (INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at,
+      tool_digest)
     SELECT j.call_id, j.team_id, j.session_id, s.call_count, j.tool, j.tool_version, j.guarded, j.args_raw, j.ok,
-      j.violations, j.created_at
+      j.violations, j.created_at, j.tool_digest
     FROM s JOIN j ON j.k = s.k ORDER BY s.k),
   x AS (INSERT INTO crossings (team_id, session_id, call_id, seq, tool, ${CROSSING_INSERT_COLUMNS}, created_at)
     SELECT j.team_id, j.session_id, j.call_id, s.call_count, j.tool, ${X_COLUMNS}, j.created_at

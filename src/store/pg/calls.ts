@@ -2,9 +2,17 @@
 // needs, decides and writes in one transaction, so calls of one session get 1..n without gaps whichever instance
 // serves them, and an output stored through one instance is history for the next call through any other.
 import type { UndeclaredTools } from "../../guard/verdict.js";
+import type { CallOptions } from "../port.js";
 import type { Clock } from "../../clock.js";
 import { MemoryHistory, type PriorOutput } from "../../guard/history.js";
-import { type CallVerdict, callOutcome, checkCall, checkResult, type ResultVerdict } from "../../guard/verdict.js";
+import {
+  type CallVerdict,
+  callOutcome,
+  checkCall,
+  checkResult,
+  refusedVerdict,
+  type ResultVerdict,
+} from "../../guard/verdict.js";
 import type { ToolDeclaration } from "../../guard/declaration.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
 import { ConflictError, NotFoundError, refusedCallResult } from "../errors.js";
@@ -34,10 +42,14 @@ const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,
     (SELECT max(t.version) FROM tools t WHERE t.team_id = $2 AND t.name = $3) AS tool_version
   FROM sessions s WHERE s.id = $1 AND s.team_id = $2 FOR UPDATE OF s`;
 
-/** The call's rows, after the session's counters: $1 session, $2 team, $5 call id, $6 tool, $12 time, $13.. crossings. */
-const CALL_ROWS = `c AS (
-    INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at)
-    SELECT $5, $2, $1, s.call_count, $6, $7, $8, $9, $10, $11, $12 FROM s RETURNING seq),
+/**
+ * The call's rows, after the session's counters: $1 session, $2 team, $5 call id, $6 tool, $12 time, $13.. crossings,
+ * and the tool digest at `$digest` (after the parameters each statement has of its own).
+ */
+const callRows = (digest: number) => `c AS (
+    INSERT INTO calls (id, team_id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, created_at,
+      tool_digest)
+    SELECT $5, $2, $1, s.call_count, $6, $7, $8, $9, $10, $11, $12, $${digest}::text FROM s RETURNING seq),
   x AS (
     INSERT INTO crossings (team_id, session_id, call_id, seq, tool, ${CROSSING_INSERT_COLUMNS}, created_at)
     SELECT $2, $1, $5, c.seq, $6, ${CROSSING_INSERT_COLUMNS}, $12 FROM c, ${crossingUnnest(13)} ORDER BY x.n)
@@ -47,7 +59,7 @@ const COUNT_CALL = `call_count = call_count + 1, write_count = write_count + 1,
     violation_count = violation_count + $3, blocked_count = blocked_count + $4`;
 
 const INSERT_CALL = `WITH s AS (UPDATE sessions SET ${COUNT_CALL} WHERE id = $1 RETURNING call_count, write_count),
-  ${CALL_ROWS}`;
+  ${callRows(30)}`;
 
 /**
  * A whole call in one autocommitted statement, decided on a remembered session: it writes only if the session, the
@@ -59,7 +71,7 @@ const REMEMBERED_CALL = `WITH s AS (UPDATE sessions SET ${COUNT_CALL}
       AND coalesce((SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry'), 0) = $31::int
       AND (SELECT max(t.version) FROM tools t WHERE t.team_id = $2 AND t.name = $6) IS NOT DISTINCT FROM $32::int
     RETURNING call_count, write_count),
-  ${CALL_ROWS}`;
+  ${callRows(33)}`;
 
 const LOCK_FOR_RESULT = `SELECT s.context, s.enforcement, s.write_count,
     (SELECT v.version FROM team_versions v WHERE v.team_id = $2 AND v.kind = 'registry') AS registry_version,
@@ -152,14 +164,16 @@ function decideCall(
   decl: ToolDeclaration | null,
   at: { datums: DatumRegistry; enforcement: "enforce" | "warn"; context: string; outputs: PriorOutput[] },
   undeclared: UndeclaredTools = "accept",
+  options: CallOptions = {},
 ): Decided {
-  const verdict = checkCall(decl, tool, args, {
+  const checked = checkCall(decl, tool, args, {
     datums: at.datums,
     enforcement: at.enforcement,
     history: new MemoryHistory(at.outputs),
     context: at.context,
     undeclared,
   });
+  const verdict = options.refusal ? refusedVerdict(checked, options.refusal) : checked;
   const now = clock.now();
   return { verdict, decl, id: newId(now.getTime()), now };
 }
@@ -240,6 +254,7 @@ export async function rememberedCall(
   sessionId: string,
   tool: string,
   args: Record<string, unknown>,
+  options: CallOptions = {},
 ): Promise<CallAnswer | null> {
   // A session with a grouped write in hand is about to change: a call decided now would be decided on its old state.
   if (deps.groups?.sessions.has(sessionId)) return null;
@@ -249,8 +264,9 @@ export async function rememberedCall(
   if (!state || !registry || latest === undefined) return null;
   const decl = latest === null ? null : deps.tools.remembered(teamId, tool, latest);
   if (decl === undefined) return null;
-  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry }, deps.undeclared);
-  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest];
+  const d = decideCall(clock, tool, args, decl, { ...state, datums: registry.registry }, deps.undeclared, options);
+  const digest = options.toolDigest ?? null;
+  const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest, digest];
   const row = deps.groups
     ? await deps.groups.calls.run(sessionId, values)
     : (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0];
@@ -279,17 +295,19 @@ export async function storeCall(
   args: Record<string, unknown>,
   after: (() => void)[],
   last = false,
+  options: CallOptions = {},
 ): Promise<CallAnswer> {
   const [session] = await q<Locked>(LOCK_FOR_CALL, [sessionId, teamId, tool]);
   if (!session) throw new NotFoundError(`no session '${sessionId}'`);
   const datums = await deps.registries.at(q, teamId, session.registry_version ?? 0);
   const decl = await deps.tools.compiled(q, teamId, tool, session.tool_version, datums);
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
-  const d = decideCall(clock, tool, args, decl, { ...session, datums, outputs: history.outputs }, deps.undeclared);
-  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(
-    INSERT_CALL,
-    callValues(sessionId, teamId, tool, args, d),
-  );
+  const at = { ...session, datums, outputs: history.outputs };
+  const d = decideCall(clock, tool, args, decl, at, deps.undeclared, options);
+  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
+    ...callValues(sessionId, teamId, tool, args, d),
+    options.toolDigest ?? null,
+  ]);
   after.push(() => {
     deps.tools.sawLatest(teamId, tool, session.tool_version);
     deps.sessionCache.keep(

@@ -18,7 +18,7 @@ export const SESSION_COLUMNS =
 
 /** The columns of a call row. */
 export const CALL_COLUMNS =
-  "id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at";
+  "id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations, created_at, result_at, tool_digest";
 
 /** An output row as PostgreSQL answers it, with its id (the outputs cache reads on from the last one). */
 export type RawOutput = AnyOutput & { id: number };

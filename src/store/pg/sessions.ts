@@ -150,9 +150,9 @@ export function pgCalls(deps: SessionDeps): CallsRepo {
   const q = queryOn(pool);
   return {
     // The remembered session first (one statement); the locked transaction when it is not remembered or changed.
-    call: async (teamId, sessionId, tool, args) =>
-      (await rememberedCall(q, deps, clock, teamId, sessionId, tool, args)) ??
-      callTx(pool, (tq, after) => storeCall(tq, deps, clock, teamId, sessionId, tool, args, after, true)),
+    call: async (teamId, sessionId, tool, args, options = {}) =>
+      (await rememberedCall(q, deps, clock, teamId, sessionId, tool, args, options)) ??
+      callTx(pool, (tq, after) => storeCall(tq, deps, clock, teamId, sessionId, tool, args, after, true, options)),
     result: async (teamId, sessionId, callId, result) =>
       (await rememberedResult(q, deps, clock, teamId, sessionId, callId, result)) ??
       callTx(pool, (tq, after) => storeResult(tq, deps, clock, teamId, sessionId, callId, result, after, true)),

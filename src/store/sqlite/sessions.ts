@@ -29,8 +29,8 @@ export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): Sessi
 /** The guarded-call path: each call in its own savepoint of a group commit (src/store/batch.ts). */
 export function sqliteCalls({ ledger }: SqliteParts, clock: Clock, undeclared: UndeclaredTools = "accept"): CallsRepo {
   return {
-    call: (teamId, sessionId, tool, args) =>
-      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared)),
+    call: (teamId, sessionId, tool, args, options) =>
+      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options)),
     result: (teamId, sessionId, callId, result) =>
       ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock)),
     list: async (teamId, sessionId, options = {}) => {

@@ -1,0 +1,420 @@
+// `agent-ledger mcp --config gateway.toml`: several upstreams behind one front. Each upstream is a GuardedProxy of
+// its own (its connection, its annotations, its tools declared under `<namespace>.<tool>`); the gateway lists them
+// together as `<upstream>__<tool>` (src/gateway/catalogue.ts), asks its GatewayView where each call goes (or why it
+// goes nowhere), and keeps one ledger session per agent across all of them, so carry-over between upstreams is caught.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  checkDeclarations,
+  type ExistingDeclaration,
+  type GatewayConfig,
+  GatewayView,
+  gatewayLimiter,
+  type PlannedDeclaration,
+  type UpstreamConfig,
+  type UpstreamSnapshot,
+} from "../gateway/index.js";
+import { ledgerName, splitAdvertised } from "../gateway/names.js";
+import { definitionOf, driftLabel, DRIFT_LABEL } from "../gateway/pins.js";
+import type { RateLimiter } from "../gateway/rate-limit.js";
+import { compileTool, type ToolDeclarationInput } from "../guard/declaration.js";
+import { DEFAULT_LIMITS } from "../limits.js";
+import { DatumRegistry } from "../quantity/datums.js";
+import { noTelemetry, traceParentOf, type Telemetry } from "../telemetry/telemetry.js";
+import { VERSION } from "../version.js";
+import { type Annotations, loadAnnotations } from "./annotations.js";
+import { FrontConnection, type Reply } from "./front.js";
+import { type ProxyLedger, renderedDeclaration } from "./ledger-client.js";
+import { GuardedProxy } from "./proxy.js";
+import { toolError } from "./results.js";
+import { advertisedTool } from "./rewrite.js";
+import { sessionKeyOf } from "./session-key.js";
+import type { RawTool } from "./upstream.js";
+import type { UpstreamTarget } from "./upstream-link.js";
+
+/** What a gateway is built from. */
+export type GatewayOptions = {
+  config: GatewayConfig;
+  ledger: ProxyLedger;
+  log?: (line: string) => void;
+  timeoutMs?: number;
+  telemetry?: Telemetry;
+  maxDepth?: number;
+  /** The environment a command upstream is spawned with (the proxy's own by default). */
+  env?: NodeJS.ProcessEnv;
+  /** The clock rate limits count by (milliseconds). */
+  now?: () => number;
+};
+
+type Member = {
+  config: UpstreamConfig;
+  proxy: GuardedProxy;
+  annotations: Annotations;
+  snapshot: UpstreamSnapshot;
+};
+
+type ListKind = "prompts" | "resources" | "templates";
+// The list request and result key of each non-tool list the gateway merges.
+const LISTS: Record<ListKind, { method: string; key: string; capability: string }> = {
+  prompts: { method: "prompts/list", key: "prompts", capability: "prompts" },
+  resources: { method: "resources/list", key: "resources", capability: "resources" },
+  templates: { method: "resources/templates/list", key: "resourceTemplates", capability: "resources" },
+};
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const toolErrorReply = (text: string): Reply => ({ result: toolError(text) });
+
+/** The listed items whose `key` is a string (the others cannot be routed, so are not advertised). */
+const withString = (items: Record<string, unknown>[], key: string) => items.filter((i) => typeof i[key] === "string");
+
+/** A ledger shared by every upstream's proxy: closing one proxy must not close it for the others. */
+function shared(ledger: ProxyLedger): ProxyLedger {
+  return new Proxy(ledger, {
+    get: (target, prop) => (prop === "close" ? () => Promise.resolve() : Reflect.get(target, prop, target)),
+  });
+}
+
+/** The GuardedProxy target of an upstream of the gateway file. */
+function targetOf(u: UpstreamConfig, env: NodeJS.ProcessEnv): UpstreamTarget {
+  if ("url" in u.target) return { url: u.target.url, headers: u.target.headers };
+  const [command, ...args] = u.target.command;
+  return { command: command!, args, env };
+}
+
+/** A planned declaration as GET /v1/tools renders it, to compare with the ledger's; null when it does not compile. */
+function rendered(name: string, input: ToolDeclarationInput): Record<string, unknown> | null {
+  try {
+    return renderedDeclaration(compileTool(name, input, { datums: new DatumRegistry() }));
+  } catch {
+    return null;
+  }
+}
+
+/** Several upstreams, one ledger, any number of agent connections. */
+export class GatewayProxy {
+  private readonly members: Member[];
+  private readonly byName = new Map<string, Member>();
+  private readonly config: GatewayConfig;
+  private readonly ledger: ProxyLedger;
+  private readonly log: (line: string) => void;
+  private readonly limiter: RateLimiter;
+  private readonly now: () => number;
+  private readonly maxDepth: number;
+  private readonly fronts = new Set<FrontConnection>();
+  private view: GatewayView;
+  private connections = 0;
+
+  constructor(options: GatewayOptions) {
+    this.config = options.config;
+    this.ledger = options.ledger;
+    this.log = options.log ?? (() => undefined);
+    this.limiter = gatewayLimiter(options.config);
+    this.now = options.now ?? Date.now;
+    this.maxDepth = options.maxDepth ?? DEFAULT_LIMITS.depth;
+    const ledger = shared(options.ledger);
+    this.members = options.config.upstreams.map((u) => {
+      const annotations: Annotations = u.annotations ? loadAnnotations(u.annotations) : new Map();
+      const proxy = new GuardedProxy({
+        upstream: targetOf(u, options.env ?? process.env),
+        annotations,
+        ledger,
+        log: (line) => this.log(`upstream '${u.name}': ${line}`),
+        timeoutMs: options.timeoutMs,
+        namespace: u.namespace,
+        telemetry: options.telemetry ?? noTelemetry,
+        maxDepth: this.maxDepth,
+        upstreamName: u.name,
+        planDeclarations: (planned) => this.plan(u, planned),
+      });
+      const snapshot = { name: u.name, up: false, tools: [], prompts: [], resources: [], templates: [], check: null };
+      const m: Member = { config: u, proxy, annotations, snapshot };
+      this.byName.set(u.name, m);
+      return m;
+    });
+    this.view = new GatewayView(this.config, [], this.limiter);
+  }
+
+  /**
+   * Starts every upstream, checks and makes its declarations, pins its tools. An upstream that cannot be started is
+   * served as down (its tools answer a tool error naming it); a declaration clash stops the start.
+   */
+  async start(): Promise<void> {
+    for (const m of this.members) {
+      try {
+        await m.proxy.start();
+      } catch (e) {
+        if ((e as { code?: unknown }).code === "declaration_clash") throw e;
+        this.log(`upstream '${m.config.name}' is down: ${errorText(e)}`);
+      }
+    }
+    await this.refresh();
+  }
+
+  /** The upstreams not reachable at the last listing. */
+  get down(): string[] {
+    return this.view.catalogue.down;
+  }
+
+  /** Lists every upstream's tools again (pinning each listing), and its prompts and resources; builds a new view. */
+  async refresh(only?: string): Promise<void> {
+    await Promise.all(
+      this.members.filter((m) => only === undefined || m.config.name === only).map((m) => this.list(m)),
+    );
+    this.view = new GatewayView(
+      this.config,
+      this.members.map((m) => m.snapshot),
+      this.limiter,
+    );
+  }
+
+  private async list(m: Member): Promise<void> {
+    const u = m.config;
+    let tools: RawTool[];
+    try {
+      tools = await m.proxy.upstream.listTools();
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "declaration_clash") throw e;
+      if (m.snapshot.up) this.log(`upstream '${u.name}' is down: ${errorText(e)}`);
+      m.snapshot = { ...m.snapshot, up: false };
+      return;
+    }
+    const check =
+      u.pin === "off"
+        ? null
+        : await this.ledger.observe(
+            u.name,
+            u.pin,
+            tools.map((t) => definitionOf(t)),
+          );
+    for (const d of check?.newDrifts ?? [])
+      this.log(`upstream '${u.name}': tool '${d.tool}' ${d.kind} since it was pinned (pin = "${u.pin}")`);
+    const lists: Record<ListKind, Record<string, unknown>[]> = { prompts: [], resources: [], templates: [] };
+    const caps = await m.proxy.upstream.capabilities().catch(() => ({}) as Record<string, unknown>);
+    for (const [kind, l] of Object.entries(LISTS) as [ListKind, (typeof LISTS)[ListKind]][]) {
+      if (caps[l.capability] === undefined) continue;
+      const answer = await m.proxy.upstream.relay(l.method, {}).catch(() => null);
+      const items = (answer?.result as Record<string, unknown> | undefined)?.[l.key];
+      if (Array.isArray(items)) lists[kind] = items as Record<string, unknown>[];
+    }
+    m.snapshot = {
+      name: u.name,
+      up: true,
+      tools: tools.map((t) => advertisedTool(t, m.annotations.get(t.name)) as RawTool & Record<string, unknown>),
+      prompts: withString(lists.prompts, "name") as unknown as UpstreamSnapshot["prompts"],
+      resources: withString(lists.resources, "uri") as unknown as UpstreamSnapshot["resources"],
+      templates: withString(lists.templates, "uriTemplate") as unknown as UpstreamSnapshot["templates"],
+      check,
+    };
+  }
+
+  /**
+   * The declarations of one upstream to make now: a name the ledger holds with other content is a clash
+   * (DeclarationClashError, naming both) unless the gateway pinned that tool before (so declared it itself) or the
+   * operator allowed overwriting.
+   */
+  private async plan(u: UpstreamConfig, planned: PlannedDeclaration[]): Promise<PlannedDeclaration[]> {
+    const owned = u.pin === "off" ? new Set<string>() : await this.ledger.pinnedTools(u.name);
+    const existing: ExistingDeclaration[] = [];
+    const shaped: PlannedDeclaration[] = [];
+    for (const p of planned) {
+      const p2 = { ...p, upstream: u.name };
+      const found = await this.ledger.declared(p.name);
+      if (found && !owned.has(p.tool))
+        existing.push({ name: p.name, version: found.version, declaration: found.declaration });
+      shaped.push({ ...p2, declaration: (rendered(p.name, p.declaration) ?? p.declaration) as ToolDeclarationInput });
+    }
+    const { declare, clashes } = checkDeclarations(existing, shaped, this.config.overwriteDeclarations);
+    for (const c of clashes)
+      this.log(`overwriting version ${c.existing.version} of '${c.existing.name}' (overwrite_declarations is set)`);
+    const chosen = new Set(declare.map((d) => d.name));
+    return planned.filter((p) => chosen.has(p.name));
+  }
+
+  /** The capabilities the front announces: tools, and prompts and resources when any upstream has them. */
+  private capabilities(): Record<string, unknown> {
+    const caps: Record<string, unknown> = { tools: {} };
+    const c = this.view.catalogue;
+    if (c.prompts.length > 0 || this.members.some((m) => m.snapshot.prompts.length > 0)) caps.prompts = {};
+    if (c.resources.length > 0 || c.templates.length > 0) caps.resources = {};
+    return caps;
+  }
+
+  /** Serves one agent connection over `transport` (the same options as GuardedProxy.connect). */
+  async connect(
+    transport: Transport,
+    options: { labels?: () => Record<string, string>; mcpSessionId?: () => string | undefined; modern?: boolean } = {},
+  ): Promise<FrontConnection> {
+    const connection = ++this.connections;
+    let initialized = 0;
+    const front: FrontConnection = new FrontConnection(transport, {
+      serverInfo: { name: "agent-ledger", version: VERSION },
+      modern: options.modern,
+      capabilities: this.capabilities(),
+      onInitialized: () => {
+        initialized++;
+      },
+      onClose: () => this.fronts.delete(front),
+      handlers: {
+        "tools/list": async () => {
+          await this.refresh();
+          return { result: { tools: this.view.catalogue.tools } };
+        },
+        "tools/call": ({ params, extra, id }) => {
+          const mcpSessionId = options.mcpSessionId?.();
+          const meta = params._meta as Record<string, unknown> | undefined;
+          const key = sessionKeyOf(meta, {
+            mcpSessionId,
+            stdio: mcpSessionId === undefined && !options.modern ? `${connection}.${initialized}` : undefined,
+          });
+          const info = meta?.["io.modelcontextprotocol/clientInfo"] as { name?: unknown } | undefined;
+          const client = typeof info?.name === "string" ? info.name : front.clientVersionName;
+          const labels = { ...(client ? { client } : {}), ...options.labels?.() };
+          const header = (h: string) => {
+            const v = extra?.requestInfo?.headers[h];
+            return Array.isArray(v) ? v[0] : v;
+          };
+          const parent =
+            traceParentOf(header) ??
+            traceParentOf((h) => (typeof meta?.[h] === "string" ? (meta[h] as string) : undefined));
+          const session = () => this.sessionFor(key, labels);
+          const mcp = {
+            method: "tools/call",
+            protocolVersion: front.protocolVersionOf(params),
+            sessionId: mcpSessionId,
+            requestId: id,
+          };
+          return this.call(params, session, parent, mcp);
+        },
+        "prompts/list": async () => {
+          await this.refresh();
+          return { result: { prompts: this.view.catalogue.prompts } };
+        },
+        "resources/list": async () => {
+          await this.refresh();
+          return { result: { resources: this.view.catalogue.resources } };
+        },
+        "resources/templates/list": async () => {
+          await this.refresh();
+          return { result: { resourceTemplates: this.view.catalogue.templates } };
+        },
+        "prompts/get": ({ params }) => this.getPrompt(params),
+        "resources/read": ({ params }) => this.readResource(params),
+      },
+    });
+    await front.start();
+    this.fronts.add(front);
+    return front;
+  }
+
+  /** The agent's ledger session, shared by every upstream; labelled with the drifted tools when there are any. */
+  private sessionFor(key: Parameters<GuardedProxy["sessionFor"]>[0], labels: Record<string, string>): Promise<string> {
+    const drifted = this.members.flatMap((m) =>
+      (m.snapshot.check?.drifted ?? []).map((tool) => ({ upstream: m.config.name, tool })),
+    );
+    const drift = driftLabel(drifted);
+    const extra: Record<string, string> = {
+      upstream: `gateway ${this.config.upstreams.map((u) => u.name).join(",")}`,
+      ...labels,
+      ...(drift ? { [DRIFT_LABEL]: drift } : {}),
+    };
+    return this.members[0]!.proxy.sessionFor(key, extra);
+  }
+
+  private async call(
+    params: Record<string, unknown>,
+    session: () => Promise<string>,
+    parent: ReturnType<typeof traceParentOf>,
+    mcp: { method: string; protocolVersion?: string; sessionId?: string; requestId: string | number },
+  ): Promise<Reply> {
+    const { name, arguments: args } = params;
+    const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
+    if (typeof name !== "string" || badArgs)
+      return {
+        error: {
+          code: ErrorCode.InvalidParams,
+          message: "Invalid tools/call request: params.name must be a string and params.arguments an object",
+        },
+      };
+    const deep = this.members[0]!.proxy.tooDeep(name, args);
+    if (deep) return deep;
+    let decision = this.view.decideCall(name, this.now());
+    // A blocked tool may have been approved since (agent-ledger pins approve): its upstream is listed again first.
+    if (decision.kind === "refuse" && decision.code === "tool_blocked" && decision.upstream !== null) {
+      await this.refresh(decision.upstream);
+      decision = this.view.decideCall(name, this.now());
+    }
+    if (decision.kind === "refuse") {
+      const text = `[${decision.code}] ${decision.message}`;
+      if (decision.code === "rate_limited" || decision.code === "tool_blocked")
+        await this.recordRefusal(
+          name,
+          decision.code,
+          decision.message,
+          text,
+          (args ?? {}) as Record<string, unknown>,
+          session,
+        );
+      return toolErrorReply(text);
+    }
+    const member = this.byName.get(decision.upstream)!;
+    const forwarded = (args ?? {}) as Record<string, unknown>;
+    return member.proxy.guardCall(decision.tool, forwarded, session, parent, mcp, decision.digest);
+  }
+
+  /** Stores a refusal of an annotated tool as a refused call of the agent's session, as the guard's refusals are. */
+  private async recordRefusal(
+    name: string,
+    code: "rate_limited" | "tool_blocked",
+    message: string,
+    repair: string,
+    args: Record<string, unknown>,
+    session: () => Promise<string>,
+  ): Promise<void> {
+    const split = splitAdvertised(name);
+    const member = split ? this.byName.get(split.upstream) : undefined;
+    if (!split || !member?.annotations.has(split.tool)) return;
+    try {
+      const tool = ledgerName(member.config.namespace, split.tool);
+      const digest = member.snapshot.check?.digests[split.tool];
+      await this.ledger.refuse(await session(), tool, args, { code, param: null, message, repair }, digest);
+    } catch (e) {
+      this.log(`could not record the refused call to ${name}: ${errorText(e)}`);
+    }
+  }
+
+  private async getPrompt(params: Record<string, unknown>): Promise<Reply> {
+    const name = params.name;
+    const route = typeof name === "string" ? this.view.catalogue.promptRoutes.get(name) : undefined;
+    if (!route)
+      throw new McpError(ErrorCode.InvalidParams, `no upstream serves a prompt named '${String(name)}'; list prompts`);
+    return this.relay(route.upstream, "prompts/get", { ...params, name: route.name });
+  }
+
+  private async readResource(params: Record<string, unknown>): Promise<Reply> {
+    const uri = params.uri;
+    const c = this.view.catalogue;
+    const upstream =
+      typeof uri === "string"
+        ? (c.resourceRoutes.get(uri) ?? c.templateRoutes.find((t) => uri.startsWith(t.prefix))?.upstream)
+        : undefined;
+    if (upstream === undefined)
+      throw new McpError(ErrorCode.InvalidParams, `no upstream lists the resource '${String(uri)}'; list resources`);
+    return this.relay(upstream, "resources/read", params);
+  }
+
+  private async relay(upstream: string, method: string, params: Record<string, unknown>): Promise<Reply> {
+    try {
+      return await this.byName.get(upstream)!.proxy.upstream.relay(method, params);
+    } catch (e) {
+      if (e instanceof McpError) throw e;
+      throw new McpError(ErrorCode.InternalError, `upstream '${upstream}': ${errorText(e)}`);
+    }
+  }
+
+  /** Closes every agent connection, every upstream, then the ledger. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.fronts].map((f) => f.close()));
+    await Promise.allSettled(this.members.map((m) => m.proxy.close()));
+    await this.ledger.close();
+  }
+}
