@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { redactDbLocation } from "../config.js";
+import { LedgerHttpError } from "../ledger-http-error.js";
 import { declarationToJSON, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
 import type { LedgerDb } from "../store/db.js";
 import { type OpenStoreOptions, openStore } from "../store/open.js";
@@ -199,19 +200,6 @@ export class LocalLedger implements ProxyLedger {
 
   async close(): Promise<void> {
     if (this.ownsStore) await this.store.close();
-  }
-}
-
-/** A request to a remote ledger failed; the message names the route, the status and the service's own error. */
-export class LedgerHttpError extends Error {
-  readonly code = "ledger_unavailable";
-  constructor(
-    message: string,
-    readonly status: number | null,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "LedgerHttpError";
   }
 }
 

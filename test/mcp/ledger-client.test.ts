@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import type { ToolDeclarationInput } from "../../src/guard/declaration.js";
-import { LedgerHttpError, LocalLedger, RemoteLedger, type ProxyLedger } from "../../src/mcp/ledger-client.js";
+import { LedgerHttpError } from "../../src/ledger-http-error.js";
+import { LocalLedger, RemoteLedger, type ProxyLedger } from "../../src/mcp/ledger-client.js";
 import { ensureDefaultTeam } from "../../src/store/teams.js";
 import { createTestApp, createTestDb } from "../helpers/db.js";
 

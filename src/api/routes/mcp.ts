@@ -9,7 +9,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { jsonRpcError } from "../../mcp/http-sessions.js";
-import { type LedgerAuth, ledgerMcpServer } from "../../mcp/service/tools.js";
+import { type LedgerAuth, ledgerMcpServer } from "../mcp/tools.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 
 // Servers kept between 2025-11-25 requests: making one costs more than answering most requests.

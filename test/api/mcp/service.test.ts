@@ -10,12 +10,12 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createApp } from "../../src/api/app.js";
-import { systemClock } from "../../src/clock.js";
-import { ledgerMcpServer } from "../../src/mcp/service/tools.js";
-import { noTelemetry } from "../../src/telemetry/telemetry.js";
-import { defaultConfig } from "../../src/config.js";
-import { createTestApp, type TestApp } from "../helpers/db.js";
+import { createApp } from "../../../src/api/app.js";
+import { systemClock } from "../../../src/clock.js";
+import { ledgerMcpServer } from "../../../src/api/mcp/tools.js";
+import { noTelemetry } from "../../../src/telemetry/telemetry.js";
+import { defaultConfig } from "../../../src/config.js";
+import { createTestApp, type TestApp } from "../../helpers/db.js";
 
 let t: TestApp;
 let http: ServerType;
@@ -40,7 +40,7 @@ const call = async (c: Client, name: string, args: Record<string, unknown>) =>
   (await c.callTool({ name, arguments: args })) as CallToolResult;
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 const example = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../examples/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
+  JSON.parse(readFileSync(new URL(`../../../examples/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
 
 beforeAll(async () => {
   t = createTestApp();

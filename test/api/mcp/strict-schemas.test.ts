@@ -6,11 +6,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { defaultConfig } from "../../src/config.js";
-import { ledgerMcpServer } from "../../src/mcp/service/tools.js";
-import { noTelemetry } from "../../src/telemetry/telemetry.js";
-import { createTestApp } from "../helpers/db.js";
+import { systemClock } from "../../../src/clock.js";
+import { defaultConfig } from "../../../src/config.js";
+import { ledgerMcpServer } from "../../../src/api/mcp/tools.js";
+import { noTelemetry } from "../../../src/telemetry/telemetry.js";
+import { createTestApp } from "../../helpers/db.js";
 
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 22) console.log("strict-schemas: skipped on Node 20: the OpenAI Agents SDK needs Node 22+");

@@ -1,9 +1,9 @@
 // The ledger's MCP tools' one door to the data: async functions over the LedgerStore port, each calling what its /v1
 // route calls, scoped to one team.
 import { checkClaims } from "../../limits.js";
-import type { AppDeps } from "../../api/env.js";
-import { readQuantity } from "../../api/routes/quantities.js";
-import { crossingJson, sessionJson } from "../../api/routes/sessions.js";
+import type { AppDeps } from "../env.js";
+import { readQuantity } from "../routes/quantities.js";
+import { crossingJson, sessionJson } from "../routes/sessions.js";
 import { compileWatch, watchMatches } from "../../gates/watch.js";
 import type { QuantityJSON } from "../../quantity/quantity.js";
 import { parseInstant, parseLabel } from "../../store/queries.js";

@@ -7,8 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clock } from "../../src/clock.js";
-import { createTestApp, type TestApp } from "../helpers/db.js";
+import type { Clock } from "../../../src/clock.js";
+import { createTestApp, type TestApp } from "../../helpers/db.js";
 
 const SOURCE = "usgs:07374000:00060";
 const MARCH_14 = "2026-03-14T10:15:00-05:00";

@@ -5,14 +5,14 @@ import { checkText } from "../../text.js";
 import { McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { AppDeps } from "../../api/env.js";
+import type { AppDeps } from "../env.js";
 import { notAResult } from "../../gates/contracts.js";
-import { ApiError, toErrorResponse } from "../../api/errors.js";
-import { unknownKeysMessage } from "../../api/suggest.js";
+import { ApiError, toErrorResponse } from "../errors.js";
+import { unknownKeysMessage } from "../suggest.js";
 import { QuantityError } from "../../quantity/errors.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import { VERSION } from "../../version.js";
-import { toolError } from "../results.js";
+import { toolError } from "../../mcp/results.js";
 import * as access from "./access.js";
 import { claimStatus } from "./claim-status.js";
 import { JsonValue, portable } from "./portable.js";
@@ -67,7 +67,7 @@ const QuantityOut = z
 /** A stored record as the REST API answers it: its fields are JSON values. */
 const Row = z.record(z.string(), JsonValue);
 const Reading = { value: z.number(), unit: z.string(), quality: z.string().nullable() };
-/** claim_status: one revised reading under the claims asked about (src/mcp/service/claim-status.ts RevisedReading). */
+/** claim_status: one revised reading under the claims asked about (src/api/mcp/claim-status.ts RevisedReading). */
 const RevisedReadingSchema = z.object({
   crossing_id: z.number().int(),
   source: z.string().nullable(),
