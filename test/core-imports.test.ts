@@ -1,10 +1,8 @@
 // The core's imports point one way (quantity, then guard, then provenance; gates over quantity), read from the import lines.
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../src");
+import { SRC, sourceFiles, specifiers, topLevelOf } from "./helpers/imports.js";
 
 /** Which areas of src/ each core area may import from (itself included). */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -17,38 +15,17 @@ const ALLOWED: Record<string, readonly string[]> = {
 /** Packages the pure core may use: no node: modules, no store, no HTTP. */
 const PACKAGES = new Set(["zod", "luxon", "mathjs", "mathjs/lib/browser/math.js", "re2", "smol-toml"]);
 
-/** Every module specifier a source file names in an import, an export ... from, or a dynamic import(). */
-function specifiers(source: string): string[] {
-  const found: string[] = [];
-  const patterns = [
-    /^\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gms,
-    /^\s*import\s*["']([^"']+)["']/gm,
-    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
-  ];
-  for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.push(m[1] as string);
-  return found;
-}
-
-/** The .ts files under one area of src/, recursively. */
-function filesOf(area: string): string[] {
-  const root = join(SRC, area);
-  return readdirSync(root, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".ts"))
-    .map((f) => join(root, f));
-}
-
 /** Each import of a core file that leaves its allowed areas, as "file -> specifier". */
 function strayImports(area: string): string[] {
   const stray: string[] = [];
-  for (const file of filesOf(area)) {
+  for (const file of sourceFiles(area)) {
     for (const spec of specifiers(readFileSync(file, "utf8"))) {
       const where = `${relative(SRC, file)} -> ${spec}`;
       if (!spec.startsWith(".")) {
         if (!PACKAGES.has(spec)) stray.push(where);
         continue;
       }
-      const target = relative(SRC, resolve(dirname(file), spec));
-      const targetArea = target.includes(sep) ? (target.split(sep)[0] as string) : target;
+      const targetArea = topLevelOf(relative(SRC, resolve(dirname(file), spec)));
       if (!ALLOWED[area]?.includes(targetArea)) stray.push(where);
     }
   }
@@ -64,13 +41,13 @@ describe("core import direction", () => {
 
   for (const area of Object.keys(ALLOWED)) {
     it(`src/${area} imports only ${ALLOWED[area]?.join(", ")} and the core's packages`, () => {
-      expect(filesOf(area).length).toBeGreaterThan(0);
+      expect(sourceFiles(area).length).toBeGreaterThan(0);
       expect(strayImports(area)).toEqual([]);
     });
   }
 
   it("src/guard holds the call-time look-ups and the History port, src/provenance the audit, manifest and replay", () => {
-    const names = (area: string) => filesOf(area).map((f) => relative(join(SRC, area), f));
+    const names = (area: string) => sourceFiles(area).map((f) => relative(join(SRC, area), f));
     expect(names("guard")).toEqual(expect.arrayContaining(["carryover.ts", "sourced.ts", "history.ts", "verdict.ts"]));
     expect(names("provenance")).toEqual(expect.arrayContaining(["audit.ts", "manifest.ts", "replay.ts"]));
     expect(names("provenance")).not.toContain("history.ts");
