@@ -13,7 +13,7 @@ const LEAVES = ["clock.ts", "config.ts", "ledger-http-error.ts", "limits.ts", "t
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   // The command line: serves the API, runs the proxy and the harness, and reads the store directly.
-  cli: ["api", "harness", "mcp", "packs", "store", "telemetry", "gateway", "gates", "provenance", "guard", ...LEAVES],
+  cli: ["api", "harness", "mcp", "packs", "store", "telemetry", "gateway", "gates", "provenance", ...LEAVES],
   // The HTTP service: its routes, the ledger's own MCP tools (api/mcp) and the dashboard it mounts.
   api: ["mcp", "ui", "packs", "store", "telemetry", "gateway", "gates", "provenance", "guard", "quantity", ...LEAVES],
   // The dashboard: pages over the store, mounted by the API.
