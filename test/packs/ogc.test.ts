@@ -86,6 +86,7 @@ describe("USGS OGC pack: readings as they are", () => {
         quantity: {
           value: 412000,
           unit: "ft^3/s",
+          flags: [],
           quality: "provisional",
           source: "usgs:07374000:00060:8f3c6b0e2d0a4b7e9c1f5a2d3e4b6c70",
           observed_at: "2026-03-14T15:15:00Z",
