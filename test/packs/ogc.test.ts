@@ -372,5 +372,29 @@ describe("USGS OGC pack: sessions", () => {
     );
     const calls = (await t.call("GET", `/v1/sessions/${s.body.id}/calls`)) as Answer;
     expect(calls.body.items.map((c: { tool: string }) => c.tool)).toEqual(["usgs.series", "usgs.series"]);
+    // Each crossing keeps the reading's qualifier flags, sorted, so a later read changing only them is a revision.
+    expect(
+      t.db.sqlite
+        .prepare(
+          "SELECT value, quality, flags FROM crossings WHERE session_id = ? AND direction = 'return' ORDER BY id",
+        )
+        .all(s.body.id),
+    ).toEqual([
+      { value: 94, quality: "unverified", flags: '["backwater","estimated"]' },
+      { value: 1250.5, quality: "unverified", flags: "[]" },
+    ]);
+  });
+
+  it("asks daily for the mean (statistic_id 00003) when no statistic is given, over the 30 days before `to`", async () => {
+    const { s, t } = await app(baton((c) => (c === "daily" ? { file: "derived_daily_07374000_march.json" } : null)));
+    const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/daily?to=2026-03-15")) as Answer;
+    expect(r.status).toBe(200);
+    expect(r.body.readings.map((x: Row) => [x.observed_at, x.quantity?.value])).toEqual([
+      ["2026-03-14T00:00:00-05:00", 410000],
+    ]);
+    const asked = s.seen.filter((x) => x.path.endsWith("/daily/items"));
+    expect(asked.map((x) => [x.query.get("statistic_id"), x.query.get("time")])).toEqual([
+      ["00003", "2026-02-13/2026-03-15"],
+    ]);
   });
 });
