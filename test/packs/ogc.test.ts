@@ -385,6 +385,25 @@ describe("USGS OGC pack: sessions", () => {
     ]);
   });
 
+  it("guards usgs.read_discharge's OGC reading with its qualifier flags, and stores them on the crossing", async () => {
+    const { t } = await app(
+      baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_bkw.json" } : null)),
+    );
+    const s = (await t.call("POST", "/v1/sessions", { body: { context: "tool" } })) as Answer;
+    const r = (await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_discharge`, {
+      body: { args: { site: "07374000" } },
+    })) as Answer;
+    expect([r.status, r.body.ok, r.body.result_ok]).toEqual([200, true, true]);
+    expect(r.body.result.discharge).toMatchObject({ value: 412000, quality: "unverified", flags: ["backwater"] });
+    expect(
+      t.db.sqlite
+        .prepare(
+          "SELECT value, flags FROM crossings WHERE session_id = ? AND direction = 'return' AND value IS NOT NULL",
+        )
+        .all(s.body.id),
+    ).toEqual([{ value: 412000, flags: '["backwater"]' }]);
+  });
+
   it("asks daily for the mean (statistic_id 00003) when no statistic is given, over the 30 days before `to`", async () => {
     const { s, t } = await app(baton((c) => (c === "daily" ? { file: "derived_daily_07374000_march.json" } : null)));
     const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/daily?to=2026-03-15")) as Answer;
