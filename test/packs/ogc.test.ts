@@ -385,6 +385,20 @@ describe("USGS OGC pack: sessions", () => {
     ]);
   });
 
+  it("catches an OGC reading passed on without its unit as carry-over, as any stored reading", async () => {
+    const { t } = await app(
+      baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_march.json" } : null)),
+    );
+    const s = (await t.call("POST", "/v1/sessions", { body: { context: "carry" } })) as Answer;
+    await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s.body.id}`);
+    await t.call("PUT", "/v1/tools/route_flow", { body: { params: { q: { unit: "m**3/s" } } } });
+    const c = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
+      body: { tool: "route_flow", args: { q: 412000 } },
+    })) as Answer;
+    expect(c.body.violations[0].code).toBe("unconverted_carry_over");
+    expect(c.body.violations[0].message).toMatch(/usgs\.reading\.return returned 412000 ft\^3\/s \(provisional\)/);
+  });
+
   it("guards usgs.read_discharge's OGC reading with its qualifier flags, and stores them on the crossing", async () => {
     const { t } = await app(
       baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_bkw.json" } : null)),
