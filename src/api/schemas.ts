@@ -29,12 +29,17 @@ export const QuantitySchema = strictObject({
     .max(64)
     .optional()
     .openapi({ description: "ISO 8601 with an offset: the time the value describes (set on every pack reading)" }),
+  flags: z
+    .array(z.string().min(1).max(64))
+    .max(32)
+    .optional()
+    .openapi({ description: "the publisher's qualifiers as quality flags (ice, backwater); [] when it stated none" }),
 }).openapi("Quantity");
 
 /** What a quantity union's error says: the forms it accepts (zod alone says only "Invalid input"). */
 export const QUANTITY_FORMS =
   'expected a quantity object such as {"value": 1250, "unit": "cfs"} (optional datum, crs, quality, source, ' +
-  'observed_at), or a string such as "1250 cfs"';
+  'observed_at, flags), or a string such as "1250 cfs"';
 
 /** A quantity or a quantity string such as "1250 cfs". */
 export const QuantityOrStringSchema = z.union([QuantitySchema, z.string().min(1).max(256)], {

@@ -1,7 +1,7 @@
 // The verdict on one tool call and on its result: pure, from the declaration, the arguments and the session's history.
 import type { DatumRegistry } from "../quantity/datums.js";
 import { InvalidArguments, QuantityError, UnitParseError, type ViolationCode } from "../quantity/errors.js";
-import type { QualityTable } from "../quantity/quality.js";
+import { flagsKey, type QualityTable } from "../quantity/quality.js";
 import { Quantity } from "../quantity/quantity.js";
 import { parseTimestamp } from "../quantity/time.js";
 import { dimensionKey, toSI } from "../quantity/units.js";
@@ -34,6 +34,8 @@ export type CrossingDraft = {
   source: string | null;
   /** The quantity's observation time as sent (ISO 8601 with its offset): with `source`, it makes a return a reading. */
   observedAt: string | null;
+  /** The reading's qualifier flags as stored (`flagsKey`): null when the quantity stated none (`flags` absent). */
+  flags?: string | null;
   outcome: "ok" | "converted" | "refused" | "warned" | "passed";
   violation: ViolationCode | null;
 };
@@ -327,6 +329,7 @@ function quantityColumns(q: Quantity): Partial<CrossingDraft> {
     quality: q.quality,
     source: q.source,
     observedAt: q.observedAt,
+    flags: flagsKey(q.flags),
   };
 }
 
@@ -347,6 +350,7 @@ function passedCrossing(direction: "param" | "return", param: string, raw: unkno
     quality: null,
     source: null,
     observedAt: null,
+    flags: null,
     outcome: "passed",
     violation: null,
   };

@@ -13,6 +13,8 @@ const QUANTITY_KEYS: ReadonlySet<string> = new Set(QUANTITY_OBJECT_KEYS);
 // A plain decimal or exponent number and nothing else: "1250", "-0.5", "1.25e3" (not "nan", "0x10", "1,250").
 const PLAIN_NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
+const isNameList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === "string");
+
 /** What the guard is asked to label (`value`), and the keys of an upstream object kept beside the label (`extra`). */
 export type ReadResult = { value: unknown; extra: Json };
 
@@ -40,7 +42,9 @@ export function readResult(result: CallToolResult, returns: NonNullable<ToolDecl
   if (returns.kind === "mapping" || !isObject(parsed) || !("value" in parsed)) return { value: parsed, extra: {} };
   const value: Json = {};
   const extra: Json = {};
-  for (const [k, v] of Object.entries(parsed)) (QUANTITY_KEYS.has(k) ? value : extra)[k] = v;
+  // An upstream's own `flags` that is not a list of names (a bitmask, say) stays beside the label, not refused.
+  for (const [k, v] of Object.entries(parsed))
+    (QUANTITY_KEYS.has(k) && (k !== "flags" || isNameList(v)) ? value : extra)[k] = v;
   return { value, extra };
 }
 

@@ -107,3 +107,18 @@ export function weakest(...grades: (Grade | null | undefined)[]): Grade | null {
 export function meetsFloor(grade: Grade | null, floor: Grade): boolean {
   return grade !== null && GRADE_RANK[grade] <= GRADE_RANK[floor];
 }
+
+/**
+ * A reading's qualifier flags as the text a crossing stores: a JSON array, lower case, each once, sorted, so the same
+ * flags in another order store the same text; null when the publisher said nothing of qualifiers.
+ */
+export function flagsKey(flags: readonly string[] | null | undefined): string | null {
+  if (flags === null || flags === undefined) return null;
+  return JSON.stringify([...new Set(flags.map((f) => f.trim().toLowerCase()))].sort());
+}
+
+/** Stored flags text as words for a message: "ice, backwater", or "none". */
+export function flagsWords(key: string): string {
+  const flags = JSON.parse(key) as string[];
+  return flags.length ? flags.join(", ") : "none";
+}

@@ -28,6 +28,8 @@ export type QuantityJSON = {
   source?: string;
   /** ISO 8601 with an offset: the time the value describes (a reading's observation time). */
   observed_at?: string;
+  /** The publisher's qualifiers as our quality flags (`ice`, `backwater`); `[]` says it stated none. */
+  flags?: string[];
 };
 
 /** Metadata a quantity carries besides its magnitude and unit. */
@@ -37,6 +39,8 @@ export type QuantityMeta = {
   quality?: Grade | null;
   source?: string | null;
   observedAt?: string | null;
+  /** Null: the publisher said nothing of qualifiers; `[]`: it said there are none. */
+  flags?: readonly string[] | null;
 };
 
 type Op = "add" | "subtract" | "multiply" | "divide" | "compare";
@@ -53,6 +57,7 @@ export class Quantity {
   readonly quality: Grade | null;
   readonly source: string | null;
   readonly observedAt: string | null;
+  readonly flags: readonly string[] | null;
 
   constructor(value: Magnitude, unit: string, meta: QuantityMeta = {}) {
     if (typeof value === "number" && !Number.isFinite(value)) {
@@ -70,6 +75,7 @@ export class Quantity {
     this.quality = meta.quality ?? null;
     this.source = meta.source ?? null;
     this.observedAt = meta.observedAt ?? null;
+    this.flags = meta.flags ?? null;
   }
 
   /** Reads "1250 cfs", "1,250 cfs", "1.25e3 cfs", "12.4ft"; a string without a unit is refused, and nothing is evaluated. */
@@ -123,6 +129,7 @@ export class Quantity {
       quality: this.quality,
       source: this.source,
       observedAt: this.observedAt,
+      flags: this.flags,
       ...meta,
     });
   }
@@ -355,6 +362,7 @@ export class Quantity {
     if (this.quality) out.quality = this.quality;
     if (this.source) out.source = this.source;
     if (this.observedAt) out.observed_at = this.observedAt;
+    if (this.flags) out.flags = [...this.flags];
     return out;
   }
 
@@ -380,7 +388,7 @@ export class Quantity {
     const unknown = Object.keys(o).filter((k) => !QUANTITY_KEYS.includes(k));
     if (unknown.length) {
       throw new UnitParseError(
-        `a quantity takes only value, unit, datum, crs, quality, source and observed_at; remove ${unknown.map((k) => `'${k}'`).join(", ")}`,
+        `a quantity takes only value, unit, datum, crs, quality, source, observed_at and flags; remove ${unknown.map((k) => `'${k}'`).join(", ")}`,
       );
     }
     if (!("value" in o))
@@ -391,7 +399,16 @@ export class Quantity {
 }
 
 /** The keys of a quantity's JSON form. */
-export const QUANTITY_KEYS: readonly string[] = ["value", "unit", "datum", "crs", "quality", "source", "observed_at"];
+export const QUANTITY_KEYS: readonly string[] = [
+  "value",
+  "unit",
+  "datum",
+  "crs",
+  "quality",
+  "source",
+  "observed_at",
+  "flags",
+];
 
 /** Reads a JSON magnitude: a finite number, or an array of finite numbers and nulls. */
 export function readMagnitude(v: unknown): Magnitude {
@@ -424,7 +441,18 @@ export function readMeta(
     quality: (opts.quality ?? DEFAULT_QUALITY).normalise(metaString(o, "quality")),
     source: metaString(o, "source"),
     observedAt: observedAt(metaString(o, "observed_at")),
+    flags: metaFlags(o.flags),
   };
+}
+
+/** A quantity's `flags`: absent or null as unknown, else an array of short non-empty strings. */
+function metaFlags(v: unknown): string[] | null {
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v) || v.length > 32 || !v.every((f) => typeof f === "string" && f.trim() !== "" && f.length <= 64))
+    throw new UnitParseError(
+      `a quantity's 'flags' must be an array of up to 32 qualifier names such as ["ice"], received ${JSON.stringify(v)}`,
+    );
+  return v as string[];
 }
 
 /** An observation time as sent, checked: ISO 8601 with an explicit offset (the publisher's own offset is kept). */

@@ -287,6 +287,8 @@ export type WatchedReading = {
   value: number;
   unit: string;
   quality: string | null;
+  /** Its qualifier flags as stored (flagsKey), null when unknown. */
+  flags: string | null;
   created_at: string;
 };
 

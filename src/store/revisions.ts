@@ -5,7 +5,7 @@ import { DateTime } from "luxon";
 import { REVISION_TOLERANCE } from "../gates/ledger-evidence.js";
 import type { CrossingDraft } from "../guard/verdict.js";
 import { DimensionalityError } from "../quantity/errors.js";
-import { DEFAULT_QUALITY } from "../quantity/quality.js";
+import { DEFAULT_QUALITY, flagsWords } from "../quantity/quality.js";
 import { canonicalUnit, tryConvert } from "../quantity/units.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
@@ -75,6 +75,8 @@ type RawReading = {
   unit: string;
   quality: string | null;
   observed_at: string;
+  /** Stored flags text (flagsKey), null for a row from before flags were kept; absent where not selected. */
+  flags?: string | null;
 };
 
 /** The observation instant in UTC (ms), the key two spellings of one time share; null when it does not parse. */
@@ -107,6 +109,16 @@ export function differs(
   return Math.abs(v - before.value) / Math.abs(before.value) > REVISION_TOLERANCE;
 }
 
+/**
+ * The words a revision's reason adds when a re-read changes a reading's qualifier flags, or null when it does not. An
+ * unknown side (a row stored before flags were kept, or a quantity that stated none) changes nothing: else every old
+ * reading would look revised the first time it is read again.
+ */
+export function flagsChange(before: string | null | undefined, after: string | null | undefined): string | null {
+  if (before === null || before === undefined || after === null || after === undefined || before === after) return null;
+  return `; its qualifier flags changed from ${flagsWords(before)} to ${flagsWords(after)}`;
+}
+
 /** A reading as text: value, unit and quality. */
 export const fmt = (v: number, unit: string, q: string | null) => `${v} ${unit}${q ? ` (${q})` : ""}`;
 
@@ -122,7 +134,7 @@ export class RevisionStore {
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
       // The latest earlier reading of (source, instant): crossings_team_reading_idx, newest first.
-      latestReading: p(`SELECT id, session_id, value, unit, quality, observed_at FROM crossings
+      latestReading: p(`SELECT id, session_id, value, unit, quality, observed_at, flags FROM crossings
         WHERE team_id = ? AND source = ? AND observed_utc = ? AND source IS NOT NULL AND observed_utc IS NOT NULL
         AND id < ? AND direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL AND outcome != 'refused'
         ORDER BY id DESC LIMIT 1`),
@@ -161,7 +173,8 @@ export class RevisionStore {
     if (!prior) return null;
     const changed = differs(prior, { value: c.value, unit: c.unit });
     if (changed === null) return null;
-    if (!changed && prior.quality === c.quality) return null;
+    const flags = flagsChange(prior.flags, c.flags);
+    if (!changed && prior.quality === c.quality && flags === null) return null;
     const row: RawRevision = {
       id: newId(Date.parse(at)),
       kind: "detected",
@@ -169,7 +182,7 @@ export class RevisionStore {
       observed_at: c.observedAt,
       reason:
         `${tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
-        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}`,
+        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}${flags ?? ""}`,
       revised_by: tool,
       before_crossing_id: prior.id,
       before_session_id: prior.session_id,

@@ -193,6 +193,8 @@ export const crossings = sqliteTable(
     observedAt: text("observed_at"),
     /** The same instant in UTC, so two spellings of one observation time are one reading. */
     observedUtc: text("observed_utc"),
+    /** A reading's qualifier flags (flagsKey: sorted JSON array); NULL for rows from before flags were kept, and unknown. */
+    flags: text("flags"),
     outcome: text("outcome", { enum: ["ok", "converted", "refused", "warned", "passed"] }).notNull(),
     violation: text("violation"),
     createdAt: text("created_at").notNull().default(now),

@@ -131,8 +131,8 @@ export class SessionStore {
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
       insertCrossing:
         p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
-                         datum, crs, tz, quality, source, observed_at, observed_utc, outcome, violation, created_at)
-                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+                         datum, crs, tz, quality, source, observed_at, observed_utc, outcome, violation, created_at, flags)
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       crossingsOfSession: p(
         "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
       ),
@@ -345,6 +345,8 @@ export class SessionStore {
         c.outcome,
         c.violation,
         at,
+        // Flags matter only to a reading (its revisions); PostgreSQL writes them for readings alone too.
+        isReading(c) ? (c.flags ?? null) : null,
       );
       // Only a reading can revise one; any other crossing pays for this test alone.
       if (this.detectRevisions && isReading(c))

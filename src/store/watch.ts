@@ -11,7 +11,7 @@ const FINAL = "('approved', 'reviewed')";
  * (null for every team), $2 the last link id of the previous page, $3 the page size in links.
  */
 export const WATCHED_SQL = `SELECT c.team_id, c.id AS crossing_id, c.tool, c.source, c.observed_at, c.observed_utc, c.value, c.unit,
-  c.quality, c.created_at FROM crossings c
+  c.quality, c.flags, c.created_at FROM crossings c
   WHERE c.id IN (SELECT s.crossing_id FROM evaluation_sources s WHERE s.crossing_id IS NOT NULL AND ($1 IS NULL OR s.team_id = $1)
       AND s.id > $2 ORDER BY s.id LIMIT $3)
     AND ($1 IS NULL OR c.team_id = $1)

@@ -12,7 +12,7 @@ import { createTestApp, type TestApp } from "../helpers/db.js";
 const M3S = { quantity: { value: 35.39605824, unit: "m^3/s" } };
 const FORMS =
   'expected a quantity object such as {"value": 1250, "unit": "cfs"} (optional datum, crs, quality, source, ' +
-  'observed_at), or a string such as "1250 cfs"';
+  'observed_at, flags), or a string such as "1250 cfs"';
 
 let t: TestApp;
 let http: ServerType;
@@ -57,6 +57,15 @@ describe("both shapes of the target", () => {
       expect([(await rest(body)).status, (await rest(body)).body]).toEqual([200, M3S]);
   });
 
+  it("REST /v1/convert keeps a quantity's qualifier flags, and refuses flags that are not a list of names", async () => {
+    const r = await rest({ quantity: { value: 10, unit: "ft", flags: ["ice"] }, to_unit: "m" });
+    expect([r.status, (r.body as { quantity: unknown }).quantity]).toEqual([
+      200,
+      { value: 3.048, unit: "m", flags: ["ice"] },
+    ]);
+    expect((await rest({ quantity: { value: 10, unit: "ft", flags: "ice" }, to_unit: "m" })).status).toBe(400);
+  });
+
   it("REST refuses the two spellings naming different units", async () => {
     const r = await rest({ quantity: "1250 cfs", to_unit: "m^3/s", to: { unit: "L/s" } });
     expect([r.status, detail(r)]).toEqual([
@@ -96,7 +105,7 @@ describe("errors that name what is accepted", () => {
     const q = await rest({ quantity: { value: 1250, units: "cfs" }, to_unit: "m^3/s" });
     expect(detail(q)[0]?.message).toBe(
       `${FORMS}; quantity.unit: Invalid input: expected string, received undefined; quantity: unknown field "units" ` +
-        '(did you mean "unit"?); accepted: value, unit, datum, crs, quality, source, observed_at',
+        '(did you mean "unit"?); accepted: value, unit, datum, crs, quality, source, observed_at, flags',
     );
   });
 

@@ -110,6 +110,17 @@ describe("reading results", () => {
     });
   });
 
+  it("labels an upstream's qualifier flags with the value, and sets aside a `flags` that is not a list of names", () => {
+    expect(readResult(text('{"value": 3, "unit": "m", "flags": ["ice"]}'), single)).toEqual({
+      value: { value: 3, unit: "m", flags: ["ice"] },
+      extra: {},
+    });
+    expect(readResult(text('{"value": 3, "unit": "m", "flags": 5}'), single)).toEqual({
+      value: { value: 3, unit: "m" },
+      extra: { flags: 5 },
+    });
+  });
+
   it("reads structuredContent when there is no text block", () => {
     expect(readResult({ content: [], structuredContent: { value: 2, unit: "m" } }, single)).toEqual({
       value: { value: 2, unit: "m" },

@@ -86,6 +86,7 @@ describe("USGS OGC pack: readings as they are", () => {
         quantity: {
           value: 412000,
           unit: "ft^3/s",
+          flags: [],
           quality: "provisional",
           source: "usgs:07374000:00060:8f3c6b0e2d0a4b7e9c1f5a2d3e4b6c70",
           observed_at: "2026-03-14T15:15:00Z",
@@ -371,5 +372,62 @@ describe("USGS OGC pack: sessions", () => {
     );
     const calls = (await t.call("GET", `/v1/sessions/${s.body.id}/calls`)) as Answer;
     expect(calls.body.items.map((c: { tool: string }) => c.tool)).toEqual(["usgs.series", "usgs.series"]);
+    // Each crossing keeps the reading's qualifier flags, sorted, so a later read changing only them is a revision.
+    expect(
+      t.db.sqlite
+        .prepare(
+          "SELECT value, quality, flags FROM crossings WHERE session_id = ? AND direction = 'return' ORDER BY id",
+        )
+        .all(s.body.id),
+    ).toEqual([
+      { value: 94, quality: "unverified", flags: '["backwater","estimated"]' },
+      { value: 1250.5, quality: "unverified", flags: "[]" },
+    ]);
+  });
+
+  it("catches an OGC reading passed on without its unit as carry-over, as any stored reading", async () => {
+    const { t } = await app(
+      baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_march.json" } : null)),
+    );
+    const s = (await t.call("POST", "/v1/sessions", { body: { context: "carry" } })) as Answer;
+    await t.call("GET", `/v1/packs/usgs/sites/07374000/reading?session=${s.body.id}`);
+    await t.call("PUT", "/v1/tools/route_flow", { body: { params: { q: { unit: "m**3/s" } } } });
+    const c = (await t.call("POST", `/v1/sessions/${s.body.id}/calls`, {
+      body: { tool: "route_flow", args: { q: 412000 } },
+    })) as Answer;
+    expect(c.body.violations[0].code).toBe("unconverted_carry_over");
+    expect(c.body.violations[0].message).toMatch(/usgs\.reading\.return returned 412000 ft\^3\/s \(provisional\)/);
+  });
+
+  it("guards usgs.read_discharge's OGC reading with its qualifier flags, and stores them on the crossing", async () => {
+    const { t } = await app(
+      baton((c) => (c === "latest-continuous" ? { file: "derived_latest-continuous_07374000_bkw.json" } : null)),
+    );
+    const s = (await t.call("POST", "/v1/sessions", { body: { context: "tool" } })) as Answer;
+    const r = (await t.call("POST", `/v1/sessions/${s.body.id}/packs/usgs.read_discharge`, {
+      body: { args: { site: "07374000" } },
+    })) as Answer;
+    expect([r.status, r.body.ok, r.body.result_ok]).toEqual([200, true, true]);
+    expect(r.body.result.discharge).toMatchObject({ value: 412000, quality: "unverified", flags: ["backwater"] });
+    expect(
+      t.db.sqlite
+        .prepare(
+          "SELECT value, flags FROM crossings WHERE session_id = ? AND direction = 'return' AND value IS NOT NULL",
+        )
+        .all(s.body.id),
+    ).toEqual([{ value: 412000, flags: '["backwater"]' }]);
+  });
+
+  it("asks daily for the mean (statistic_id 00003) when no statistic is given, over the 30 days before `to`", async () => {
+    const { s, t } = await app(baton((c) => (c === "daily" ? { file: "derived_daily_07374000_march.json" } : null)));
+    const r = (await t.call("GET", "/v1/packs/usgs/sites/07374000/daily?to=2026-03-15")) as Answer;
+    expect(r.status).toBe(200);
+    expect(r.body.readings.map((x: Row) => [x.observed_at, x.quantity?.value])).toEqual([
+      ["2026-03-14T00:00:00-05:00", 410000],
+    ]);
+    const asked = s.seen.filter((x) => x.path.endsWith("/daily/items"));
+    expect(asked.map((x) => [x.query.get("statistic_id"), x.query.get("time")])).toEqual([
+      ["00003", "2026-02-13/2026-03-15"],
+    ]);
   });
 });

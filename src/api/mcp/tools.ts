@@ -62,6 +62,7 @@ const QuantityOut = z
     quality: z.string().optional(),
     source: z.string().optional(),
     observed_at: z.string().optional().describe("ISO 8601 with an offset: the time the value describes"),
+    flags: z.array(z.string()).optional().describe("the publisher's qualifiers as quality flags; [] when none"),
   })
   .catchall(JsonValue);
 /** A stored record as the REST API answers it: its fields are JSON values. */

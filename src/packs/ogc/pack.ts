@@ -201,6 +201,8 @@ export function parseOgcReading(
     quality: gradeOf(quality, flags),
     source: `usgs:${site.id}:${parameter}:${series}`,
     observedAt: when,
+    // Always stated ([] for none), so a qualifier added or removed on a re-read is a revision (src/store/revisions.ts).
+    flags,
   }).toJSON();
   return { ...base, quantity };
 }

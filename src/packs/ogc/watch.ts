@@ -1,7 +1,8 @@
 // The revision watch: re-reads the provisional or estimated USGS readings that released evaluations rest on, one
 // request per (site, collection, parameter, page) per interval, asking only for records modified since the last look,
 // and records each changed observation as a later reading, so the store detects the revision and its affected reports.
-import { differs } from "../../store/revisions.js";
+import { flagsKey } from "../../quantity/quality.js";
+import { differs, flagsChange } from "../../store/revisions.js";
 import type { LedgerStore, WatchedReading, WatchRepo, WatchState } from "../../store/port.js";
 import { PackRateLimitError } from "../errors.js";
 import { gageDatumName } from "../usgs.js";
@@ -25,7 +26,7 @@ export type WatchPass = {
   /** Groups not yet due (read less than an interval ago). */
   skipped: number;
   requests: number;
-  /** Re-reads recorded because the value or the quality changed (each is a revision). */
+  /** Re-reads recorded because the value, the quality or the qualifier flags changed (each is a revision). */
   revised: number;
   /** Why the pass stopped early (the rate limit), or null. */
   stopped: string | null;
@@ -237,7 +238,8 @@ async function recordChanges(
       const q = r.quantity;
       const changed =
         differs({ value: w.value, unit: w.unit }, { value: q.value as number, unit: q.unit }) !== false ||
-        (q.quality ?? null) !== w.quality;
+        (q.quality ?? null) !== w.quality ||
+        flagsChange(w.flags, flagsKey(q.flags)) !== null;
       if (!changed) continue;
       const session = await ensureSession(store, sessions, w.team_id);
       await store.packs.record(w.team_id, session, WATCH_TOOL, [

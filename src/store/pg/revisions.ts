@@ -12,6 +12,7 @@ import {
   type CrossingClaim,
   declaredRevision,
   differs,
+  flagsChange,
   fmt,
   isReading,
   observedUtc,
@@ -29,7 +30,7 @@ import {
 } from "../revised-sources.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 
-const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at FROM crossings
+const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at, flags FROM crossings
   WHERE team_id = $1 AND source = $2 AND observed_utc = $3 AND source IS NOT NULL AND observed_utc IS NOT NULL
   AND id < $4 AND direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL AND outcome <> 'refused'
   ORDER BY id DESC LIMIT 1`;
@@ -57,6 +58,9 @@ const REVISED_SOURCES = `SELECT ${REVISION_COLUMNS}, ${LINK_COLUMNS}
         WHERE strpos(lower(s.claim_text), lower(t.v)) > 0 OR strpos(lower(t.v), lower(s.claim_text)) > 0)))
   ORDER BY r.detected_at DESC, r.id DESC, s.id
   LIMIT $4`;
+/** Writes readings' flags: the crossing insert leaves them out, as a result with readings always comes this way. */
+const SET_FLAGS = `UPDATE crossings SET flags = x.flags FROM unnest($1::bigint[], $2::text[]) AS x(id, flags)
+  WHERE crossings.id = x.id`;
 /** The ids of a call's last `n` crossings: the ones its result just wrote. */
 const RESULT_IDS = "SELECT id FROM crossings WHERE call_id = $1 AND team_id = $2 ORDER BY id DESC LIMIT $3";
 
@@ -111,6 +115,8 @@ export async function detectRevisions(
 ): Promise<void> {
   if (!drafts.some(isReading)) return;
   const ids = (await q<{ id: number }>(RESULT_IDS, [callId, teamId, drafts.length])).map((r) => Number(r.id)).reverse();
+  const flagged = drafts.flatMap((c, i) => (isReading(c) && c.flags != null && ids[i] !== undefined ? [i] : []));
+  if (flagged.length) await q(SET_FLAGS, [flagged.map((i) => ids[i]), flagged.map((i) => drafts[i]!.flags)]);
   for (const [i, c] of drafts.entries()) {
     const id = ids[i];
     if (id === undefined || !isReading(c)) continue;
@@ -119,7 +125,8 @@ export async function detectRevisions(
     const [prior] = await q<RawReading>(LATEST_READING, [teamId, c.source, key, id]);
     if (!prior) continue;
     const changed = differs(prior, { value: c.value, unit: c.unit });
-    if (changed === null || (!changed && prior.quality === c.quality)) continue;
+    const flags = flagsChange(prior.flags, c.flags);
+    if (changed === null || (!changed && prior.quality === c.quality && flags === null)) continue;
     await insert(q, teamId, {
       id: newId(Date.parse(at)),
       kind: "detected",
@@ -127,7 +134,7 @@ export async function detectRevisions(
       observed_at: c.observedAt,
       reason:
         `${tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
-        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}`,
+        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}${flags ?? ""}`,
       revised_by: tool,
       before_crossing_id: Number(prior.id),
       before_session_id: prior.session_id,

@@ -218,6 +218,8 @@ export const crossings = pgTable(
     source: text("source"),
     observedAt: text("observed_at"),
     observedUtc: text("observed_utc"),
+    /** As SQLite's: a reading's qualifier flags (sorted JSON array), NULL when unknown. */
+    flags: text("flags"),
     outcome: text("outcome", { enum: ["ok", "converted", "refused", "warned", "passed"] }).notNull(),
     violation: text("violation"),
     createdAt: text("created_at").notNull().default(now),

@@ -60,6 +60,20 @@ describe.each(await enginesUnderTest())("$name store: the revision watch", (engi
     expect((await watch.watched(teamId)).rows).toEqual([]);
   });
 
+  it("watches an estimated reading too, and not one approved when read", async () => {
+    const watch = store.watch!;
+    const teamId = await freshTeam(store);
+    const s1 = await store.sessions.create(teamId, { context: "estimated" });
+    await store.packs.record(teamId, s1.id, "usgs.reading", [reading(412000, "estimated")]);
+    expect((await store.evaluations.evaluate(teamId, report(s1.id))).evaluation.status).toBe("released");
+    expect((await watch.watched(teamId)).rows.map((w) => [w.value, w.quality])).toEqual([[412000, "estimated"]]);
+    const other = await freshTeam(store);
+    const s2 = await store.sessions.create(other, { context: "approved" });
+    await store.packs.record(other, s2.id, "usgs.reading", [reading(412000, "approved")]);
+    expect((await store.evaluations.evaluate(other, report(s2.id))).evaluation.status).toBe("released");
+    expect((await watch.watched(other)).rows).toEqual([]);
+  });
+
   it("saves and replaces state rows per team and series", async () => {
     const watch = store.watch!;
     const teamId = await freshTeam(store);

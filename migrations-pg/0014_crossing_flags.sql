@@ -1,0 +1,1 @@
+ALTER TABLE "crossings" ADD COLUMN "flags" text;
