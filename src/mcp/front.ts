@@ -115,6 +115,14 @@ export class FrontConnection {
   request(method: string, params: Record<string, unknown>, relatedRequestId?: Id): Promise<Reply> {
     if (this.closedNow)
       return Promise.resolve({ error: { code: ErrorCode.ConnectionClosed, message: "the agent's connection closed" } });
+    // A 2026-07-28 exchange has no channel back to the agent (that revision asks through input_required results).
+    if (this.options.modern)
+      return Promise.resolve({
+        error: {
+          code: ErrorCode.MethodNotFound,
+          message: `the agent speaks MCP ${MODERN_REVISION}, which takes no ${method} request from a server`,
+        },
+      });
     const id = `agent-ledger-${++this.nextAsk}`;
     return new Promise<Reply>((resolve) => {
       this.asked.set(id, resolve);
