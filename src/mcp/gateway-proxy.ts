@@ -3,7 +3,7 @@
 // together as `<upstream>__<tool>` (src/gateway/catalogue.ts), asks its GatewayView where each call goes (or why it
 // goes nowhere), and keeps one ledger session per agent across all of them, so carry-over between upstreams is caught.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import {
   checkDeclarations,
   type ExistingDeclaration,
@@ -14,7 +14,6 @@ import {
   type UpstreamConfig,
   type UpstreamSnapshot,
 } from "../gateway/index.js";
-import { routeResource } from "../gateway/catalogue.js";
 import { ledgerName, SEPARATOR, splitAdvertised } from "../gateway/names.js";
 import { definitionOf, driftLabel, DRIFT_LABEL } from "../gateway/pins.js";
 import type { RateLimiter } from "../gateway/rate-limit.js";
@@ -26,6 +25,7 @@ import { VERSION } from "../version.js";
 import { type Annotations, loadAnnotations } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
 import { GatewayAgents } from "./gateway-agents.js";
+import { type Asking, GatewayRoutes } from "./gateway-routes.js";
 import { type ProxyLedger, renderedDeclaration } from "./ledger-client.js";
 import { GuardedProxy } from "./proxy.js";
 import { toolError } from "./results.js";
@@ -56,9 +56,6 @@ type Member = {
   /** The upstream's capabilities as its initialize answered them (empty while it is down). */
   caps: Record<string, unknown>;
 };
-
-/** An agent's request the gateway answers through an upstream: meanwhile, that upstream's requests go to this agent. */
-type Asking = { front: FrontConnection; id: string | number };
 
 // What the gateway tells its upstreams it can relay to its agents (an agent without the capability answers an error).
 const RELAYED_CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
@@ -118,6 +115,7 @@ export class GatewayProxy {
   private readonly now: () => number;
   private readonly maxDepth: number;
   private readonly agents = new GatewayAgents();
+  private readonly routes: GatewayRoutes;
   private view: GatewayView;
   private connections = 0;
 
@@ -154,6 +152,16 @@ export class GatewayProxy {
       return m;
     });
     this.view = new GatewayView(this.config, [], this.limiter);
+    this.routes = new GatewayRoutes(
+      {
+        catalogue: () => this.view.catalogue,
+        upstream: (name) => this.byName.get(name)!.proxy.upstream,
+        logging: () =>
+          this.members.filter((m) => m.snapshot.up && m.caps.logging !== undefined).map((m) => m.config.name),
+        log: (line) => this.log(line),
+      },
+      this.agents,
+    );
   }
 
   /**
@@ -308,7 +316,7 @@ export class GatewayProxy {
       },
       onClose: () => {
         // A URI no other agent is subscribed to any more is unsubscribed upstream.
-        for (const uri of this.agents.remove(front)) void this.unsubscribeLeft(uri);
+        for (const uri of this.agents.remove(front)) void this.routes.unsubscribeLeft(uri);
       },
       onNotification: (method, params) => {
         if (method !== "notifications/roots/list_changed") return;
@@ -357,12 +365,12 @@ export class GatewayProxy {
           await this.refresh();
           return { result: { resourceTemplates: this.view.catalogue.templates } };
         },
-        "prompts/get": ({ params, id }) => this.getPrompt(params, { front, id }),
-        "resources/read": ({ params, id }) => this.readResource(params, { front, id }),
-        "resources/subscribe": ({ params }) => this.subscribe(front, params, "resources/subscribe"),
-        "resources/unsubscribe": ({ params }) => this.subscribe(front, params, "resources/unsubscribe"),
-        "completion/complete": ({ params, id }) => this.complete(params, { front, id }),
-        "logging/setLevel": ({ params }) => this.setLevel(params),
+        "prompts/get": ({ params, id }) => this.routes.getPrompt(params, { front, id }),
+        "resources/read": ({ params, id }) => this.routes.readResource(params, { front, id }),
+        "resources/subscribe": ({ params }) => this.routes.subscribe(front, params, "resources/subscribe"),
+        "resources/unsubscribe": ({ params }) => this.routes.subscribe(front, params, "resources/unsubscribe"),
+        "completion/complete": ({ params, id }) => this.routes.complete(params, { front, id }),
+        "logging/setLevel": ({ params }) => this.routes.setLevel(params),
       },
     });
     await front.start();
@@ -446,98 +454,6 @@ export class GatewayProxy {
       await this.ledger.refuse(await session(), tool, args, { code, param: null, message, repair }, digest);
     } catch (e) {
       this.log(`could not record the refused call to ${name}: ${errorText(e)}`);
-    }
-  }
-
-  private async getPrompt(params: Record<string, unknown>, asking: Asking): Promise<Reply> {
-    const route = this.promptRoute(params.name);
-    return this.relay(route.upstream, "prompts/get", { ...params, name: route.name }, asking);
-  }
-
-  private promptRoute(name: unknown): { upstream: string; name: string } {
-    const route = typeof name === "string" ? this.view.catalogue.promptRoutes.get(name) : undefined;
-    if (!route)
-      throw new McpError(ErrorCode.InvalidParams, `no upstream serves a prompt named '${String(name)}'; list prompts`);
-    return route;
-  }
-
-  /** The upstream a resource URI (or a template, for completion) goes to; InvalidParams when none lists it. */
-  private resourceUpstream(uri: unknown): string {
-    const upstream = typeof uri === "string" ? routeResource(this.view.catalogue, uri) : null;
-    if (upstream === null)
-      throw new McpError(ErrorCode.InvalidParams, `no upstream lists the resource '${String(uri)}'; list resources`);
-    return upstream;
-  }
-
-  private async readResource(params: Record<string, unknown>, asking: Asking): Promise<Reply> {
-    return this.relay(this.resourceUpstream(params.uri), "resources/read", params, asking);
-  }
-
-  /** resources/subscribe or unsubscribe, sent to the upstream that lists the URI; the agent hears its updates. */
-  private async subscribe(front: FrontConnection, params: Record<string, unknown>, method: string): Promise<Reply> {
-    const upstream = this.resourceUpstream(params.uri);
-    const uri = params.uri as string;
-    if (method === "resources/subscribe") {
-      const answer = await this.relay(upstream, method, params);
-      if (answer.error === undefined) this.agents.subscribe(front, uri);
-      return answer;
-    }
-    // Other agents subscribed to the URI keep their subscription upstream.
-    if (!this.agents.unsubscribe(front, uri)) return { result: {} };
-    return this.relay(upstream, method, params);
-  }
-
-  /** Unsubscribes upstream from a URI no agent is subscribed to any more (an agent left). */
-  private async unsubscribeLeft(uri: string): Promise<void> {
-    try {
-      await this.relay(this.resourceUpstream(uri), "resources/unsubscribe", { uri });
-    } catch (e) {
-      this.log(`could not unsubscribe from ${uri} after an agent left: ${errorText(e)}`);
-    }
-  }
-
-  /** completion/complete: a prompt reference by its advertised name, a resource template by its URI template. */
-  private async complete(params: Record<string, unknown>, asking: Asking): Promise<Reply> {
-    const ref = (params.ref ?? {}) as Record<string, unknown>;
-    if (ref.type === "ref/prompt") {
-      const route = this.promptRoute(ref.name);
-      return this.relay(
-        route.upstream,
-        "completion/complete",
-        { ...params, ref: { ...ref, name: route.name } },
-        asking,
-      );
-    }
-    if (ref.type === "ref/resource")
-      return this.relay(this.resourceUpstream(ref.uri), "completion/complete", params, asking);
-    throw new McpError(ErrorCode.InvalidParams, `completion/complete needs a ref of type ref/prompt or ref/resource`);
-  }
-
-  /** logging/setLevel goes to every reachable upstream that logs; the first error is answered, after all were asked. */
-  private async setLevel(params: Record<string, unknown>): Promise<Reply> {
-    const logging = this.members.filter((m) => m.snapshot.up && m.caps.logging !== undefined);
-    const answers = await Promise.all(
-      logging.map((m) =>
-        this.relay(m.config.name, "logging/setLevel", params).catch((e: unknown) => ({
-          error: { code: ErrorCode.InternalError, message: errorText(e) },
-        })),
-      ),
-    );
-    return answers.find((a) => a.error !== undefined) ?? { result: {} };
-  }
-
-  private async relay(
-    upstream: string,
-    method: string,
-    params: Record<string, unknown>,
-    asking?: Asking,
-  ): Promise<Reply> {
-    const send = () => this.byName.get(upstream)!.proxy.upstream.relay(method, params);
-    try {
-      return await (asking ? this.agents.during(upstream, asking.front, asking.id, send) : send());
-    } catch (e) {
-      if (e instanceof McpError) throw e;
-      throw new McpError(ErrorCode.InternalError, `upstream '${upstream}': ${errorText(e)}`);
     }
   }
 
