@@ -2,11 +2,12 @@
 // send besides tools: sampling, elicitation and roots requests to the agent whose call is in flight, logging
 // (setLevel to every upstream, messages namespaced by upstream), completion of namespaced prompts and resource
 // templates, resource subscriptions and their updates; and an upstream's tools/list_changed re-lists and re-pins it.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
@@ -25,6 +26,7 @@ import { type ListeningProxy, listenProxy } from "../../src/mcp/listen.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RICH = join(ROOT, "test/mcp/rich-upstream.ts");
+const BIN = join(ROOT, "bin/agent-ledger.js");
 
 let dir = "";
 let ledger: LocalLedger;
@@ -34,9 +36,14 @@ let front: ListeningProxy;
 type Heard = { method: string; params: Record<string, unknown> };
 
 /** An agent over Streamable HTTP that answers sampling, elicitation and roots as `who`, and keeps what it hears. */
-async function agent(who: string): Promise<{
+async function agent(
+  who: string,
+  transport: StreamableHTTPClientTransport | StdioClientTransport = new StreamableHTTPClientTransport(
+    new URL(front.url),
+  ),
+): Promise<{
   client: Client;
-  transport: StreamableHTTPClientTransport;
+  transport: StreamableHTTPClientTransport | StdioClientTransport;
   heard: Heard[];
   next(method: string): Promise<Heard>;
 }> {
@@ -64,7 +71,6 @@ async function agent(who: string): Promise<{
   client.setNotificationHandler(ToolListChangedNotificationSchema, hear("notifications/tools/list_changed"));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, hear("notifications/resources/updated"));
   client.setNotificationHandler(LoggingMessageNotificationSchema, hear("notifications/message"));
-  const transport = new StreamableHTTPClientTransport(new URL(front.url));
   await client.connect(transport);
   const next = (method: string) =>
     new Promise<Heard>((resolve, reject) => {
@@ -164,7 +170,7 @@ describe("logging, completion and subscriptions through a gateway of two upstrea
       expect(await call(two.client, "a__touch")).toBe("touched ");
       expect(two.heard.filter((h) => h.method === "notifications/resources/updated")).toEqual([]);
       // The last agent subscribed leaving (its session ended with DELETE) unsubscribes upstream.
-      await one.transport.terminateSession();
+      await (one.transport as StreamableHTTPClientTransport).terminateSession();
       await one.client.close();
       await expect.poll(() => call(two.client, "b__touch")).toBe("touched ");
     } finally {
@@ -210,4 +216,29 @@ describe("an upstream that changes a tool at runtime (notifications/tools/list_c
       await one.client.close();
     }
   }, 30_000);
+});
+
+describe("agent-ledger mcp --config on stdin/stdout", () => {
+  it("relays an upstream's sampling request to its agent and tells it of a changed tool list", async () => {
+    const file = join(dir, "stdio.toml");
+    const command = (name: string) => `command = ["${process.execPath}", "--import", "tsx", "${RICH}", "${name}"]`;
+    writeFileSync(file, `[upstreams.c]\n${command("c")}\n\n[upstreams.d]\n${command("d")}\n`);
+    const stdio = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "--config", file, "--db", join(dir, "stdio.db")],
+      cwd: ROOT,
+      stderr: "ignore",
+    });
+    const one = await agent("one", stdio);
+    try {
+      expect(await call(one.client, "d__ask_model")).toBe("model said: one answers 'd asks'");
+      const changed = one.next("notifications/tools/list_changed");
+      expect(await call(one.client, "c__change_gauge")).toBe("changed");
+      await changed;
+      const gauge = (await one.client.listTools()).tools.find((t) => t.name === "c__gauge")!;
+      expect(gauge.description).toBe("Gauge reading of c, in cubic feet per second.");
+    } finally {
+      await one.client.close();
+    }
+  }, 90_000);
 });
