@@ -50,7 +50,7 @@ export class GatewayAgents {
     }
   }
 
-  /** The agent an upstream's request or log message goes to, with the request of its it belongs to. */
+  /** The agent an upstream's request goes to, with the request of its that it belongs to (none when idle). */
   private target(upstream: string): Asking | { front: FrontConnection; id?: undefined } | null {
     const latest = this.inFlight.get(upstream)?.at(-1);
     if (latest && this.fronts.has(latest.front)) return latest;
