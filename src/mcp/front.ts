@@ -112,7 +112,12 @@ export class FrontConnection {
    * Sends the agent a request (an upstream's sampling, elicitation or roots request, relayed) and answers its result
    * or error; `relatedRequestId` is the agent's request it belongs to, so an HTTP front streams it in that answer.
    */
-  request(method: string, params: Record<string, unknown>, relatedRequestId?: Id): Promise<Reply> {
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    relatedRequestId?: Id,
+    signal?: AbortSignal,
+  ): Promise<Reply> {
     if (this.closedNow)
       return Promise.resolve({ error: { code: ErrorCode.ConnectionClosed, message: "the agent's connection closed" } });
     // A 2026-07-28 exchange has no channel back to the agent (that revision asks through input_required results).
@@ -126,6 +131,12 @@ export class FrontConnection {
     const id = `agent-ledger-${++this.nextAsk}`;
     return new Promise<Reply>((resolve) => {
       this.asked.set(id, resolve);
+      // The upstream gave up on its request: the agent is told, and its late answer has no one waiting.
+      signal?.addEventListener("abort", () => {
+        if (!this.asked.delete(id)) return;
+        this.notify("notifications/cancelled", { requestId: id, reason: "the upstream server cancelled it" });
+        resolve({ error: { code: ErrorCode.RequestTimeout, message: "cancelled by the upstream server" } });
+      });
       const message = { jsonrpc: "2.0", id, method, params } as JSONRPCMessage;
       this.transport.send(message, { relatedRequestId }).catch((e: unknown) => {
         if (!this.asked.delete(id)) return;

@@ -59,7 +59,7 @@ export class GatewayAgents {
   }
 
   /** Relays an upstream's request (sampling, elicitation, roots) to its agent and answers the agent's reply. */
-  ask(upstream: string, method: string, params: Record<string, unknown>): Promise<Reply> {
+  ask(upstream: string, method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Reply> {
     const to = this.target(upstream);
     if (to === null)
       return Promise.resolve({
@@ -68,7 +68,7 @@ export class GatewayAgents {
           message: `no agent is connected to the gateway to answer ${method} of upstream '${upstream}'`,
         },
       });
-    return to.front.request(method, params, to.id);
+    return to.front.request(method, params, to.id, signal);
   }
 
   /** Sends a log message of `upstream` to the agent whose request is in flight, else to every agent. */

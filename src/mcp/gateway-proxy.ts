@@ -143,7 +143,7 @@ export class GatewayProxy {
       });
       proxy.upstream.attach({
         capabilities: RELAYED_CLIENT_CAPABILITIES,
-        request: (method, params) => this.agents.ask(u.name, method, params),
+        request: (method, params, signal) => this.agents.ask(u.name, method, params, signal),
         notify: (method, params) => this.heard(u.name, method, params),
       });
       const snapshot = { name: u.name, up: false, tools: [], prompts: [], resources: [], templates: [], check: null };

@@ -28,8 +28,11 @@ type Incoming = { id?: unknown; method?: unknown; params?: unknown; result?: unk
 export type UpstreamPeer = {
   /** The client capabilities announced to the upstream at initialize (sampling, elicitation, roots). */
   readonly capabilities: Record<string, unknown>;
-  /** Answers one request of the upstream (its result or JSON-RPC error goes back as it came). */
-  request(method: string, params: Record<string, unknown>): Promise<RawAnswer>;
+  /**
+   * Answers one request of the upstream (its result or JSON-RPC error goes back as it came); `signal` aborts when the
+   * upstream cancels the request (notifications/cancelled), after which no answer is sent.
+   */
+  request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<RawAnswer>;
   /** Hears one notification of the upstream. */
   notify(method: string, params: Record<string, unknown>): void;
 };
@@ -43,6 +46,8 @@ const paramsOf = (m: Incoming): Record<string, unknown> =>
 export class RawChannel {
   private nextId = FIRST_ID;
   private readonly pending = new Map<number, Pending>();
+  // The upstream's requests the peer is answering, by the upstream's id, so its cancellation reaches the peer.
+  private readonly answering = new Map<unknown, AbortController>();
 
   constructor(
     private readonly transport: Transport,
@@ -57,7 +62,9 @@ export class RawChannel {
       if (m.method === undefined && typeof m.id === "number" && m.id >= FIRST_ID && this.settle(m)) return;
       if (this.peer && typeof m.method === "string") {
         if (m.id !== undefined && m.method !== "ping") return this.answerPeer(m.id, m.method, paramsOf(m));
-        if (m.id === undefined) this.peer.notify(m.method, paramsOf(m));
+        if (m.id === undefined && m.method === "notifications/cancelled")
+          this.answering.get(paramsOf(m).requestId)?.abort();
+        else if (m.id === undefined) this.peer.notify(m.method, paramsOf(m));
       }
       inner?.(message, extra);
     };
@@ -101,15 +108,21 @@ export class RawChannel {
 
   /** Hands an upstream request to the peer and sends its answer back under the request's id. */
   private answerPeer(id: unknown, method: string, params: Record<string, unknown>): void {
-    const reply = (a: RawAnswer) =>
-      this.transport
+    const abort = new AbortController();
+    this.answering.set(id, abort);
+    const reply = (a: RawAnswer) => {
+      this.answering.delete(id);
+      // A cancelled request is not answered (MCP cancellation: the receiver sends no response).
+      if (abort.signal.aborted) return;
+      void this.transport
         .send(
           (a.error === undefined
             ? { jsonrpc: "2.0", id, result: a.result }
             : { jsonrpc: "2.0", id, error: a.error }) as JSONRPCMessage,
         )
         .catch(() => undefined);
-    this.peer!.request(method, params).then(reply, (e: unknown) =>
+    };
+    this.peer!.request(method, params, abort.signal).then(reply, (e: unknown) =>
       reply({ error: { code: ErrorCode.InternalError, message: e instanceof Error ? e.message : String(e) } }),
     );
   }

@@ -53,11 +53,16 @@ async function agent(
     { name: `agent-${who}`, version: "1.0.0" },
     { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
   );
-  client.setRequestHandler(CreateMessageRequestSchema, async (r) => ({
-    role: "assistant",
-    model: "test-model",
-    content: { type: "text", text: `${who} answers '${(r.params.messages[0]!.content as { text: string }).text}'` },
-  }));
+  client.setRequestHandler(CreateMessageRequestSchema, async (r, extra) => {
+    const asked = (r.params.messages[0]!.content as { text: string }).text;
+    // A question asked "briefly" is never answered: the agent waits until the request is cancelled.
+    if (asked.endsWith("briefly")) {
+      await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
+      heard.push({ method: "sampling cancelled", params: { asked } });
+      throw new Error("cancelled");
+    }
+    return { role: "assistant", model: "test-model", content: { type: "text", text: `${who} answers '${asked}'` } };
+  });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { station: who } }));
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file:///work/${who}` }] }));
   const hear = (method: string) => (n: { params?: unknown }) => {
@@ -114,6 +119,13 @@ describe("server-to-client requests through a gateway of two upstreams", () => {
       expect(await call(two.client, "b__ask_model")).toBe("model said: two answers 'b asks'");
       expect(await call(two.client, "a__ask_user")).toBe('user accept: {"station":"two"}');
       expect(await call(one.client, "b__list_roots")).toBe("file:///work/one");
+      // The upstream gives up on its sampling request: the agent is told (notifications/cancelled), its handler stops.
+      expect(await call(two.client, "a__ask_model_briefly")).toBe(
+        "model did not answer: MCP error -32001: Request timed out",
+      );
+      await expect
+        .poll(() => two.heard.filter((h) => h.method === "sampling cancelled").map((h) => h.params))
+        .toEqual([{ asked: "a asks briefly" }]);
     } finally {
       await one.client.close();
       await two.client.close();

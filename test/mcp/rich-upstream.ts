@@ -45,6 +45,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     { name: "gauge", description: gaugeDescription, inputSchema: object },
     { name: "change_gauge", description: "Changes the gauge tool's description.", inputSchema: object },
     { name: "ask_model", description: "Asks the client's model.", inputSchema: object },
+    { name: "ask_model_briefly", description: "Asks the client's model, waiting 300 ms.", inputSchema: object },
     { name: "ask_user", description: "Asks the client's user.", inputSchema: object },
     { name: "list_roots", description: "Lists the client's roots.", inputSchema: object },
     { name: "log", description: "Logs one message.", inputSchema: object },
@@ -68,6 +69,16 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       });
       return text(`model said: ${(r.content as { text: string }).text}`);
     }
+    case "ask_model_briefly":
+      try {
+        await server.createMessage(
+          { messages: [{ role: "user", content: { type: "text", text: `${NAME} asks briefly` } }], maxTokens: 10 },
+          { timeout: 300 },
+        );
+        return text("model answered");
+      } catch (e) {
+        return text(`model did not answer: ${(e as Error).message}`);
+      }
     case "ask_user": {
       const r = await server.elicitInput({
         message: `${NAME} needs a station`,
