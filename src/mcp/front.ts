@@ -29,6 +29,8 @@ export type FrontOptions = {
   instructions?: string;
   /** Called on notifications/initialized (a new agent session begins). */
   onInitialized?: () => void;
+  /** Hears the agent's other notifications (roots list_changed); dropped without it. */
+  onNotification?: (method: string, params: Record<string, unknown>) => void;
   onClose?: () => void;
   /**
    * MCP 2026-07-28: one request, no initialize; server/discover is answered, results carry `resultType` and the
@@ -71,6 +73,10 @@ export class FrontConnection {
   // Requests being answered, so a notifications/cancelled for one suppresses its reply (as the SDK's Server does).
   private readonly inFlight = new Set<Id>();
   private readonly cancelled = new Set<Id>();
+  // Requests sent to the agent (a gateway relaying an upstream's sampling, elicitation, roots), by id.
+  private readonly asked = new Map<Id, (r: Reply) => void>();
+  private nextAsk = 0;
+  private closedNow = false;
 
   constructor(
     private readonly transport: Transport,
@@ -91,8 +97,59 @@ export class FrontConnection {
   /** Starts reading the transport. */
   async start(): Promise<void> {
     this.transport.onmessage = (message, extra) => this.receive(message, extra);
-    this.transport.onclose = () => this.options.onClose?.();
+    this.transport.onclose = () => {
+      this.closedNow = true;
+      const waiting = [...this.asked.values()];
+      this.asked.clear();
+      for (const answer of waiting)
+        answer({ error: { code: ErrorCode.ConnectionClosed, message: "the agent's connection closed" } });
+      this.options.onClose?.();
+    };
     await this.transport.start();
+  }
+
+  /**
+   * Sends the agent a request (an upstream's sampling, elicitation or roots request, relayed) and answers its result
+   * or error; `relatedRequestId` is the agent's request it belongs to, so an HTTP front streams it in that answer.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    relatedRequestId?: Id,
+    signal?: AbortSignal,
+  ): Promise<Reply> {
+    if (this.closedNow)
+      return Promise.resolve({ error: { code: ErrorCode.ConnectionClosed, message: "the agent's connection closed" } });
+    // A 2026-07-28 exchange has no channel back to the agent (that revision asks through input_required results).
+    if (this.options.modern)
+      return Promise.resolve({
+        error: {
+          code: ErrorCode.MethodNotFound,
+          message: `the agent speaks MCP ${MODERN_REVISION}, which takes no ${method} request from a server`,
+        },
+      });
+    const id = `agent-ledger-${++this.nextAsk}`;
+    return new Promise<Reply>((resolve) => {
+      this.asked.set(id, resolve);
+      // The upstream gave up on its request: the agent is told, and its late answer has no one waiting.
+      signal?.addEventListener("abort", () => {
+        if (!this.asked.delete(id)) return;
+        this.notify("notifications/cancelled", { requestId: id, reason: "the upstream server cancelled it" });
+        resolve({ error: { code: ErrorCode.RequestTimeout, message: "cancelled by the upstream server" } });
+      });
+      const message = { jsonrpc: "2.0", id, method, params } as JSONRPCMessage;
+      this.transport.send(message, { relatedRequestId }).catch((e: unknown) => {
+        if (!this.asked.delete(id)) return;
+        resolve({ error: { code: ErrorCode.InternalError, message: e instanceof Error ? e.message : String(e) } });
+      });
+    });
+  }
+
+  /** Sends the agent a notification (list_changed, resources/updated, a log message), in `relatedRequestId`'s answer when given. */
+  notify(method: string, params: Record<string, unknown>, relatedRequestId?: Id): void {
+    if (this.closedNow) return;
+    const message = { jsonrpc: "2.0", method, params } as JSONRPCMessage;
+    this.transport.send(message, { relatedRequestId }).catch(() => undefined);
   }
 
   /** Closes the transport (and so the connection). */
@@ -101,8 +158,15 @@ export class FrontConnection {
   }
 
   private receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
-    const m = message as Incoming;
-    if (m.method === undefined) return; // a response: the proxy sends the agent no requests
+    const m = message as Incoming & { result?: unknown; error?: unknown };
+    if (m.method === undefined) {
+      // The agent's answer to a request relayed to it (any other response has no one waiting and is dropped).
+      const waiting = m.id === undefined ? undefined : this.asked.get(m.id);
+      if (waiting === undefined) return;
+      this.asked.delete(m.id!);
+      waiting(m.error !== undefined ? { error: m.error as RpcError } : { result: m.result });
+      return;
+    }
     if (m.id === undefined) {
       this.notified(m.method, m.params);
       return;
@@ -147,7 +211,8 @@ export class FrontConnection {
       const id = params.requestId as Id | undefined;
       if (id !== undefined && this.inFlight.has(id)) this.cancelled.add(id);
     }
-    // Any other notification (progress, roots changed) has no use in the proxy and is dropped, as the Server did.
+    // Any other notification (progress, roots changed) goes to onNotification, or is dropped, as the Server did.
+    else this.options.onNotification?.(method, isObject(params) ? params : {});
   }
 
   private initialize(params: Record<string, unknown>): Reply {

@@ -3,7 +3,7 @@
 // together as `<upstream>__<tool>` (src/gateway/catalogue.ts), asks its GatewayView where each call goes (or why it
 // goes nowhere), and keeps one ledger session per agent across all of them, so carry-over between upstreams is caught.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import {
   checkDeclarations,
   type ExistingDeclaration,
@@ -14,7 +14,7 @@ import {
   type UpstreamConfig,
   type UpstreamSnapshot,
 } from "../gateway/index.js";
-import { ledgerName, splitAdvertised } from "../gateway/names.js";
+import { ledgerName, SEPARATOR, splitAdvertised } from "../gateway/names.js";
 import { definitionOf, driftLabel, DRIFT_LABEL } from "../gateway/pins.js";
 import type { RateLimiter } from "../gateway/rate-limit.js";
 import { compileTool, type ToolDeclarationInput } from "../guard/declaration.js";
@@ -24,6 +24,8 @@ import { noTelemetry, traceParentOf, type Telemetry } from "../telemetry/telemet
 import { VERSION } from "../version.js";
 import { type Annotations, loadAnnotations } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
+import { GatewayAgents } from "./gateway-agents.js";
+import { type Asking, GatewayRoutes } from "./gateway-routes.js";
 import { type ProxyLedger, renderedDeclaration } from "./ledger-client.js";
 import { GuardedProxy } from "./proxy.js";
 import { toolError } from "./results.js";
@@ -51,7 +53,19 @@ type Member = {
   proxy: GuardedProxy;
   annotations: Annotations;
   snapshot: UpstreamSnapshot;
+  /** The upstream's capabilities as its initialize answered them (empty while it is down). */
+  caps: Record<string, unknown>;
 };
+
+// What the gateway tells its upstreams it can relay to its agents (an agent without the capability answers an error).
+const RELAYED_CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+
+// An upstream's list_changed notifications: its lists are read again (its tools pinned again), then its agents told.
+const LIST_CHANGED = new Set([
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+]);
 
 type ListKind = "prompts" | "resources" | "templates";
 // The list request and result key of each non-tool list the gateway merges.
@@ -100,7 +114,8 @@ export class GatewayProxy {
   private readonly limiter: RateLimiter;
   private readonly now: () => number;
   private readonly maxDepth: number;
-  private readonly fronts = new Set<FrontConnection>();
+  private readonly agents = new GatewayAgents();
+  private readonly routes: GatewayRoutes;
   private view: GatewayView;
   private connections = 0;
 
@@ -126,12 +141,27 @@ export class GatewayProxy {
         upstreamName: u.name,
         planDeclarations: (planned) => this.plan(u, planned),
       });
+      proxy.upstream.attach({
+        capabilities: RELAYED_CLIENT_CAPABILITIES,
+        request: (method, params, signal) => this.agents.ask(u.name, method, params, signal),
+        notify: (method, params) => this.heard(u.name, method, params),
+      });
       const snapshot = { name: u.name, up: false, tools: [], prompts: [], resources: [], templates: [], check: null };
-      const m: Member = { config: u, proxy, annotations, snapshot };
+      const m: Member = { config: u, proxy, annotations, snapshot, caps: {} };
       this.byName.set(u.name, m);
       return m;
     });
     this.view = new GatewayView(this.config, [], this.limiter);
+    this.routes = new GatewayRoutes(
+      {
+        catalogue: () => this.view.catalogue,
+        upstream: (name) => this.byName.get(name)!.proxy.upstream,
+        logging: () =>
+          this.members.filter((m) => m.snapshot.up && m.caps.logging !== undefined).map((m) => m.config.name),
+        log: (line) => this.log(line),
+      },
+      this.agents,
+    );
   }
 
   /**
@@ -190,6 +220,7 @@ export class GatewayProxy {
       this.log(`upstream '${u.name}': tool '${d.tool}' ${d.kind} since it was pinned (pin = "${u.pin}")`);
     const lists: Record<ListKind, Record<string, unknown>[]> = { prompts: [], resources: [], templates: [] };
     const caps = await m.proxy.upstream.capabilities().catch(() => ({}) as Record<string, unknown>);
+    m.caps = caps;
     for (const [kind, l] of Object.entries(LISTS) as [ListKind, (typeof LISTS)[ListKind]][]) {
       if (caps[l.capability] === undefined) continue;
       const answer = await m.proxy.upstream.relay(l.method, {}).catch(() => null);
@@ -230,13 +261,43 @@ export class GatewayProxy {
     return planned.filter((p) => chosen.has(p.name));
   }
 
-  /** The capabilities the front announces: tools, and prompts and resources when any upstream has them. */
+  /**
+   * The capabilities the front announces: tools (whose list changes when an upstream's does); prompts and resources
+   * when any upstream has them, with subscribe when any upstream takes subscriptions; logging and completions when any
+   * upstream has them.
+   */
   private capabilities(): Record<string, unknown> {
-    const caps: Record<string, unknown> = { tools: {} };
+    const caps: Record<string, unknown> = { tools: { listChanged: true } };
     const c = this.view.catalogue;
-    if (c.prompts.length > 0 || this.members.some((m) => m.snapshot.prompts.length > 0)) caps.prompts = {};
-    if (c.resources.length > 0 || c.templates.length > 0) caps.resources = {};
+    const any = (key: string) => this.members.some((m) => m.caps[key] !== undefined);
+    if (c.prompts.length > 0 || this.members.some((m) => m.snapshot.prompts.length > 0))
+      caps.prompts = { listChanged: true };
+    if (c.resources.length > 0 || c.templates.length > 0) {
+      const subscribe = this.members.some((m) => (m.caps.resources as { subscribe?: unknown })?.subscribe === true);
+      caps.resources = subscribe ? { subscribe: true, listChanged: true } : { listChanged: true };
+    }
+    if (any("logging")) caps.logging = {};
+    if (any("completions")) caps.completions = {};
     return caps;
+  }
+
+  /** What an upstream sent besides answers: a list changed (read again, pinned again, agents told), an update, a log. */
+  private heard(upstream: string, method: string, params: Record<string, unknown>): void {
+    if (method === "notifications/message") {
+      const logger = typeof params.logger === "string" ? `${upstream}${SEPARATOR}${params.logger}` : upstream;
+      this.agents.log(upstream, { ...params, logger });
+      return;
+    }
+    if (method === "notifications/resources/updated") {
+      this.agents.updated(params);
+      return;
+    }
+    if (!LIST_CHANGED.has(method)) return;
+    // As at a restart: a drift is stored, and warn or block applies from the new view on.
+    this.refresh(upstream).then(
+      () => this.agents.broadcast(method),
+      (e: unknown) => this.log(`upstream '${upstream}': could not list it again after ${method}: ${errorText(e)}`),
+    );
   }
 
   /** Serves one agent connection over `transport` (the same options as GuardedProxy.connect). */
@@ -253,7 +314,14 @@ export class GatewayProxy {
       onInitialized: () => {
         initialized++;
       },
-      onClose: () => this.fronts.delete(front),
+      onClose: () => {
+        // A URI no other agent is subscribed to any more is unsubscribed upstream.
+        for (const uri of this.agents.remove(front)) void this.routes.unsubscribeLeft(uri);
+      },
+      onNotification: (method, params) => {
+        if (method !== "notifications/roots/list_changed") return;
+        for (const m of this.members) if (m.snapshot.up) m.proxy.upstream.notify(method, params).catch(() => undefined);
+      },
       handlers: {
         "tools/list": async () => {
           await this.refresh();
@@ -283,7 +351,7 @@ export class GatewayProxy {
             sessionId: mcpSessionId,
             requestId: id,
           };
-          return this.call(params, session, parent, mcp);
+          return this.call(params, session, parent, mcp, { front, id });
         },
         "prompts/list": async () => {
           await this.refresh();
@@ -297,12 +365,16 @@ export class GatewayProxy {
           await this.refresh();
           return { result: { resourceTemplates: this.view.catalogue.templates } };
         },
-        "prompts/get": ({ params }) => this.getPrompt(params),
-        "resources/read": ({ params }) => this.readResource(params),
+        "prompts/get": ({ params, id }) => this.routes.getPrompt(params, { front, id }),
+        "resources/read": ({ params, id }) => this.routes.readResource(params, { front, id }),
+        "resources/subscribe": ({ params }) => this.routes.subscribe(front, params, "resources/subscribe"),
+        "resources/unsubscribe": ({ params }) => this.routes.subscribe(front, params, "resources/unsubscribe"),
+        "completion/complete": ({ params, id }) => this.routes.complete(params, { front, id }),
+        "logging/setLevel": ({ params }) => this.routes.setLevel(params),
       },
     });
     await front.start();
-    this.fronts.add(front);
+    this.agents.add(front);
     return front;
   }
 
@@ -325,6 +397,7 @@ export class GatewayProxy {
     session: () => Promise<string>,
     parent: ReturnType<typeof traceParentOf>,
     mcp: { method: string; protocolVersion?: string; sessionId?: string; requestId: string | number },
+    asking: Asking,
   ): Promise<Reply> {
     const { name, arguments: args } = params;
     const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
@@ -358,7 +431,9 @@ export class GatewayProxy {
     }
     const member = this.byName.get(decision.upstream)!;
     const forwarded = (args ?? {}) as Record<string, unknown>;
-    return member.proxy.guardCall(decision.tool, forwarded, session, parent, mcp, decision.digest);
+    return this.agents.during(decision.upstream, asking.front, asking.id, () =>
+      member.proxy.guardCall(decision.tool, forwarded, session, parent, mcp, decision.digest),
+    );
   }
 
   /** Stores a refusal of an annotated tool as a refused call of the agent's session, as the guard's refusals are. */
@@ -382,38 +457,9 @@ export class GatewayProxy {
     }
   }
 
-  private async getPrompt(params: Record<string, unknown>): Promise<Reply> {
-    const name = params.name;
-    const route = typeof name === "string" ? this.view.catalogue.promptRoutes.get(name) : undefined;
-    if (!route)
-      throw new McpError(ErrorCode.InvalidParams, `no upstream serves a prompt named '${String(name)}'; list prompts`);
-    return this.relay(route.upstream, "prompts/get", { ...params, name: route.name });
-  }
-
-  private async readResource(params: Record<string, unknown>): Promise<Reply> {
-    const uri = params.uri;
-    const c = this.view.catalogue;
-    const upstream =
-      typeof uri === "string"
-        ? (c.resourceRoutes.get(uri) ?? c.templateRoutes.find((t) => uri.startsWith(t.prefix))?.upstream)
-        : undefined;
-    if (upstream === undefined)
-      throw new McpError(ErrorCode.InvalidParams, `no upstream lists the resource '${String(uri)}'; list resources`);
-    return this.relay(upstream, "resources/read", params);
-  }
-
-  private async relay(upstream: string, method: string, params: Record<string, unknown>): Promise<Reply> {
-    try {
-      return await this.byName.get(upstream)!.proxy.upstream.relay(method, params);
-    } catch (e) {
-      if (e instanceof McpError) throw e;
-      throw new McpError(ErrorCode.InternalError, `upstream '${upstream}': ${errorText(e)}`);
-    }
-  }
-
   /** Closes every agent connection, every upstream, then the ledger. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.fronts].map((f) => f.close()));
+    await Promise.allSettled(this.agents.all.map((f) => f.close()));
     await Promise.allSettled(this.members.map((m) => m.proxy.close()));
     await this.ledger.close();
   }

@@ -92,8 +92,8 @@ export interface ProxyLedger {
     toolDigest?: string,
   ): Promise<LedgerCallAnswer>;
   /**
-   * Stores a call the gateway refused before the upstream (rate limit, blocked pin) as a refused call with `violation`;
-   * false when this ledger cannot (a remote service: its API takes no refusal).
+   * Stores a call the gateway refused before the upstream (rate limit, blocked pin) as a refused call with `violation`
+   * (a remote service takes only the codes tool_blocked and rate_limited); false when this ledger cannot.
    */
   refuse(
     sessionId: string,
@@ -266,8 +266,17 @@ export class RemoteLedger implements ProxyLedger {
     );
   }
 
-  async refuse(): Promise<boolean> {
-    return false;
+  async refuse(
+    sessionId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    violation: Violation,
+    toolDigest?: string,
+  ): Promise<boolean> {
+    const refusal = { code: violation.code, message: violation.message, repair: violation.repair };
+    const body = { tool, args, refusal, ...(toolDigest === undefined ? {} : { tool_digest: toolDigest }) };
+    await this.send("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/calls`, body);
+    return true;
   }
 
   async result(sessionId: string, callId: string, result: unknown): Promise<LedgerResultAnswer> {

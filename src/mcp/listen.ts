@@ -198,8 +198,9 @@ export async function listenProxy(
       return openPipe(single!, relayed, transport as PipeTransport, { mcpSessionId }, log);
     },
     log: options.log,
-    // A relayed session streams what the upstream sends during a request (progress, logging, its requests).
-    jsonResponse: relayed === null,
+    // A relayed session streams what the upstream sends during a request (progress, logging, its requests); so does a
+    // gateway's (its upstreams' sampling, elicitation, roots and log messages reach the agent in the request's stream).
+    jsonResponse: relayed === null && single !== null,
   });
   const app = new Hono();
   const limit = options.bodyLimit ?? 4 * 1024 * 1024;

@@ -13,7 +13,7 @@ import {
   type UpstreamLink,
   type UpstreamTarget,
 } from "./upstream-link.js";
-import { RawChannel, type RawAnswer } from "./upstream-raw.js";
+import { RawChannel, type RawAnswer, type UpstreamPeer } from "./upstream-raw.js";
 
 export { UpstreamExited, UpstreamUnavailable };
 
@@ -48,6 +48,7 @@ export type UpstreamOptions = {
 export class Upstream {
   private current: { link: Link; ready: Promise<Connection> } | null = null;
   private closed = false;
+  private peer: UpstreamPeer | undefined;
   private readonly log: (line: string) => void;
 
   constructor(
@@ -66,6 +67,14 @@ export class Upstream {
   get pid(): number | null {
     const t = this.current?.link.transport as { pid?: number | null } | undefined;
     return t?.pid ?? null;
+  }
+
+  /**
+   * Hands the upstream's own requests and notifications to `peer` (a gateway relaying them to its agents) on every
+   * connection opened from now on; set it before the first request.
+   */
+  attach(peer: UpstreamPeer): void {
+    this.peer = peer;
   }
 
   /** Starts the upstream (if it is not running) and answers its tool listing as of that start. */
@@ -89,6 +98,11 @@ export class Upstream {
    */
   async relay(method: string, params: Record<string, unknown>): Promise<RawAnswer> {
     return this.withConnection(method, (conn) => conn.raw.request(method, params));
+  }
+
+  /** Sends the upstream a notification (a gateway relaying its agent's roots list_changed). */
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    return this.withConnection(method, (conn) => conn.raw.notify(method, params));
   }
 
   /** Lists the upstream's tools now (every page), telling `onTools`. */
@@ -175,7 +189,10 @@ export class Upstream {
 
   private async open(entry: { link: Link }): Promise<Connection> {
     const connect = async (link: Link) => {
-      const c = new Client({ name: "agent-ledger-mcp", version: VERSION }, { capabilities: {} });
+      const c = new Client(
+        { name: "agent-ledger-mcp", version: VERSION },
+        { capabilities: this.peer?.capabilities ?? {} },
+      );
       c.onerror = (e) => {
         if (!reachesTheCaller(e)) this.log(`upstream: ${e.message}`);
       };
@@ -198,7 +215,7 @@ export class Upstream {
     try {
       const tools = await listAll(client);
       await this.options.onTools?.(tools);
-      return { client, link, tools, raw: new RawChannel(link.transport, this.options.timeoutMs) };
+      return { client, link, tools, raw: new RawChannel(link.transport, this.options.timeoutMs, this.peer) };
     } catch (e) {
       await client.close().catch(() => undefined);
       throw link.requestFailure("tools/list", e) ?? e;

@@ -27,6 +27,23 @@ const SessionSchema = z
     created_at: z.string(),
   })
   .openapi("Session");
+/**
+ * The codes a client may store a call as refused with: only the gateway's own refusals made before the upstream (a
+ * rate limit, a tool blocked by its pin). Every other code is the guard's verdict, which the service decides itself,
+ * so a client cannot make a call look refused for a reason the ledger did not see.
+ */
+export const GATEWAY_REFUSAL_CODES = ["tool_blocked", "rate_limited"] as const;
+const GatewayRefusalSchema = z
+  .strictObject({
+    code: z.enum(GATEWAY_REFUSAL_CODES),
+    message: z.string().min(1).max(2000),
+    repair: z.string().min(1).max(4000),
+  })
+  .openapi("GatewayRefusal", {
+    description:
+      "set by a gateway that refused the call before the upstream: the call is stored as refused with this violation " +
+      "(param null) instead of being checked; the code is tool_blocked or rate_limited",
+  });
 const CallCreateSchema = z
   .strictObject({
     tool: z.string().min(1).max(128),
@@ -36,6 +53,7 @@ const CallCreateSchema = z
       .regex(/^[0-9a-f]{64}$/, "expected the lowercase hex SHA-256 of the upstream tool definition")
       .optional()
       .openapi({ description: "set by a gateway: the digest of the upstream definition the call is checked against" }),
+    refusal: GatewayRefusalSchema.optional(),
   })
   .openapi("CallCreate");
 const CallAnswerSchema = z
@@ -213,11 +231,14 @@ export function registerSessionRoutes(app: LedgerApp, deps: AppDeps): void {
   );
 
   app.openapi(callRoute, async (c) => {
-    const { tool, args, tool_digest: toolDigest } = c.req.valid("json");
+    const { tool, args, tool_digest: toolDigest, refusal } = c.req.valid("json");
     const sessionId = c.req.valid("param").id;
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
     checkCrossings(args, deps.config.limits, "arguments");
-    const answer = await calls.call(c.get("teamId"), sessionId, tool, args, { toolDigest });
+    const answer = await calls.call(c.get("teamId"), sessionId, tool, args, {
+      toolDigest,
+      refusal: refusal ? { ...refusal, param: null } : undefined,
+    });
     if (deps.telemetry.enabled) {
       deps.telemetry.toolCall({
         tool,
