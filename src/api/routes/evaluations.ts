@@ -196,11 +196,13 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
   app.openapi(evaluateRoute, async (c) => {
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
+    let large = false;
     try {
       const input = c.req.valid("json");
       checkClaims(input, deps.config.limits);
-      // Validating was one phase; deciding and recording (one transaction) the next.
-      if (claimCount(input) >= LARGE_COUNT) await nextTurn();
+      // Validating was one phase; deciding and recording (one transaction) the next, and answering the last.
+      large = claimCount(input) >= LARGE_COUNT;
+      if (large) await nextTurn();
       ({ evaluation } = await runs.evaluate(c.get("teamId"), input));
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
@@ -217,6 +219,7 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
         parent: traceParentOf((name) => c.req.header(name)),
       });
     }
+    if (large) await nextTurn();
     return c.json(evaluation, 200);
   });
 
