@@ -68,8 +68,8 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): { path: 
         message: "the key __proto__ is reserved by JavaScript objects and would be dropped silently: rename it",
       };
     }
-    for (const k in v)
-      stack.push({ v: (v as Record<string, unknown>)[k], depth: depth + 1, place: { key: k, parent: place } });
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) stack.push({ v: o[k], depth: depth + 1, place: { key: k, parent: place } });
   }
   return null;
 }
