@@ -65,16 +65,43 @@ export function semanticViolations(task: Task, result: Result): Finding[] {
   return out;
 }
 
+// One evaluation parses its input more than once (the decision, then the store that records its keyed claims), and a
+// parse of 1,000 claims costs milliseconds. Inside `withParseMemo` each parse is kept for the very object it read, so
+// the second reading is free; outside it every call parses afresh, as a caller may change an object between calls.
+type Memo = {
+  results: WeakMap<object, ReturnType<typeof ResultSchema.safeParse>>;
+  tasks: WeakMap<object, ReturnType<typeof TaskSchema.safeParse>>;
+};
+let memo: Memo | null = null;
+
+/** Runs `fn` (synchronous) with contract parses shared by object identity; `fn` must not change the input meanwhile. */
+export function withParseMemo<T>(fn: () => T): T {
+  if (memo !== null) return fn();
+  memo = { results: new WeakMap(), tasks: new WeakMap() };
+  try {
+    return fn();
+  } finally {
+    memo = null;
+  }
+}
+
+function memoParse<T>(cache: WeakMap<object, T> | undefined, value: unknown, parse: (v: unknown) => T): T {
+  if (cache === undefined || value === null || typeof value !== "object") return parse(value);
+  let hit = cache.get(value);
+  if (hit === undefined) cache.set(value, (hit = parse(value)));
+  return hit;
+}
+
 /** Gate 1: parses task and runs and reports every violation; the score is 100 or 0. */
 export function contractGate(raw: RawEvaluationInput): ContractVerdict {
   const findings: Finding[] = [...raw.findings];
-  const task = TaskSchema.safeParse(raw.task ?? {});
+  const task = memoParse(memo?.tasks, raw.task ?? {}, (t) => TaskSchema.safeParse(t));
   if (!task.success) findings.push(...task.error.issues.map((i) => issueFinding(i, "task")));
   const many = raw.runs.length > 1;
   const tag = (f: Finding, n: number): Finding => (many ? { ...f, run: n + 1 } : f);
   const runs: Result[] = [];
   raw.runs.forEach((r, n) => {
-    const parsed = ResultSchema.safeParse(r);
+    const parsed = memoParse(memo?.results, r, (v) => ResultSchema.safeParse(v));
     if (!parsed.success) {
       findings.push(...parsed.error.issues.map((i) => tag(issueFinding(i, "result"), n)));
       return;

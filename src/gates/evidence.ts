@@ -18,7 +18,10 @@ export interface EvidenceOptions {
 
 /** The ids of a result's claims, which a source must not cite (that is citing the result itself). */
 export function claimIdSet(result: Result): Set<string> {
-  return new Set(result.claims.flatMap((c) => (c.id === undefined ? [] : [c.id])));
+  // A loop, not flatMap: no array per claim, which a 1,000-claim result felt twice per evaluation.
+  const ids = new Set<string>();
+  for (const c of result.claims) if (c.id !== undefined) ids.add(c.id);
+  return ids;
 }
 
 function who(c: Claim, i: number): string {

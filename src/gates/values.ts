@@ -30,9 +30,20 @@ export type QuantityComparer = ((a: unknown, b: unknown) => "same" | "different"
  */
 export type ValueMatcher = ((a: unknown, b: unknown) => boolean) & { readonly index?: QuantityIndex | null };
 
+// A result names few distinct keys but normalises each claim's key several times (contract, gates, store); NFKC and two
+// regular expressions per call were a visible share of a 1,000-claim evaluation.
+const normalisedKeys = new Map<string, string>();
+
 /** Trims, collapses whitespace and casefolds a claim key, the form keys are compared and stored in. */
 export function normaliseKey(key: string): string {
-  return key.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+  const hit = normalisedKeys.get(key);
+  if (hit !== undefined) return hit;
+  const normal = key.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+  if (key.length <= 256) {
+    if (normalisedKeys.size >= 10_000) normalisedKeys.clear();
+    normalisedKeys.set(key, normal);
+  }
+  return normal;
 }
 
 // A number with optional sign, thousands separators, decimals and exponent; not glued to a preceding word.
@@ -147,10 +158,14 @@ export function distinctValues<T>(values: readonly T[], read: (v: T) => unknown,
   const firstAny = new Map<string, number>();
   const firstPlain = new Map<string, number>();
   const buckets = new Map<string, Bucket>();
-  for (const v of values) {
+  const forms = values.map((v) => (index === null ? null : index.read(read(v))));
+  // Text is looked up only for a value that is not a quantity, and matched only against such values: when every value
+  // is a quantity (1,000 lengths on one key), normalising their text would be work nobody reads.
+  const allQuantities = forms.every((f) => f !== null);
+  for (const [i, v] of values.entries()) {
     const value = read(v);
-    const text = normaliseValueText(value);
-    const form = index === null ? null : index.read(value);
+    const form = forms[i] ?? null;
+    const text = allQuantities ? "" : normaliseValueText(value);
     // A quantity meets another quantity through the comparer, and anything else through its text.
     const found =
       form === null || index === null

@@ -1,7 +1,7 @@
 // Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
 import type { Database, Statement } from "better-sqlite3";
 import type { Clock } from "../clock.js";
-import { contractGate } from "../gates/contract.js";
+import { contractGate, withParseMemo } from "../gates/contract.js";
 import { splitEvaluationInput, type Result } from "../gates/contracts.js";
 import { keyedClaims } from "../gates/contradiction.js";
 import { decide } from "../gates/decide.js";
@@ -116,7 +116,10 @@ export class RunStore {
       if (options.record !== false) this.insert(teamId, evaluation, input, settings);
       return evaluation;
     };
-    const evaluation = options.record === false ? run() : this.sqlite.transaction(run).immediate();
+    // The memo lets `insert` reuse the contract parse `decide` made of the same input.
+    const evaluation = withParseMemo(() =>
+      options.record === false ? run() : this.sqlite.transaction(run).immediate(),
+    );
     return { evaluation, settings, recorded: options.record !== false };
   }
 

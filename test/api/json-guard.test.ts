@@ -118,4 +118,29 @@ describe("jsonProblem", () => {
       "objects and arrays are nested deeper than 4 levels: send flatter JSON",
     );
   });
+
+  it("spells a path as keys joined by dots, and stops growing it once it reaches 200 characters", () => {
+    const key = "k".repeat(90);
+    const value = { [key]: { [key]: { [key]: { last: Number.NEGATIVE_INFINITY } } } };
+    expect(jsonProblem(value)?.path).toBe(`${key}.${key}.${key}`);
+    expect(jsonProblem({ a: { b: [0, { __proto__x: 1, c: Number.NaN }] } })?.path).toBe("a.b.1.c");
+  });
+
+  it("reports, of two problems, the one the walk meets first: the last key's", () => {
+    expect(jsonProblem({ a: Number.POSITIVE_INFINITY, b: { c: Number.NaN } })?.path).toBe("b.c");
+  });
+});
+
+describe("lone surrogates in a body of valid UTF-8", () => {
+  it("refuses an upper-case escaped low surrogate as it does a lower-case high one", async () => {
+    const t = createTestApp();
+    const r = await raw(t, "/v1/sessions", '{"context":"ab\\uDC00cd"}');
+    expect([r.status, r.body.error?.code]).toEqual([400, "invalid_text"]);
+  });
+
+  it("stores a backslash followed by the letters ud800 as the text it is", async () => {
+    const t = createTestApp();
+    const r = await raw(t, "/v1/sessions", '{"context":"a\\\\ud800b"}');
+    expect([r.status, r.body.context]).toEqual([201, "a\\ud800b"]);
+  });
 });

@@ -1,5 +1,5 @@
 // Release gates over HTTP: evaluate a result against the team's ledger and earlier runs, list and read stored reports.
-import { checkClaims } from "../../limits.js";
+import { checkClaims, claimCount } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import { notAResult } from "../../gates/contracts.js";
 import { GATE_STATUSES } from "../../gates/outcome-kit.js";
@@ -10,6 +10,7 @@ import type { Evaluation } from "../../store/runs.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
+import { LARGE_COUNT, nextTurn } from "../turn.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -195,9 +196,13 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
   app.openapi(evaluateRoute, async (c) => {
     const startMs = deps.telemetry.enabled ? nowMs() : 0;
     let evaluation: Evaluation;
+    let large = false;
     try {
       const input = c.req.valid("json");
       checkClaims(input, deps.config.limits);
+      // Validating was one phase; deciding and recording (one transaction) the next, and answering the last.
+      large = claimCount(input) >= LARGE_COUNT;
+      if (large) await nextTurn();
       ({ evaluation } = await runs.evaluate(c.get("teamId"), input));
     } catch (e) {
       if (e instanceof SettingsError) throw settingsFailure(e);
@@ -214,6 +219,7 @@ export function registerEvaluationRoutes(app: LedgerApp, deps: AppDeps): void {
         parent: traceParentOf((name) => c.req.header(name)),
       });
     }
+    if (large) await nextTurn();
     return c.json(evaluation, 200);
   });
 
