@@ -11,8 +11,10 @@ import { Pipe, type PipeTransport } from "./pipe.js";
 import { relayFetch } from "./relay-fetch.js";
 import type { GatewayProxy } from "./gateway-proxy.js";
 import { GuardedProxy } from "./proxy.js";
+import { ChildPool, stdioServesModern } from "./stdio-children.js";
 import { servesModern } from "./upstream-http.js";
-import type { UpstreamUrl } from "./upstream-link.js";
+import { describeTarget, type UpstreamTarget } from "./upstream-link.js";
+import { ChildStdioTransport } from "./upstream-transport.js";
 
 /** Where to listen. */
 export type ListenAddress = { host: string; port: number };
@@ -148,25 +150,39 @@ function rejection(r: { httpStatus: number; code: number; message: string; data?
   });
 }
 
-/** Relays one front unit (a 2025-11-25 session or one 2026-07-28 request) to the upstream over a link of its own. */
+/**
+ * Relays one front unit (a 2025-11-25 session or one 2026-07-28 request) to the upstream over a link of its own: an
+ * HTTP session, a child of its own, or a child leased from the pool.
+ */
 async function openPipe(
   proxy: GuardedProxy,
-  target: UpstreamUrl,
+  target: UpstreamTarget,
   front: PipeTransport,
   connection: { mcpSessionId?: () => string | undefined },
   log: (line: string) => void,
-  fetchImpl?: typeof fetch,
+  link: PipeTransport | { fetch?: typeof fetch } = {},
 ): Promise<Pipe> {
-  const link = new StreamableHTTPClientTransport(new URL(target.url), {
-    requestInit: { headers: { ...target.headers } },
-    fetch: fetchImpl,
-  });
-  const pipe = new Pipe(front, link as PipeTransport, proxy.interceptor(connection), {
+  const upstream =
+    "start" in link
+      ? link
+      : "url" in target
+        ? (new StreamableHTTPClientTransport(new URL(target.url), {
+            requestInit: { headers: { ...target.headers } },
+            fetch: link.fetch,
+          }) as PipeTransport)
+        : (new ChildStdioTransport(target) as PipeTransport);
+  const where =
+    "url" in target ? `the upstream server at ${target.url}` : `the upstream server '${describeTarget(target)}'`;
+  const pipe = new Pipe(front, upstream, proxy.interceptor(connection), {
     log,
-    describe: (e) =>
-      `the upstream server at ${target.url} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+    describe: (e) => `${where} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
   });
-  await pipe.start();
+  try {
+    await pipe.start();
+  } catch (e) {
+    await pipe.close();
+    throw e;
+  }
   return pipe;
 }
 
@@ -177,7 +193,15 @@ async function openPipe(
 export async function listenProxy(
   proxy: GuardedProxy | GatewayProxy,
   address: ListenAddress,
-  options: { log?: (line: string) => void; bodyLimit?: number; token?: string } = {},
+  options: {
+    log?: (line: string) => void;
+    bodyLimit?: number;
+    token?: string;
+    /** A command upstream: at most this many children per revision (default 16). */
+    maxChildren?: number;
+    /** A command upstream: a child (and its 2025-11-25 session) unused this long is stopped (default ten minutes). */
+    childIdleMs?: number;
+  } = {},
 ): Promise<ListeningProxy> {
   const problem = openFrontProblem(address, options.token);
   if (problem !== null) throw new OpenFrontError(problem);
@@ -188,18 +212,28 @@ export async function listenProxy(
   const single = proxy instanceof GuardedProxy ? proxy : null;
   const target = single?.upstream.target;
   const relayed = target !== undefined && "url" in target ? target : null;
-  const modernRelay = relayed !== null && (await servesModern(relayed));
+  // A command runs once per agent (see stdio-children.ts): a child per 2025-11-25 session, a pooled child leased per
+  // 2026-07-28 request when the command serves that revision.
+  const command = target !== undefined && !("url" in target) ? target : null;
+  const piped = relayed ?? command;
+  const maxChildren = options.maxChildren ?? 16;
+  const childIdleMs = options.childIdleMs ?? 600_000;
+  const modernRelay =
+    relayed !== null ? await servesModern(relayed) : command !== null && (await stdioServesModern(command));
   const log = options.log ?? (() => undefined);
+  const pool =
+    command !== null && modernRelay ? new ChildPool(command, { max: maxChildren, idleMs: childIdleMs, log }) : null;
   const sessions = new McpHttpSessions({
     connect: (transport) => {
       const mcpSessionId = () => transport.sessionId;
-      if (relayed === null)
+      if (piped === null)
         return proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }), mcpSessionId });
-      return openPipe(single!, relayed, transport as PipeTransport, { mcpSessionId }, log);
+      return openPipe(single!, piped, transport as PipeTransport, { mcpSessionId }, log);
     },
     log: options.log,
     // A relayed session streams what the upstream sends during a request (progress, logging, its requests).
-    jsonResponse: relayed === null,
+    jsonResponse: piped === null,
+    ...(command !== null ? { maxSessions: maxChildren, idleMs: childIdleMs } : {}),
   });
   const app = new Hono();
   const limit = options.bodyLimit ?? 4 * 1024 * 1024;
@@ -224,13 +258,19 @@ export async function listenProxy(
     if (route.kind === "reject") return rejection(route, body.value);
     // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.
     const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
+    if (pool !== null) {
+      const params = (route.message as { params?: { requestState?: unknown } }).params;
+      const lease = await pool.lease(single!.upstreamRequestState(params?.requestState));
+      await openPipe(single!, command!, transport as PipeTransport, {}, log, lease);
+      return transport.handleMessage(route.message, { request: c.req.raw });
+    }
     if (relayed === null || !modernRelay) {
       await proxy.connect(transport, { modern: true });
       return transport.handleMessage(route.message, { request: c.req.raw });
     }
     // An HTTP error of the upstream (an unsupported version, a removed method) reaches the agent as it came.
     const exchange = relayFetch();
-    const pipe = await openPipe(single!, relayed, transport as PipeTransport, {}, log, exchange.fetch);
+    const pipe = await openPipe(single!, relayed, transport as PipeTransport, {}, log, { fetch: exchange.fetch });
     const answer = await Promise.race([
       transport.handleMessage(route.message, { request: c.req.raw }),
       exchange.failure,
@@ -255,6 +295,7 @@ export async function listenProxy(
         sessions,
         close: async () => {
           await sessions.close();
+          await pool?.close();
           await new Promise<void>((done) => {
             server!.close(() => done());
             if ("closeAllConnections" in server!) server!.closeAllConnections();
