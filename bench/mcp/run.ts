@@ -80,6 +80,7 @@ const pipe = await launch(
 const DEMO_STDIO = [process.execPath, "--import", "tsx", join(ROOT, "demo/server.ts")];
 const stdioFront = await launch(
   [
+    ...profile,
     join(ROOT, "bin/agent-ledger.js"),
     "mcp",
     "--annotations",

@@ -8,6 +8,7 @@ import { classifyInboundRequest, PerRequestHTTPServerTransport } from "@modelcon
 import { Hono } from "hono";
 import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
 import { Pipe, type PipeTransport } from "./pipe.js";
+import { nodeHttpFetch } from "./node-fetch.js";
 import { relayFetch } from "./relay-fetch.js";
 import type { GatewayProxy } from "./gateway-proxy.js";
 import { GuardedProxy } from "./proxy.js";
@@ -162,13 +163,19 @@ async function openPipe(
   log: (line: string) => void,
   link: PipeTransport | { fetch?: typeof fetch } = {},
 ): Promise<Pipe> {
+  // A session's link reads each answer over node:http and hands it on as JSON when its first message is the response
+  // (most calls: the SDK's stream parsing skipped), as the stream it is otherwise (see node-fetch.ts).
+  const own =
+    "url" in target && !("start" in link) && link.fetch === undefined
+      ? nodeHttpFetch({ bufferPostAnswers: true, streamEarly: true })
+      : null;
   const upstream =
     "start" in link
       ? link
       : "url" in target
         ? (new StreamableHTTPClientTransport(new URL(target.url), {
             requestInit: { headers: { ...target.headers } },
-            fetch: link.fetch,
+            fetch: link.fetch ?? own ?? undefined,
           }) as PipeTransport)
         : (new ChildStdioTransport(target) as PipeTransport);
   const where =
@@ -176,6 +183,7 @@ async function openPipe(
   const pipe = new Pipe(front, upstream, proxy.interceptor(connection), {
     log,
     describe: (e) => `${where} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+    onClose: () => own?.close(),
   });
   try {
     await pipe.start();
@@ -247,6 +255,11 @@ export async function listenProxy(
     if (c.req.method !== "POST") return sessions.handle(c.req.raw);
     const body = await readJsonBody(c.req.raw, limit);
     if (body instanceof Response) return body;
+    // A request of an open 2025-11-25 session (its Mcp-Session-Id, a revision no later than 2025-11-25) is legacy
+    // whatever its body holds: the classifier's schema checks are skipped on the path most calls take.
+    const revision = c.req.header("mcp-protocol-version");
+    if (c.req.header("mcp-session-id") !== undefined && (revision === undefined || revision <= "2025-11-25"))
+      return sessions.handle(c.req.raw, body.value);
     const route = classifyInboundRequest({
       httpMethod: "POST",
       protocolVersionHeader: c.req.header("mcp-protocol-version"),
