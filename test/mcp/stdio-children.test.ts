@@ -246,7 +246,7 @@ describe("a 2026-07-28 agent through --listen in front of a stdio upstream", () 
   }, 30_000);
 });
 
-describe("the children of a stdio upstream behind --listen --max-children 1 --child-idle 5", () => {
+describe("the children of a stdio upstream behind --listen --max-children 1 --child-idle 15", () => {
   let small: ChildProcess;
   let smallUrl: string;
 
@@ -286,7 +286,7 @@ describe("the children of a stdio upstream behind --listen --max-children 1 --ch
         "--max-children",
         "1",
         "--child-idle",
-        "5",
+        "15",
         "--",
         process.execPath,
         "--import",
@@ -333,9 +333,10 @@ describe("the children of a stdio upstream behind --listen --max-children 1 --ch
     } finally {
       url = saved;
     }
-    // The declaring child, the session's, and the one pooled child both requests were served by.
+    // The declaring child, the session's, and the one pooled child both requests were served by (each stopped after
+    // 15 s unused, checked at most every 15 s).
     expect(childrenOf(small.pid!)).toHaveLength(3);
-    await new Promise((r) => setTimeout(r, 11_000));
+    await new Promise((r) => setTimeout(r, 35_000));
     const later = await fetch(smallUrl, {
       method: "POST",
       headers: {
@@ -348,5 +349,5 @@ describe("the children of a stdio upstream behind --listen --max-children 1 --ch
     });
     expect(later.status).toBe(404);
     expect(childrenOf(small.pid!)).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });
