@@ -231,6 +231,11 @@ describe("a 2026-07-28 agent through --listen in front of a stdio upstream", () 
     const first = await call({});
     expect(first.result?.resultType).toBe("input_required");
     expect(Object.keys(first.result?.inputRequests as object)).toEqual(["confirm"]);
+    // Inside the proxy's signed state, the child's own state carries the child that asked.
+    const inner = JSON.parse(
+      Buffer.from(String(first.result?.requestState).split(".")[2]!, "base64url").toString("utf8"),
+    ) as { upstream: string };
+    expect(inner.upstream).toMatch(/^agent-ledger\.child\.\d+\.round-1$/);
     const second = await call({
       inputResponses: { confirm: { action: "accept", content: { ok: true } } },
       requestState: first.result?.requestState,
