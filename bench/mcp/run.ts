@@ -75,11 +75,12 @@ const pipe = await launch(
 );
 
 // The stdio demo server behind two HTTP fronts: ours (--listen with the command as upstream) and supergateway 4.0.0
-// (stdio to Streamable HTTP, stateful: one child per session, as ours keeps one child), measured against the same
+// (stdio to Streamable HTTP, stateful: one child per session, as ours), measured against the same
 // server reached over stdio directly.
 const DEMO_STDIO = [process.execPath, "--import", "tsx", join(ROOT, "demo/server.ts")];
 const stdioFront = await launch(
   [
+    ...profile,
     join(ROOT, "bin/agent-ledger.js"),
     "mcp",
     "--annotations",

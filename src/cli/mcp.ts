@@ -27,6 +27,8 @@ type Flags = {
   upstreamHeader: string[];
   listen?: string;
   listenToken?: string;
+  maxChildren?: string;
+  childIdle?: string;
 };
 
 const log = (line: string) => process.stderr.write(`agent-ledger mcp: ${line}\n`);
@@ -75,6 +77,26 @@ function timeoutMs(text: string | undefined): number | undefined {
   if (!Number.isFinite(s) || s <= 0)
     throw new CliError(`--timeout must be a positive number of seconds, received '${text}'`, 2);
   return Math.round(s * 1000);
+}
+
+/** --max-children and --child-idle as listenProxy's options (a command upstream behind --listen runs once per agent). */
+function childOptions(flags: Flags, command: boolean, listen: boolean): { maxChildren?: number; childIdleMs?: number } {
+  if ((flags.maxChildren !== undefined || flags.childIdle !== undefined) && !(command && listen))
+    throw new CliError("--max-children and --child-idle go with --listen and an upstream command after --", 2);
+  const out: { maxChildren?: number; childIdleMs?: number } = {};
+  if (flags.maxChildren !== undefined) {
+    const n = Number(flags.maxChildren);
+    if (!Number.isInteger(n) || n < 1 || n > 1000)
+      throw new CliError(`--max-children must be a whole number from 1 to 1000, received '${flags.maxChildren}'`, 2);
+    out.maxChildren = n;
+  }
+  if (flags.childIdle !== undefined) {
+    const s = Number(flags.childIdle);
+    if (!Number.isFinite(s) || s <= 0)
+      throw new CliError(`--child-idle must be a positive number of seconds, received '${flags.childIdle}'`, 2);
+    out.childIdleMs = Math.round(s * 1000);
+  }
+  return out;
 }
 
 /** The upstream named by the flags: a command after --, or --upstream-url with its headers; never both. */
@@ -172,7 +194,10 @@ async function runGateway(command: string[], flags: Flags & { config: string }):
 }
 
 async function run(command: string[], flags: Flags): Promise<void> {
-  if (flags.config !== undefined) return runGateway(command, { ...flags, config: flags.config });
+  if (flags.config !== undefined) {
+    childOptions(flags, false, false);
+    return runGateway(command, { ...flags, config: flags.config });
+  }
   if (flags.overwriteDeclarations)
     throw new CliError("--overwrite-declarations goes with --config (a gateway of upstreams)", 2);
   if (flags.annotations === undefined)
@@ -182,6 +207,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
     );
   const upstream = upstreamTarget(command, flags);
   const listen = listenAddress(flags.listen);
+  const children = childOptions(flags, !("url" in upstream), listen !== null);
   if (flags.listenToken !== undefined && listen === null)
     throw new CliError("--listen-token goes with --listen: it is the token clients of the HTTP front must send", 2);
   const config = mcpConfig(flags);
@@ -217,7 +243,7 @@ async function run(command: string[], flags: Flags): Promise<void> {
   log(
     `guarding ${annotations.size} annotated tool(s) of '${proxy.upstream.commandLine}', recording into ${ledger.where}`,
   );
-  await serveFront(proxy, listen, config, () => telemetry.shutdown());
+  await serveFront(proxy, listen, config, () => telemetry.shutdown(), children);
 }
 
 /** Serves the proxy on stdin/stdout or at `listen` until a signal or the client's end of stdin. */
@@ -226,13 +252,16 @@ async function serveFront(
   listen: ListenAddress | null,
   config: Config,
   shutdown: () => Promise<void>,
+  children: { maxChildren?: number; childIdleMs?: number } = {},
 ): Promise<void> {
   let close: () => Promise<void> = () => proxy.close().finally(() => shutdown());
   if (listen) {
-    const front = await listenProxy(proxy, listen, { log, token: config.listenToken }).catch(async (e: Error) => {
-      await proxy.close().catch(() => undefined);
-      throw new CliError(e.message);
-    });
+    const front = await listenProxy(proxy, listen, { log, token: config.listenToken, ...children }).catch(
+      async (e: Error) => {
+        await proxy.close().catch(() => undefined);
+        throw new CliError(e.message);
+      },
+    );
     close = async () => {
       await front.close();
       await proxy.close();
@@ -292,6 +321,11 @@ export function configure(cmd: Command): void {
       "--listen-token <token>",
       "require this bearer token of every client of --listen (or set AGENT_LEDGER_LISTEN_TOKEN); needed beyond loopback",
     )
+    .option(
+      "--max-children <n>",
+      "with --listen and a command: at most this many upstream children, one per agent session (default 16)",
+    )
+    .option("--child-idle <seconds>", "with --listen and a command: stop a child unused this long (default 600)")
     .argument("[command...]", "the upstream MCP server's command line, after --")
     .action((command: string[], flags: Flags) => run(command, flags));
 }

@@ -8,11 +8,14 @@ import { classifyInboundRequest, PerRequestHTTPServerTransport } from "@modelcon
 import { Hono } from "hono";
 import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
 import { Pipe, type PipeTransport } from "./pipe.js";
+import { nodeHttpFetch } from "./node-fetch.js";
 import { relayFetch } from "./relay-fetch.js";
 import type { GatewayProxy } from "./gateway-proxy.js";
 import { GuardedProxy } from "./proxy.js";
+import { ChildPool, stdioServesModern } from "./stdio-children.js";
 import { servesModern } from "./upstream-http.js";
-import type { UpstreamUrl } from "./upstream-link.js";
+import { describeTarget, type UpstreamTarget } from "./upstream-link.js";
+import { ChildStdioTransport } from "./upstream-transport.js";
 
 /** Where to listen. */
 export type ListenAddress = { host: string; port: number };
@@ -148,25 +151,46 @@ function rejection(r: { httpStatus: number; code: number; message: string; data?
   });
 }
 
-/** Relays one front unit (a 2025-11-25 session or one 2026-07-28 request) to the upstream over a link of its own. */
+/**
+ * Relays one front unit (a 2025-11-25 session or one 2026-07-28 request) to the upstream over a link of its own: an
+ * HTTP session, a child of its own, or a child leased from the pool.
+ */
 async function openPipe(
   proxy: GuardedProxy,
-  target: UpstreamUrl,
+  target: UpstreamTarget,
   front: PipeTransport,
   connection: { mcpSessionId?: () => string | undefined },
   log: (line: string) => void,
-  fetchImpl?: typeof fetch,
+  link: PipeTransport | { fetch?: typeof fetch } = {},
 ): Promise<Pipe> {
-  const link = new StreamableHTTPClientTransport(new URL(target.url), {
-    requestInit: { headers: { ...target.headers } },
-    fetch: fetchImpl,
-  });
-  const pipe = new Pipe(front, link as PipeTransport, proxy.interceptor(connection), {
+  // A session's link reads each answer over node:http and hands it on as JSON when its first message is the response
+  // (most calls: the SDK's stream parsing skipped), as the stream it is otherwise (see node-fetch.ts).
+  const own =
+    "url" in target && !("start" in link) && link.fetch === undefined
+      ? nodeHttpFetch({ bufferPostAnswers: true, streamEarly: true })
+      : null;
+  const upstream =
+    "start" in link
+      ? link
+      : "url" in target
+        ? (new StreamableHTTPClientTransport(new URL(target.url), {
+            requestInit: { headers: { ...target.headers } },
+            fetch: link.fetch ?? own ?? undefined,
+          }) as PipeTransport)
+        : (new ChildStdioTransport(target) as PipeTransport);
+  const where =
+    "url" in target ? `the upstream server at ${target.url}` : `the upstream server '${describeTarget(target)}'`;
+  const pipe = new Pipe(front, upstream, proxy.interceptor(connection), {
     log,
-    describe: (e) =>
-      `the upstream server at ${target.url} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+    describe: (e) => `${where} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+    onClose: () => own?.close(),
   });
-  await pipe.start();
+  try {
+    await pipe.start();
+  } catch (e) {
+    await pipe.close();
+    throw e;
+  }
   return pipe;
 }
 
@@ -177,7 +201,15 @@ async function openPipe(
 export async function listenProxy(
   proxy: GuardedProxy | GatewayProxy,
   address: ListenAddress,
-  options: { log?: (line: string) => void; bodyLimit?: number; token?: string } = {},
+  options: {
+    log?: (line: string) => void;
+    bodyLimit?: number;
+    token?: string;
+    /** A command upstream: at most this many children per revision (default 16). */
+    maxChildren?: number;
+    /** A command upstream: a child (and its 2025-11-25 session) unused this long is stopped (default ten minutes). */
+    childIdleMs?: number;
+  } = {},
 ): Promise<ListeningProxy> {
   const problem = openFrontProblem(address, options.token);
   if (problem !== null) throw new OpenFrontError(problem);
@@ -188,19 +220,29 @@ export async function listenProxy(
   const single = proxy instanceof GuardedProxy ? proxy : null;
   const target = single?.upstream.target;
   const relayed = target !== undefined && "url" in target ? target : null;
-  const modernRelay = relayed !== null && (await servesModern(relayed));
+  // A command runs once per agent (see stdio-children.ts): a child per 2025-11-25 session, a pooled child leased per
+  // 2026-07-28 request when the command serves that revision.
+  const command = target !== undefined && !("url" in target) ? target : null;
+  const piped = relayed ?? command;
+  const maxChildren = options.maxChildren ?? 16;
+  const childIdleMs = options.childIdleMs ?? 600_000;
+  const modernRelay =
+    relayed !== null ? await servesModern(relayed) : command !== null && (await stdioServesModern(command));
   const log = options.log ?? (() => undefined);
+  const pool =
+    command !== null && modernRelay ? new ChildPool(command, { max: maxChildren, idleMs: childIdleMs, log }) : null;
   const sessions = new McpHttpSessions({
     connect: (transport) => {
       const mcpSessionId = () => transport.sessionId;
-      if (relayed === null)
+      if (piped === null)
         return proxy.connect(transport, { labels: () => ({ mcp_session: transport.sessionId ?? "" }), mcpSessionId });
-      return openPipe(single!, relayed, transport as PipeTransport, { mcpSessionId }, log);
+      return openPipe(single!, piped, transport as PipeTransport, { mcpSessionId }, log);
     },
     log: options.log,
     // A relayed session streams what the upstream sends during a request (progress, logging, its requests); so does a
     // gateway's (its upstreams' sampling, elicitation, roots and log messages reach the agent in the request's stream).
-    jsonResponse: relayed === null && single !== null,
+    jsonResponse: piped === null && single !== null,
+    ...(command !== null ? { maxSessions: maxChildren, idleMs: childIdleMs } : {}),
   });
   const app = new Hono();
   const limit = options.bodyLimit ?? 4 * 1024 * 1024;
@@ -214,6 +256,11 @@ export async function listenProxy(
     if (c.req.method !== "POST") return sessions.handle(c.req.raw);
     const body = await readJsonBody(c.req.raw, limit);
     if (body instanceof Response) return body;
+    // A request of an open 2025-11-25 session (its Mcp-Session-Id, a revision no later than 2025-11-25) is legacy
+    // whatever its body holds: the classifier's schema checks are skipped on the path most calls take.
+    const revision = c.req.header("mcp-protocol-version");
+    if (c.req.header("mcp-session-id") !== undefined && (revision === undefined || revision <= "2025-11-25"))
+      return sessions.handle(c.req.raw, body.value);
     const route = classifyInboundRequest({
       httpMethod: "POST",
       protocolVersionHeader: c.req.header("mcp-protocol-version"),
@@ -225,13 +272,19 @@ export async function listenProxy(
     if (route.kind === "reject") return rejection(route, body.value);
     // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.
     const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
+    if (pool !== null) {
+      const params = (route.message as { params?: { requestState?: unknown } }).params;
+      const lease = await pool.lease(single!.upstreamRequestState(params?.requestState));
+      await openPipe(single!, command!, transport as PipeTransport, {}, log, lease);
+      return transport.handleMessage(route.message, { request: c.req.raw });
+    }
     if (relayed === null || !modernRelay) {
       await proxy.connect(transport, { modern: true });
       return transport.handleMessage(route.message, { request: c.req.raw });
     }
     // An HTTP error of the upstream (an unsupported version, a removed method) reaches the agent as it came.
     const exchange = relayFetch();
-    const pipe = await openPipe(single!, relayed, transport as PipeTransport, {}, log, exchange.fetch);
+    const pipe = await openPipe(single!, relayed, transport as PipeTransport, {}, log, { fetch: exchange.fetch });
     const answer = await Promise.race([
       transport.handleMessage(route.message, { request: c.req.raw }),
       exchange.failure,
@@ -256,6 +309,7 @@ export async function listenProxy(
         sessions,
         close: async () => {
           await sessions.close();
+          await pool?.close();
           await new Promise<void>((done) => {
             server!.close(() => done());
             if ("closeAllConnections" in server!) server!.closeAllConnections();

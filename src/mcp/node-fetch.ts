@@ -87,12 +87,39 @@ function jsonAnswer(res: IncomingMessage, value: () => unknown): Response {
  * TextDecoderStream and EventSourceParserStream (two TransformStreams, most of a relayed call's HTTP cost). Events
  * after that response (the upstream should close the stream there) are read and dropped.
  */
-function bufferedAnswer(res: IncomingMessage): Promise<Response> {
+function bufferedAnswer(res: IncomingMessage, streamEarly: boolean): Promise<Response> {
   const sse = mediaType(res) === "text/event-stream";
   return new Promise<Response>((resolve, reject) => {
     let settled = false;
     let text = "";
     const messages: unknown[] = [];
+    // With streamEarly, a message before the response (progress, a log line, a request of the server) turns the answer
+    // into the SSE stream it is, so that message reaches the transport now, not when the call ends.
+    let streaming: ((chunk: string) => void) | null = null;
+    const stream = () => {
+      settled = true;
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode(text));
+          streaming = (chunk) => controller.enqueue(encoder.encode(chunk));
+          res.once("end", () => controller.close());
+          res.once("close", () => {
+            if (!res.complete) controller.error(new TypeError("terminated"));
+          });
+        },
+        cancel() {
+          res.destroy();
+        },
+      });
+      resolve(
+        new Response(body, {
+          status: res.statusCode ?? 200,
+          statusText: res.statusMessage ?? "",
+          headers: responseHeaders(res),
+        }),
+      );
+    };
     const done = () => {
       if (settled) return;
       settled = true;
@@ -109,11 +136,19 @@ function bufferedAnswer(res: IncomingMessage): Promise<Response> {
         }
         messages.push(message);
         if (isResponse(message)) done();
+        else if (streamEarly) stream();
       },
     });
     res.setEncoding("utf8");
-    res.on("data", (chunk: string) => (sse ? parser.feed(chunk) : (text += chunk)));
-    res.once("end", done);
+    res.on("data", (chunk: string) => {
+      if (streaming) return streaming(chunk);
+      if (settled) return;
+      text += chunk;
+      if (sse) parser.feed(chunk);
+    });
+    res.once("end", () => {
+      if (!streaming) done();
+    });
     const fail = (cause: unknown) => {
       if (settled) return;
       settled = true;
@@ -131,6 +166,11 @@ export type NodeFetchOptions = {
    * as a JSON body (the SDK client transport's cheap path). Off: every body is a web stream, as fetch's own.
    */
   bufferPostAnswers?: boolean;
+  /**
+   * With bufferPostAnswers: an SSE answer whose first message is not the response (a notification, a request of the
+   * server) is handed on as the stream it is from there, so what comes before the response is relayed as it comes.
+   */
+  streamEarly?: boolean;
 };
 
 /** A fetch over node:http(s) with one keep-alive agent per scheme; it follows no redirects (the SDK asks for none). */
@@ -139,7 +179,7 @@ export function nodeHttpFetch(options: NodeFetchOptions = {}): FetchLike & { clo
     "http:": new HttpAgent({ keepAlive: true, noDelay: true }),
     "https:": new HttpsAgent({ keepAlive: true, noDelay: true }),
   };
-  const fetchImpl = (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+  const fetchImpl = (input: string | URL, init: RequestInit = {}, retried = false): Promise<Response> => {
     const url = typeof input === "string" ? new URL(input) : input;
     const scheme = url.protocol as keyof typeof agents;
     if (!(scheme in agents))
@@ -159,8 +199,12 @@ export function nodeHttpFetch(options: NodeFetchOptions = {}): FetchLike & { clo
       });
       const onAbort = () => req.destroy(signal!.reason instanceof Error ? signal!.reason : new Error("aborted"));
       signal?.addEventListener("abort", onAbort, { once: true });
-      req.once("error", (e) => {
+      req.once("error", (e: NodeJS.ErrnoException) => {
         signal?.removeEventListener("abort", onAbort);
+        // A kept-alive socket the server closed while it sat in the pool fails before the request reached the server:
+        // sent once more on a fresh socket, as Node's documentation advises (undici checks the socket before reuse).
+        if (req.reusedSocket && e.code === "ECONNRESET" && !retried && !signal?.aborted)
+          return void fetchImpl(input, init, true).then(resolve, reject);
         reject(signal?.aborted ? signal.reason : new TypeError("fetch failed", { cause: e }));
       });
       req.once("response", (res) => {
@@ -171,7 +215,7 @@ export function nodeHttpFetch(options: NodeFetchOptions = {}): FetchLike & { clo
         else if (options.bufferPostAnswers && init.method === "POST" && status === 200) {
           const type = mediaType(res);
           if (type === "application/json" || type === "text/event-stream")
-            return void bufferedAnswer(res).then(resolve, reject);
+            return void bufferedAnswer(res, options.streamEarly === true).then(resolve, reject);
         }
         resolve(
           new Response(nullBody ? null : bodyStream(res), {

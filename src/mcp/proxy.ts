@@ -215,6 +215,11 @@ export class GuardedProxy {
     };
   }
 
+  /** The upstream's own requestState inside a later round's (the proxy wraps a guarded call's); as given otherwise. */
+  upstreamRequestState(requestState: unknown): unknown {
+    return this.rounds.unwrap(requestState)?.upstream ?? requestState;
+  }
+
   /** A request the proxy does not change, relayed over the one upstream connection; a lost upstream is an error. */
   private async relayOther(method: string, params: Record<string, unknown>): Promise<Reply> {
     try {

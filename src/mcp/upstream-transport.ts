@@ -1,8 +1,10 @@
-// The stdio transport to the upstream server: the SDK's own framing (ReadBuffer, serializeMessage) over a child
-// process, keeping the child's exit code and signal, which the SDK's StdioClientTransport discards. The proxy needs
-// them to tell the agent why a call was not completed.
+// The stdio transport to the upstream server: the SDK's own framing (one JSON-RPC message a line, serializeMessage)
+// over a child process, keeping the child's exit code and signal, which the SDK's StdioClientTransport discards. The
+// proxy needs them to tell the agent why a call was not completed. Lines are read here, not by the SDK's ReadBuffer,
+// whose zod parse of every message was the most of a relayed message's own CPU in the proxy (bench:mcp profile); the
+// SDK Client and the agent's transport check what they receive.
 import { spawn, type ChildProcess } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -34,7 +36,7 @@ export class ChildStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | null = null;
-  private readonly buffer = new ReadBuffer();
+  private buffer: Buffer | null = null;
   private status: ExitStatus | null = null;
   private spawnError: Error | null = null;
 
@@ -80,7 +82,7 @@ export class ChildStdioTransport implements Transport {
       child.once("close", (code, signal) => {
         this.status = { code, signal };
         this.child = null;
-        this.buffer.clear();
+        this.buffer = null;
         this.onclose?.();
       });
       // A write racing the child's exit fails with EPIPE; the close event reports the exit.
@@ -90,22 +92,34 @@ export class ChildStdioTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
+    let data = this.buffer === null ? chunk : Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      const nl = data.indexOf(10);
+      if (nl < 0) break;
+      const line = data.toString("utf8", 0, nl).replace(/\r$/, "");
+      data = data.subarray(nl + 1);
+      this.parse(line);
+    }
+    this.buffer = data.length > 0 ? data : null;
+  }
+
+  /** One line as a JSON-RPC message; a line that is not one is reported and skipped. */
+  private parse(line: string): void {
+    let message: unknown;
     try {
-      this.buffer.append(chunk);
+      message = JSON.parse(line);
     } catch (e) {
+      // A line that is not JSON-RPC (a server printing to stdout) is skipped, as the reference proxy does.
       this.onerror?.(e as Error);
       return;
     }
-    for (;;) {
-      try {
-        const message = this.buffer.readMessage();
-        if (message === null) return;
-        this.onmessage?.(message);
-      } catch (e) {
-        // A line that is not JSON-RPC (a server printing to stdout) is skipped, as the reference proxy does.
-        this.onerror?.(e as Error);
-      }
+    if (typeof message !== "object" || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== "2.0") {
+      this.onerror?.(
+        new Error(`the upstream server wrote a line that is not a JSON-RPC message: ${line.slice(0, 200)}`),
+      );
+      return;
     }
+    this.onmessage?.(message as JSONRPCMessage);
   }
 
   /** Writes one message to the child's stdin. */

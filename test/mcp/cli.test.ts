@@ -154,4 +154,20 @@ describe("agent-ledger mcp", () => {
       err: `agent-ledger: cannot start the upstream server '${process.execPath} -e process.exit(4)': it exited during startup (exit code 4)\n`,
     });
   });
+
+  it("refuses --max-children and --child-idle out of range, or without --listen and an upstream command", async () => {
+    const listen = ["--annotations", WATER, "--listen", "127.0.0.1:0"];
+    expect(await main([...listen, "--max-children", "0", "--", "node", "server.js"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --max-children must be a whole number from 1 to 1000, received '0'\n",
+    });
+    expect(await main([...listen, "--child-idle", "-1", "--", "node", "server.js"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --child-idle must be a positive number of seconds, received '-1'\n",
+    });
+    expect(await main(["--annotations", WATER, "--max-children", "4", "--", "node", "server.js"])).toEqual({
+      code: 2,
+      err: "agent-ledger: --max-children and --child-idle go with --listen and an upstream command after --\n",
+    });
+  });
 });

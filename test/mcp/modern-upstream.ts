@@ -20,7 +20,8 @@ export type ModernUpstream = { url: string; stop(): Promise<void>; calls: string
 
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
 
-function waterServer(calls: string[]): McpServer {
+/** The test water server: its tools, a resource, a prompt. */
+export function waterServer(calls: string[]): McpServer {
   const server = new McpServer({ name: "test-water-v2", version: "1.0.0" });
   server.registerTool(
     "read_discharge",

@@ -8,6 +8,7 @@ import { nodeHttpFetch } from "../../src/mcp/node-fetch.js";
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 
 let server: Server;
+let release: () => void = () => undefined;
 let base: string;
 const seen: Seen[] = [];
 const sockets = new Set<Socket>();
@@ -37,6 +38,13 @@ beforeAll(async () => {
           'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}\n\n',
         );
         res.write('event: message\ndata: {"jsonrpc":"2.0","id":4,"result":{"ok":true}}\n\n');
+      } else if (req.url === "/progress-then-answer") {
+        // A progress notification, then the response only when the test says so.
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(
+          'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n',
+        );
+        release = () => res.end('event: message\ndata: {"jsonrpc":"2.0","id":6,"result":{}}\n\n');
       } else if (req.url === "/json") {
         res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
         res.end('{"jsonrpc":"2.0","id":5,"result":{"text":"caf\u00e9 \u2014 ok"}}');
@@ -176,6 +184,24 @@ describe("nodeHttpFetch", () => {
           { jsonrpc: "2.0", method: "notifications/message", params: { level: "info" } },
           { jsonrpc: "2.0", id: 4, result: { ok: true } },
         ]);
+      } finally {
+        f.close();
+      }
+    });
+
+    it("with streamEarly, answers the SSE stream itself as soon as a message before the response arrives", async () => {
+      const f = nodeHttpFetch({ bufferPostAnswers: true, streamEarly: true });
+      try {
+        const res = await post(f, "/progress-then-answer");
+        // Resolved while the upstream still holds the response back.
+        expect(res.headers.get("content-type")).toBe("text/event-stream");
+        release();
+        expect(await res.text()).toBe(
+          'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n' +
+            'event: message\ndata: {"jsonrpc":"2.0","id":6,"result":{}}\n\n',
+        );
+        const quick = await post(f, "/answer-then-hold");
+        expect(quick.headers.get("content-type")).toBe("text/event-stream");
       } finally {
         f.close();
       }
