@@ -17,5 +17,7 @@ CREATE TABLE `ledger_heads` (
 	`digest` text NOT NULL,
 	`at` text NOT NULL,
 	`backfilled` integer DEFAULT 0 NOT NULL,
-	`began_at` text
+	`began_at` text,
+	`base_seq` integer DEFAULT 0 NOT NULL,
+	`base_digest` text DEFAULT '0000000000000000000000000000000000000000000000000000000000000000' NOT NULL
 );

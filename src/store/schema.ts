@@ -658,4 +658,7 @@ export const ledgerHeads = sqliteTable("ledger_heads", {
   /** Entries 1..backfilled chained rows that were there before chaining began (in id order, at `began_at`). */
   backfilled: integer("backfilled").notNull().default(0),
   beganAt: text("began_at"),
+  /** Entries 1..base_seq were archived (`agent-ledger archive`); base_digest is the last one's digest. */
+  baseSeq: integer("base_seq").notNull().default(0),
+  baseDigest: text("base_digest").notNull().default("0000000000000000000000000000000000000000000000000000000000000000"),
 });

@@ -636,4 +636,7 @@ export const ledgerHeads = pgTable("ledger_heads", {
   at: text("at").notNull(),
   backfilled: bigint("backfilled", { mode: "number" }).notNull().default(0),
   beganAt: text("began_at"),
+  /** Entries 1..base_seq were archived (`agent-ledger archive`); base_digest is the last one's digest. */
+  baseSeq: bigint("base_seq", { mode: "number" }).notNull().default(0),
+  baseDigest: text("base_digest").notNull().default("0000000000000000000000000000000000000000000000000000000000000000"),
 });

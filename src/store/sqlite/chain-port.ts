@@ -1,0 +1,70 @@
+// The LedgerChain over SQLite: the chain's reads, and the backfill that chains rows written before chaining began.
+import type { Database } from "better-sqlite3";
+import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
+import { CHAIN_ORDER, CHAIN_TABLES } from "../common/chain-tables.js";
+import { sqliteChain } from "./chain.js";
+
+/** Where a backfilled table's rows are (results: calls that have one). */
+const BACKFILL_WHERE: Partial<Record<string, string>> = {
+  results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
+};
+
+/**
+ * Chains, for every team that has no head yet, the rows it already has: table by table in CHAIN_ORDER, each in
+ * insertion (rowid) order, in one transaction, then records how many entries the backfill made and when.
+ */
+export function backfillSqlite(sqlite: Database): number {
+  const chain = sqliteChain(sqlite);
+  let made = 0;
+  sqlite
+    .transaction(() => {
+      const teams = sqlite
+        .prepare("SELECT id FROM teams WHERE id NOT IN (SELECT team_id FROM ledger_heads) ORDER BY id")
+        .pluck()
+        .all() as string[];
+      const at = new Date().toISOString();
+      for (const team of teams) {
+        const rows: [keyof typeof CHAIN_TABLES, string | number][] = [];
+        for (const name of CHAIN_ORDER) {
+          const spec = CHAIN_TABLES[name];
+          const ids = sqlite
+            .prepare(`SELECT id FROM ${spec.source} WHERE team_id = ?${BACKFILL_WHERE[name] ?? ""} ORDER BY rowid`)
+            .pluck()
+            .all(team) as (string | number)[];
+          for (const id of ids) rows.push([name, id]);
+        }
+        chain.appendRows(team, rows, { force: true });
+        sqlite
+          .prepare(
+            `INSERT INTO ledger_heads (team_id, seq, digest, at, backfilled, began_at)
+               VALUES (?, 0, '${"0".repeat(64)}', ?, ?, ?)
+             ON CONFLICT (team_id) DO UPDATE SET backfilled = excluded.backfilled, began_at = excluded.began_at`,
+          )
+          .run(team, at, rows.length, at);
+        made += rows.length;
+      }
+    })
+    .immediate();
+  return made;
+}
+
+/** The chain operations of a SQLite database. */
+export function sqliteLedgerChain(sqlite: Database): LedgerChain {
+  const chain = sqliteChain(sqlite);
+  return {
+    verify: async (teamId, options) => chain.verify(teamId, options),
+    head: async (teamId) => chain.head(teamId),
+    teams: async () => sqlite.prepare("SELECT team_id FROM ledger_heads ORDER BY team_id").pluck().all() as string[],
+    entriesOf: async (teamId, rows) => {
+      const get = sqlite.prepare(
+        `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest FROM ledger_entries
+          WHERE team_id = ? AND tbl = ? AND row_id = ?`,
+      );
+      const out = rows
+        .map(([t, id]) => get.get(teamId, t, id) as ChainEntryRow | undefined)
+        .filter((e): e is ChainEntryRow => e !== undefined);
+      return out.sort((a, b) => a.seq - b.seq);
+    },
+    backfill: async () => backfillSqlite(sqlite),
+  };
+}
