@@ -28,6 +28,8 @@ export interface LedgerChain {
   teams(): Promise<string[]>;
   /** The team's entries naming the given rows (table, id), in chain order. */
   entriesOf(teamId: string, rows: readonly (readonly [string, string])[]): Promise<ChainEntryRow[]>;
+  /** The team's entry at position `seq` (none or one). */
+  entriesAt(teamId: string, seq: number): Promise<ChainEntryRow[]>;
   /** Chains the rows of every team written before chaining began, in id order; answers the entries made. */
   backfill(): Promise<number>;
 }

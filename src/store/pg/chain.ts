@@ -46,6 +46,12 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
         );
       return out.sort((a, b) => a.seq - b.seq);
     },
+    entriesAt: (teamId, seq) =>
+      q<ChainEntryRow>(
+        `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest FROM ledger_entries
+          WHERE team_id = $1 AND seq = $2`,
+        [teamId, seq],
+      ),
     backfill: async () => 0,
     verify: async (teamId, options = {}): Promise<ChainVerdict> => {
       const h = await head(teamId);

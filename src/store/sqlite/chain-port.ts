@@ -65,6 +65,13 @@ export function sqliteLedgerChain(sqlite: Database): LedgerChain {
         .filter((e): e is ChainEntryRow => e !== undefined);
       return out.sort((a, b) => a.seq - b.seq);
     },
+    entriesAt: async (teamId, seq) =>
+      sqlite
+        .prepare(
+          `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest FROM ledger_entries
+            WHERE team_id = ? AND seq = ?`,
+        )
+        .all(teamId, seq) as ChainEntryRow[],
     backfill: async () => backfillSqlite(sqlite),
   };
 }
