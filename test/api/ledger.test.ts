@@ -61,7 +61,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     const { t, team, before } = await ledger();
     expect((await t.call("GET", "/v1/ledger/verify")).body).toEqual({ ok: true, count: before + 6 });
     const [c] = await t.rows<{ id: number }>(
-      "SELECT id FROM crossings WHERE team_id = ? AND direction = 'return'",
+      "SELECT id FROM crossings WHERE team_id = ? AND direction = 'return' ORDER BY id DESC LIMIT 1",
       team,
     );
     await t.rows("UPDATE crossings SET unit = 'm3/s' WHERE id = ? RETURNING id", c!.id);
