@@ -35,6 +35,8 @@ import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 import { groupCalls, groupResults } from "./call-batch.js";
 import { GroupCommit, SessionsInFlight } from "./group-commit.js";
+import { crossingIdsOf, pgAppend } from "./chain-append.js";
+import { chainSettings } from "../common/chain.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
 const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,
@@ -257,7 +259,8 @@ export async function rememberedCall(
   options: CallOptions = {},
 ): Promise<CallAnswer | null> {
   // A session with a grouped write in hand is about to change: a call decided now would be decided on its old state.
-  if (deps.groups?.sessions.has(sessionId)) return null;
+  // With the chain on, every call takes the locked path, whose transaction appends to the team's chain.
+  if (chainSettings.enabled || deps.groups?.sessions.has(sessionId)) return null;
   const state = deps.sessionCache.get(teamId, sessionId);
   const registry = deps.registries.remembered(teamId);
   const latest = deps.tools.latest(teamId, tool);
@@ -304,10 +307,12 @@ export async function storeCall(
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
   const at = { ...session, datums, outputs: history.outputs };
   const d = decideCall(clock, tool, args, decl, at, deps.undeclared, options);
-  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
+  const [row] = await (last && !chainSettings.enabled ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
     ...callValues(sessionId, teamId, tool, args, d),
     options.toolDigest ?? null,
   ]);
+  const xs = await crossingIdsOf(q, sessionId, row!.seq, chainSettings.enabled ? undefined : 0);
+  await pgAppend(q, teamId, [["calls", d.id], ...xs.map((x) => ["crossings", x] as const)]);
   after.push(() => {
     deps.tools.sawLatest(teamId, tool, session.tool_version);
     deps.sessionCache.keep(
@@ -390,7 +395,7 @@ export async function rememberedResult(
   callId: string,
   result: unknown,
 ): Promise<ResultAnswer | null> {
-  if (deps.groups?.sessions.has(sessionId)) return null;
+  if (chainSettings.enabled || deps.groups?.sessions.has(sessionId)) return null;
   const state = deps.sessionCache.get(teamId, sessionId);
   const call = state?.calls.get(callId);
   const registry = deps.registries.remembered(teamId);
@@ -442,10 +447,12 @@ export async function storeResult(
   const l = decideResult(clock, decl, result, { ...locked, datums, outputs: history.outputs });
   // A result holding a reading is checked against earlier readings before the commit, so it cannot ride with COMMIT.
   const readings = l.verdict.crossings.some(isReading);
-  const rows = await (last && !readings ? q.final : q)<ResultRow>(
+  const rows = await (last && !readings && !chainSettings.enabled ? q.final : q)<ResultRow>(
     INSERT_RESULT,
     resultValues(sessionId, teamId, callId, result, call.ok, l),
   );
+  const xs = await crossingIdsOf(q, sessionId, call.seq, chainSettings.enabled ? l.verdict.crossings.length : 0);
+  await pgAppend(q, teamId, [["results", callId], ...xs.map((x) => ["crossings", x] as const)]);
   if (readings) await detectRevisions(q, teamId, sessionId, callId, call.tool, l.verdict.crossings, l.at);
   const known: KnownCall = {
     seq: call.seq,

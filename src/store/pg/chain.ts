@@ -4,6 +4,7 @@ import { GENESIS } from "../common/chain.js";
 import { type ChainFault, type ChainVerdict, ChainWalk, type StoredEntry, unchainedRow } from "../common/chain-verify.js";
 import type { ChainEntryRow, ChainHeadRow, LedgerChain } from "../chain-access.js";
 import type { PgLedgerDb } from "./open.js";
+import { readByIds } from "./chain-append.js";
 import { queryOn } from "./tx.js";
 
 const PAGE = 8192;
@@ -20,13 +21,7 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
   const q = queryOn(db.pool);
   const head = async (teamId: string) => (await q<ChainHeadRow>(HEAD_SQL, [teamId]))[0] ?? null;
   const readRows = async (name: ChainTableName, teamId: string, ids: string[]) => {
-    const spec = CHAIN_TABLES[name];
-    const cols = spec.columns.map((c) => c[0]);
-    const res = await db.pool.query({
-      text: `SELECT id::text AS "__id", ${cols.join(", ")} FROM ${spec.source} WHERE team_id = $1 AND id::text = ANY($2)`,
-      values: [teamId, ids],
-      rowMode: "array",
-    });
+    const res = await db.pool.query({ text: readByIds(name), values: [teamId, ids], rowMode: "array" });
     const out = new Map<string, unknown[]>();
     for (const r of res.rows as unknown[][]) out.set(String(r[0]), r.slice(1));
     return out;
