@@ -47,6 +47,11 @@ const COMMANDS: readonly CommandSpec[] = [
     load: () => import("./anchor.js"),
   },
   {
+    name: "verify-export",
+    summary: "check an exported manifest's proof offline with --public-key PEMFILE; exit 2 when it does not hold",
+    load: () => import("./verify-export.js"),
+  },
+  {
     name: "archive",
     summary: "move sessions created before --before into the SQLite archive --to, verified before deleting",
     load: () => import("./archive.js"),

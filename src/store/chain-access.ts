@@ -30,6 +30,12 @@ export interface LedgerChain {
   entriesOf(teamId: string, rows: readonly (readonly [string, string])[]): Promise<ChainEntryRow[]>;
   /** The team's entry at position `seq` (none or one). */
   entriesAt(teamId: string, seq: number): Promise<ChainEntryRow[]>;
+  /** The team's entries from position `from` to `to`, with their times. */
+  segment(teamId: string, from: number, to: number): Promise<(ChainEntryRow & { at: string })[]>;
+  /** The positions of a session's own entries: the session, its calls, results, crossings, audits and their items. */
+  sessionSeqs(teamId: string, sessionId: string): Promise<number[]>;
+  /** A chained row's canonical columns as stored now, or null. */
+  rowOf(teamId: string, table: string, id: string): Promise<unknown[] | null>;
   /** Chains the rows of every team written before chaining began, in id order; answers the entries made. */
   backfill(): Promise<number>;
 }

@@ -1,5 +1,5 @@
 // The ledger chain's reads over PostgreSQL: the walk in keyset pages, the head, an export's entries.
-import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
+import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName, isChainTable } from "../common/chain-tables.js";
 import { GENESIS } from "../common/chain.js";
 import { type ChainFault, type ChainVerdict, ChainWalk, type StoredEntry, unchainedRow } from "../common/chain-verify.js";
 import type { ChainEntryRow, ChainHeadRow, LedgerChain } from "../chain-access.js";
@@ -12,6 +12,14 @@ const PAGE = 8192;
 const COUNT_WHERE: Partial<Record<ChainTableName, string>> = {
   results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
 };
+
+const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1 AND (
+  (e.tbl = 'sessions' AND e.row_id = $2)
+  OR (e.tbl IN ('calls', 'results') AND e.row_id IN (SELECT id FROM calls WHERE team_id = $1 AND session_id = $2))
+  OR (e.tbl = 'crossings' AND e.row_id IN (SELECT CAST(id AS TEXT) FROM crossings WHERE team_id = $1 AND session_id = $2))
+  OR (e.tbl = 'audits' AND e.row_id IN (SELECT id FROM audits WHERE team_id = $1 AND session_id = $2))
+  OR (e.tbl = 'audit_items' AND e.row_id IN (SELECT CAST(i.id AS TEXT) FROM audit_items i JOIN audits a ON a.id = i.audit_id
+      WHERE a.team_id = $1 AND a.session_id = $2))) ORDER BY e.seq`;
 
 const HEAD_SQL = `SELECT seq::int AS seq, digest, at, backfilled::int AS backfilled, began_at AS "beganAt",
   base_seq::int AS "baseSeq", base_digest AS "baseDigest" FROM ledger_heads WHERE team_id = $1`;
@@ -47,6 +55,16 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
           WHERE team_id = $1 AND seq = $2`,
         [teamId, seq],
       ),
+    segment: (teamId, from, to) =>
+      q<ChainEntryRow & { at: string }>(
+        `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest, at FROM ledger_entries
+          WHERE team_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+        [teamId, from, to],
+      ),
+    sessionSeqs: async (teamId, sessionId) =>
+      (await q<{ seq: number }>(SESSION_SEQS, [teamId, sessionId])).map((r) => Number(r.seq)),
+    rowOf: async (teamId, table, id) =>
+      isChainTable(table) ? ((await readRows(table, teamId, [id])).get(id) ?? null) : null,
     backfill: async () => 0,
     verify: async (teamId, options = {}): Promise<ChainVerdict> => {
       const h = await head(teamId);

@@ -1,8 +1,17 @@
 // The LedgerChain over SQLite: the chain's reads, and the backfill that chains rows written before chaining began.
 import type { Database } from "better-sqlite3";
 import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
-import { CHAIN_ORDER, CHAIN_TABLES } from "../common/chain-tables.js";
+import { CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
 import { sqliteChain } from "./chain.js";
+
+/** The positions of a session's own entries. */
+const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @team AND (
+  (e.tbl = 'sessions' AND e.row_id = @session)
+  OR (e.tbl IN ('calls', 'results') AND e.row_id IN (SELECT id FROM calls WHERE team_id = @team AND session_id = @session))
+  OR (e.tbl = 'crossings' AND e.row_id IN (SELECT CAST(id AS TEXT) FROM crossings WHERE team_id = @team AND session_id = @session))
+  OR (e.tbl = 'audits' AND e.row_id IN (SELECT id FROM audits WHERE team_id = @team AND session_id = @session))
+  OR (e.tbl = 'audit_items' AND e.row_id IN (SELECT CAST(i.id AS TEXT) FROM audit_items i JOIN audits a ON a.id = i.audit_id
+      WHERE a.team_id = @team AND a.session_id = @session))) ORDER BY e.seq`;
 
 /** Where a backfilled table's rows are (results: calls that have one). */
 const BACKFILL_WHERE: Partial<Record<string, string>> = {
@@ -72,6 +81,19 @@ export function sqliteLedgerChain(sqlite: Database): LedgerChain {
             WHERE team_id = ? AND seq = ?`,
         )
         .all(teamId, seq) as ChainEntryRow[],
+    segment: async (teamId, from, to) =>
+      sqlite
+        .prepare(
+          `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest, at FROM ledger_entries
+            WHERE team_id = ? AND seq >= ? AND seq <= ? ORDER BY seq`,
+        )
+        .all(teamId, from, to) as (ChainEntryRow & { at: string })[],
+    sessionSeqs: async (teamId, sessionId) =>
+      sqlite
+        .prepare(SESSION_SEQS)
+        .pluck()
+        .all({ team: teamId, session: sessionId }) as number[],
+    rowOf: async (teamId, table, id) => (isChainTable(table) ? sqliteChain(sqlite).row(teamId, table, id) : null),
     backfill: async () => backfillSqlite(sqlite),
   };
 }

@@ -74,6 +74,11 @@ export class SqliteChain {
     return s;
   }
 
+  /** A chained row's canonical columns as stored now, or null. */
+  row(teamId: string, table: ChainTableName, id: string): unknown[] | null {
+    return (this.read(table).get(id, teamId) as unknown[] | undefined) ?? null;
+  }
+
   /** The team's head, or null before its first entry. */
   head(teamId: string): ChainHead | null {
     return (this.headGet.get(teamId) as ChainHead | undefined) ?? null;
