@@ -19,9 +19,6 @@ export function configure(cmd: Command): void {
       }
       const why = exportRefusal(doc, readFileSync(flags.publicKey, "utf8"));
       if (why === null) say(`${file}: intact; its entries are in the chain the key signed`);
-      else {
-        say(`${file}: does not verify: ${why}`);
-        process.exitCode = 2;
-      }
+      else throw new CliError(`${file}: does not verify: ${why}`, 2);
     });
 }

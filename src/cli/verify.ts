@@ -69,6 +69,6 @@ export function configure(cmd: Command): void {
         }
         return bad;
       });
-      if (broken > 0) process.exitCode = 2;
+      if (broken > 0) throw new CliError(`the ledger does not verify: ${broken} problem(s) named above`, 2);
     });
 }

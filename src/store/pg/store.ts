@@ -82,7 +82,7 @@ export class PgStore implements LedgerStore {
       tools: toolCache,
       sessionCache: new SessionCache(),
       toolsRepo: this.tools,
-      groups: callGroups(queryOn(pool), queryOn(db.groupPool)),
+      groups: callGroups(queryOn(pool), queryOn(db.groupPool), { pool, groupPool: db.groupPool }),
       undeclared: options.undeclaredTools ?? "accept",
     };
     this.sessions = pgSessions(this.deps);

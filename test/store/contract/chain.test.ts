@@ -70,6 +70,25 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
     expect(head!.seq).toBe(13);
   });
 
+  it("keeps one unbroken chain for calls and results of six sessions sent at once (group-committed on PostgreSQL)", async () => {
+    const teamId = await freshTeam(store);
+    await store.tools.put(teamId, "read_discharge", READ);
+    const sessions = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => store.sessions.create(teamId, { context: `site ${i}` })),
+    );
+    const calls = await Promise.all(
+      sessions.map((s) => store.calls.call(teamId, s.id, "read_discharge", { site: "07374000" })),
+    );
+    await Promise.all(calls.map((c, i) => store.calls.result(teamId, sessions[i]!.id, c.call_id, `${1000 + i} cfs`)));
+    const chain = await chainOf(store);
+    // A tool, six sessions, and per session a call, its param crossing, a result and its return crossing.
+    expect(await chain.verify(teamId)).toEqual({ ok: true, count: 31, digest: (await chain.head(teamId))!.digest });
+    const order = await raw(store, "SELECT tbl, row_id FROM ledger_entries WHERE team_id = ? AND tbl = 'calls' ORDER BY seq", [
+      teamId,
+    ]);
+    expect(order.map((e) => e.row_id).sort()).toEqual(calls.map((c) => c.call_id).sort());
+  });
+
   it("names a crossing whose magnitude was changed, and the column", async () => {
     const { teamId } = await ledger();
     const [c] = await raw(store, "SELECT id FROM crossings WHERE team_id = ? AND direction = 'return'", [teamId]);
