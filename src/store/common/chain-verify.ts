@@ -1,7 +1,7 @@
 // Walking a team's chain: each stored entry against the row it names and the entry before it. Pure over plain rows,
 // so both drivers (and the export check) share one definition of "intact" and one wording of what is not.
 import { isChainTable } from "./chain-tables.js";
-import { changedColumns, GENESIS, linkDigest, printRow } from "./chain.js";
+import { changedColumns, GENESIS, linkDigest, printRow, rowDigestOf } from "./chain.js";
 
 /** An entry as stored in ledger_entries. */
 export type StoredEntry = {
@@ -43,8 +43,8 @@ export class ChainWalk {
         : { ...at, reason: `missing entry: positions ${this.seq + 1} to ${e.seq - 1} are not in the chain` };
     if (!isChainTable(e.tbl)) return { ...at, reason: `unknown table '${e.tbl}' in the chain` };
     if (row === null) return { ...at, reason: `row deleted: ${e.tbl} ${e.rowId} is no longer in the database` };
-    const now = printRow(e.tbl, row);
-    if (now.rowDigest !== e.rowDigest) {
+    if (rowDigestOf(e.tbl, row) !== e.rowDigest) {
+      const now = printRow(e.tbl, row);
       const cols = changedColumns(e.tbl, e.fp, now.fp);
       return {
         ...at,

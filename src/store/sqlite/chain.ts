@@ -138,7 +138,9 @@ export class SqliteChain {
       for (const e of entries) {
         const table = e.tbl as ChainTableName;
         const read = CHAIN_TABLES[table] ? this.read(table) : null;
-        const row = read ? ((read.get(e.rowId, teamId) as unknown[] | undefined) ?? null) : null;
+        // A numeric key is bound as a number, so the lookup is the rowid's own (a text key would compare slower).
+        const key = CHAIN_TABLES[table]?.columns[0]![1] === "num" ? Number(e.rowId) : e.rowId;
+        const row = read ? ((read.get(key, teamId) as unknown[] | undefined) ?? null) : null;
         const fault = walk.step(e, row);
         if (fault) return fail(fault);
         tally.set(e.tbl, (tally.get(e.tbl) ?? 0) + 1);
