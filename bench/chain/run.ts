@@ -21,7 +21,10 @@ const log = (line: string) => console.log(line);
 
 /** Guarded calls per second: CALLS calls with results over 50 sessions, 64 in flight, group-committed. */
 async function callsPerSecond(ledger: Ledger, teamId: string, round: number): Promise<number> {
-  const sessions = Array.from({ length: 50 }, (_, i) => ledger.sessions.create(teamId, { context: `r${round}s${i}` }, new Date()).id);
+  const sessions = Array.from(
+    { length: 50 },
+    (_, i) => ledger.sessions.create(teamId, { context: `r${round}s${i}` }, new Date()).id,
+  );
   const t0 = performance.now();
   let next = 0;
   const worker = async () => {
@@ -54,7 +57,9 @@ guardDb.close();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const on = median(rates.on);
 const off = median(rates.off);
-log(`guarded calls/s, median of ${ROUNDS}: chain on ${on.toFixed(0)}, off ${off.toFixed(0)}: cost ${((1 - on / off) * 100).toFixed(1)} %`);
+log(
+  `guarded calls/s, median of ${ROUNDS}: chain on ${on.toFixed(0)}, off ${off.toFixed(0)}: cost ${((1 - on / off) * 100).toFixed(1)} %`,
+);
 
 const file = join(dir, "scale.db");
 const store = openDb(file);
@@ -70,6 +75,8 @@ for (const teamId of store.sqlite.prepare("SELECT team_id FROM ledger_heads").pl
   entries += v.count;
 }
 const secs = (performance.now() - t0) / 1000;
-log(`verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`);
+log(
+  `verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`,
+);
 store.close();
 rmSync(dir, { recursive: true, force: true });

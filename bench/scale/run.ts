@@ -56,7 +56,9 @@ for (let turn = 0; turn < 2; turn += 1) {
     entries += v.count;
   }
   const secs = (performance.now() - t0) / 1000;
-  log(`verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`);
+  log(
+    `verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`,
+  );
 }
 small.store.close();
 large.store.close();

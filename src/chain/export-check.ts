@@ -6,7 +6,14 @@ import { linkDigest, printRow } from "../store/common/chain.js";
 import { headRefusal } from "./head.js";
 import type { Proof } from "./proof.js";
 
-type Crossing = { raw?: unknown; value?: unknown; unit?: unknown; value_si?: unknown; outcome?: unknown; violation?: unknown };
+type Crossing = {
+  raw?: unknown;
+  value?: unknown;
+  unit?: unknown;
+  value_si?: unknown;
+  outcome?: unknown;
+  violation?: unknown;
+};
 type Call = {
   call_id: string;
   tool: string;
@@ -72,7 +79,8 @@ function manifestRefusal(m: Manifest, rows: Map<string, Record<string, unknown>>
       const r = mine.find((y) => y.direction === direction && y.param === param);
       if (!r) return `call ${c.call_id}: crossing ${param} is not in the proof`;
       for (const f of ["raw", "value", "unit", "value_si", "outcome", "violation"] as const)
-        if (!same(f === "raw" ? JSON.parse(String(r.raw)) : r[f], x[f])) return `call ${c.call_id}: crossing ${param}: ${f} differs from the row chained`;
+        if (!same(f === "raw" ? JSON.parse(String(r.raw)) : r[f], x[f]))
+          return `call ${c.call_id}: crossing ${param}: ${f} differs from the row chained`;
     }
   }
   return null;

@@ -72,7 +72,10 @@ let processKey: SigningKey | undefined;
 const loaded = new Map<string, SigningKey>();
 
 /** The signing key of the database at `dbFile` (AGENT_LEDGER_SIGNING_KEY wins); a database in memory gets the process's. */
-export function signingKeyFor(dbFile: string, envPath: string | undefined = process.env.AGENT_LEDGER_SIGNING_KEY): SigningKey {
+export function signingKeyFor(
+  dbFile: string,
+  envPath: string | undefined = process.env.AGENT_LEDGER_SIGNING_KEY,
+): SigningKey {
   const path = signingKeyPath(dbFile, envPath);
   if (path === null) {
     processKey ??= signingKeyOf(

@@ -10,7 +10,8 @@ async function run(id: string, flags: { db?: string; archive?: string }): Promis
     if (teamId === null) throw new CliError(`no session '${id}' in this database`);
     const m = await store.manifests.load(teamId, id);
     // A manifest read from the live ledger carries its proof (agent-ledger verify-export checks it offline).
-    const proof = flags.archive === undefined ? await sessionProof(store, teamId, id, signingKeyFor(store.where)) : null;
+    const proof =
+      flags.archive === undefined ? await sessionProof(store, teamId, id, signingKeyFor(store.where)) : null;
     return proof ? { ...m, proof } : m;
   });
   process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);

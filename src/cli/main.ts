@@ -38,7 +38,8 @@ const COMMANDS: readonly CommandSpec[] = [
   { name: "export", summary: "print a session's manifest as JSON", load: () => import("./export.js") },
   {
     name: "verify",
-    summary: "walk each team's hash chain; exit 2 naming the first entry that does not hold (--team, --since, --anchor)",
+    summary:
+      "walk each team's hash chain; exit 2 naming the first entry that does not hold (--team, --since, --anchor)",
     load: () => import("./verify.js"),
   },
   {

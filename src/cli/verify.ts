@@ -55,7 +55,9 @@ export function configure(cmd: Command): void {
         }
         if (flags.anchor !== undefined) {
           const key = signingKeyFor(store.where);
-          const lines = readFileSync(flags.anchor, "utf8").split("\n").filter((l) => l.trim() !== "");
+          const lines = readFileSync(flags.anchor, "utf8")
+            .split("\n")
+            .filter((l) => l.trim() !== "");
           for (const [i, line] of lines.entries()) {
             const a = JSON.parse(line) as SignedHead;
             if (flags.team !== undefined && a.team !== (await teamsOf(store, chain, flags.team))[0]) continue;

@@ -16,7 +16,14 @@ export type ChainHeadRow = {
 };
 
 /** An entry of a team's chain as an export carries it. */
-export type ChainEntryRow = { seq: number; tbl: string; rowId: string; rowDigest: string; prev: string; digest: string };
+export type ChainEntryRow = {
+  seq: number;
+  tbl: string;
+  rowId: string;
+  rowDigest: string;
+  prev: string;
+  digest: string;
+};
 
 /** The chain operations of one store. */
 export interface LedgerChain {

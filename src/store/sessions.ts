@@ -308,7 +308,10 @@ export class SessionStore {
     this.unanswered.delete(call.id);
     if (changed === 0) return false;
     const crossingIds = this.insertCrossings(teamId, call.sessionId, call.id, call.seq, call.tool, crossings, at);
-    sqliteChain(this.sqlite).appendRows(teamId, [["results", call.id], ...crossingIds.map((c) => ["crossings", c] as const)]);
+    sqliteChain(this.sqlite).appendRows(teamId, [
+      ["results", call.id],
+      ...crossingIds.map((c) => ["crossings", c] as const),
+    ]);
     if (result.violations.length)
       this.s.bumpViolations!.run(result.violations.length, result.blocked && call.ok ? 1 : 0, call.sessionId);
     return true;

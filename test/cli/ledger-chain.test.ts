@@ -54,7 +54,11 @@ describe("agent-ledger verify, anchor and verify-export", { timeout: 180_000 }, 
     expect(run(["anchor", "--db", db, "--to", anchors]).stdout).toBe(`anchored 1 team head(s) to ${anchors}\n`);
     expect(run(["verify", "--db", db, "--anchor", anchors]).status).toBe(0);
     // Rewrite: change a magnitude, drop the chain, and let the backfill chain the edited rows afresh.
-    sqlite.prepare("UPDATE crossings SET value = 1300 WHERE id = (SELECT min(id) FROM crossings WHERE direction = 'return')").run();
+    sqlite
+      .prepare(
+        "UPDATE crossings SET value = 1300 WHERE id = (SELECT min(id) FROM crossings WHERE direction = 'return')",
+      )
+      .run();
     sqlite.exec("DELETE FROM ledger_entries; DELETE FROM ledger_heads;");
     sqlite.close();
     const rewritten = run(["verify", "--db", db, "--anchor", anchors]);
@@ -103,7 +107,9 @@ describe("agent-ledger verify, anchor and verify-export", { timeout: 180_000 }, 
     );
     const wrongKey = run(["verify-export", file, "--public-key", other]);
     expect(wrongKey.status).toBe(2);
-    expect(wrongKey.stderr).toContain(`does not verify: the head was signed by key ${manifest.proof.head.key_id}, not by key`);
+    expect(wrongKey.stderr).toContain(
+      `does not verify: the head was signed by key ${manifest.proof.head.key_id}, not by key`,
+    );
   });
 
   it("keeps one unbroken chain when two processes write one team at once", async () => {

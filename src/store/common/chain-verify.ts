@@ -18,7 +18,9 @@ export type StoredEntry = {
 export type ChainFault = { table: string; id: string; seq: number; reason: string };
 
 /** A verification's answer (API.md `GET /v1/ledger/verify`). */
-export type ChainVerdict = { ok: true; count: number; digest: string } | { ok: false; count: number; first_bad: ChainFault };
+export type ChainVerdict =
+  | { ok: true; count: number; digest: string }
+  | { ok: false; count: number; first_bad: ChainFault };
 
 /** Where a walk starts: the last position and digest before its first entry (0 and GENESIS for a whole chain). */
 export type ChainStart = { seq: number; digest: string };
@@ -56,7 +58,10 @@ export class ChainWalk {
     if (e.prev !== this.digest)
       return { ...at, reason: "entry out of order: it was chained after a different entry than the one before it" };
     if (linkDigest(e.prev, e.rowDigest) !== e.digest)
-      return { ...at, reason: "forged digest: the entry's digest is not the digest of its row and the entry before it" };
+      return {
+        ...at,
+        reason: "forged digest: the entry's digest is not the digest of its row and the entry before it",
+      };
     this.seq = e.seq;
     this.digest = e.digest;
     this.count += 1;

@@ -86,7 +86,9 @@ export function printRow(name: ChainTableName, values: readonly unknown[]): RowP
 /** The SHA-256 (hex) of a row's canonical form alone: what verify computes first (fingerprints only on a mismatch). */
 export function rowDigestOf(name: ChainTableName, values: readonly unknown[]): string {
   const p = planOf(name);
-  return createHash("sha256").update(canonicalOf(p, serialised(p, values)), "utf8").digest("hex");
+  return createHash("sha256")
+    .update(canonicalOf(p, serialised(p, values)), "utf8")
+    .digest("hex");
 }
 
 /** An entry's digest: SHA-256 over the previous digest's 32 bytes then the row digest's 32 bytes, in hex. */

@@ -145,12 +145,18 @@ export function callGroups(q: Q, groupQ: Q, pools?: { pool: pg.Pool; groupPool: 
     calls: new GroupCommit(
       {
         one: async (values) =>
-          on("pool", q, async (tq) => (await orRetry(tq<CallRow>(REMEMBERED_CALL, values)))[0], (r) =>
-            r ? [wroteCall(values)] : [],
+          on(
+            "pool",
+            q,
+            async (tq) => (await orRetry(tq<CallRow>(REMEMBERED_CALL, values)))[0],
+            (r) => (r ? [wroteCall(values)] : []),
           ),
         many: (jobs) =>
-          on("groupPool", groupQ, (tq) => groupCalls(tq, jobs), (rows) =>
-            jobs.filter((_, i) => rows[i] !== undefined).map(wroteCall),
+          on(
+            "groupPool",
+            groupQ,
+            (tq) => groupCalls(tq, jobs),
+            (rows) => jobs.filter((_, i) => rows[i] !== undefined).map(wroteCall),
           ),
       },
       sessions,
@@ -158,12 +164,18 @@ export function callGroups(q: Q, groupQ: Q, pools?: { pool: pg.Pool; groupPool: 
     results: new GroupCommit(
       {
         one: (values) =>
-          on("pool", q, (tq) => orRetry(tq<ResultRow>(REMEMBERED_RESULT, values)), (rows) =>
-            rows[0]?.n === 1 ? [wroteResult(values)] : [],
+          on(
+            "pool",
+            q,
+            (tq) => orRetry(tq<ResultRow>(REMEMBERED_RESULT, values)),
+            (rows) => (rows[0]?.n === 1 ? [wroteResult(values)] : []),
           ),
         many: (jobs) =>
-          on("groupPool", groupQ, (tq) => groupResults<ResultRow>(tq, jobs), (rows) =>
-            jobs.filter((_, i) => rows[i]?.[0]?.n === 1).map(wroteResult),
+          on(
+            "groupPool",
+            groupQ,
+            (tq) => groupResults<ResultRow>(tq, jobs),
+            (rows) => jobs.filter((_, i) => rows[i]?.[0]?.n === 1).map(wroteResult),
           ),
       },
       sessions,
@@ -314,8 +326,11 @@ export async function rememberedCall(
   const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest, digest];
   const row = deps.groups
     ? await deps.groups.calls.run(sessionId, values)
-    : await chainedOn(deps.pool, q, async (tq) => (await orRetry(tq<CallRow>(REMEMBERED_CALL, values)))[0], (r) =>
-        r ? [wroteCall(values)] : [],
+    : await chainedOn(
+        deps.pool,
+        q,
+        async (tq) => (await orRetry(tq<CallRow>(REMEMBERED_CALL, values)))[0],
+        (r) => (r ? [wroteCall(values)] : []),
       );
   if (!row) {
     deps.sessionCache.forget(sessionId);
@@ -351,10 +366,10 @@ export async function storeCall(
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
   const at = { ...session, datums, outputs: history.outputs };
   const d = decideCall(clock, tool, args, decl, at, deps.undeclared, options);
-  const [row] = await (last && !chainSettings.enabled ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
-    ...callValues(sessionId, teamId, tool, args, d),
-    options.toolDigest ?? null,
-  ]);
+  const [row] = await (last && !chainSettings.enabled ? q.final : q)<{ seq: number; write_count: number }>(
+    INSERT_CALL,
+    [...callValues(sessionId, teamId, tool, args, d), options.toolDigest ?? null],
+  );
   const xs = await crossingIdsOf(q, sessionId, row!.seq, chainSettings.enabled ? undefined : 0);
   await pgAppend(q, teamId, [["calls", d.id], ...xs.map((x) => ["crossings", x] as const)]);
   after.push(() => {
@@ -453,8 +468,11 @@ export async function rememberedResult(
   const values = [...resultValues(sessionId, teamId, callId, result, call.ok, l), state.writes, registry.version];
   const rows = deps.groups
     ? await deps.groups.results.run(sessionId, values)
-    : await chainedOn(deps.pool, q, (tq) => orRetry(tq<ResultRow>(REMEMBERED_RESULT, values)), (rows) =>
-        rows[0]?.n === 1 ? [wroteResult(values)] : [],
+    : await chainedOn(
+        deps.pool,
+        q,
+        (tq) => orRetry(tq<ResultRow>(REMEMBERED_RESULT, values)),
+        (rows) => (rows[0]?.n === 1 ? [wroteResult(values)] : []),
       );
   if (rows[0]?.n !== 1 || rows[0].write_count === null) {
     deps.sessionCache.forget(sessionId);

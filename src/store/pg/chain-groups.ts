@@ -42,12 +42,7 @@ export async function appendWritten(q: Q, wrote: readonly Wrote[]): Promise<void
 }
 
 /** Runs a one-statement write: bare when chaining is off, else in a transaction with what it wrote chained. */
-export function chained<R>(
-  pool: pg.Pool,
-  bare: Q,
-  run: (q: Q) => Promise<R>,
-  wrote: (r: R) => Wrote[],
-): Promise<R> {
+export function chained<R>(pool: pg.Pool, bare: Q, run: (q: Q) => Promise<R>, wrote: (r: R) => Wrote[]): Promise<R> {
   if (!chainSettings.enabled) return run(bare);
   return inTransaction(pool, async (tq) => {
     const r = await run(tq);

@@ -1,7 +1,13 @@
 // The ledger chain's reads over PostgreSQL: the walk in keyset pages, the head, an export's entries.
 import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName, isChainTable } from "../common/chain-tables.js";
 import { GENESIS } from "../common/chain.js";
-import { type ChainFault, type ChainVerdict, ChainWalk, type StoredEntry, unchainedRow } from "../common/chain-verify.js";
+import {
+  type ChainFault,
+  type ChainVerdict,
+  ChainWalk,
+  type StoredEntry,
+  unchainedRow,
+} from "../common/chain-verify.js";
 import type { ChainEntryRow, ChainHeadRow, LedgerChain } from "../chain-access.js";
 import type { PgLedgerDb } from "./open.js";
 import { readByIds } from "./chain-append.js";
@@ -36,7 +42,8 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
   };
   return {
     head,
-    teams: async () => (await q<{ team_id: string }>("SELECT team_id FROM ledger_heads ORDER BY team_id")).map((r) => r.team_id),
+    teams: async () =>
+      (await q<{ team_id: string }>("SELECT team_id FROM ledger_heads ORDER BY team_id")).map((r) => r.team_id),
     entriesOf: async (teamId, rows) => {
       const out: ChainEntryRow[] = [];
       for (const [t, id] of rows)

@@ -152,7 +152,11 @@ async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, se
      RETURNING id, key, value, text, claim_id`,
     [id, teamId, task, released, at, col(0), col(1), col(2), col(3), col(4), col(5)],
   );
-  await pgAppend(q, teamId, [...stored].sort((a, b) => a.id - b.id).map((r) => ["run_claims", r.id] as const));
+  await pgAppend(
+    q,
+    teamId,
+    [...stored].sort((a, b) => a.id - b.id).map((r) => ["run_claims", r.id] as const),
+  );
   if (!released) return;
   const restarted = [...new Set(rows.filter((r) => r[5] !== null).map((r) => r[0] as string))];
   if (restarted.length > 0) await q(RESTART_KEYS, [teamId, task, restarted]);
@@ -181,7 +185,14 @@ async function insertSources(q: Q, teamId: string, e: Evaluation, runs: readonly
     e.created_at,
     ...Array.from({ length: 14 }, (_, i) => col(i)),
   ]);
-  await pgAppend(q, teamId, ids.map((r) => Number(r.id)).sort((a, b) => a - b).map((id) => ["evaluation_sources", id] as const));
+  await pgAppend(
+    q,
+    teamId,
+    ids
+      .map((r) => Number(r.id))
+      .sort((a, b) => a - b)
+      .map((id) => ["evaluation_sources", id] as const),
+  );
 }
 
 /** Gated evaluations over the pool. */

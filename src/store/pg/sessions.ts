@@ -287,26 +287,29 @@ export function pgAudits(deps: SessionDeps): AuditsRepo {
           n.length === 0
             ? []
             : await tq<{ id: number }>(
-            `INSERT INTO audit_items (audit_id, team_id, position, text, value, unit, status, source_call_id, source, explanation)
+                `INSERT INTO audit_items (audit_id, team_id, position, text, value, unit, status, source_call_id, source, explanation)
              SELECT $1, $2, i.n - 1, i.text, i.value, i.unit, i.status, i.call_id, i.source, i.explanation
              FROM unnest($3::text[], $4::float8[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
                WITH ORDINALITY AS i(text, value, unit, status, call_id, source, explanation, n) ORDER BY i.n
              RETURNING id`,
-            [
-              id,
-              teamId,
-              n.map((x) => x.text),
-              n.map((x) => x.value),
-              n.map((x) => x.unit ?? null),
-              n.map((x) => x.status),
-              n.map((x) => x.callId ?? null),
-              n.map((x) => x.source ?? null),
-              n.map((x) => x.explanation),
-            ],
-          );
+                [
+                  id,
+                  teamId,
+                  n.map((x) => x.text),
+                  n.map((x) => x.value),
+                  n.map((x) => x.unit ?? null),
+                  n.map((x) => x.status),
+                  n.map((x) => x.callId ?? null),
+                  n.map((x) => x.source ?? null),
+                  n.map((x) => x.explanation),
+                ],
+              );
         await pgAppend(tq, teamId, [
           ["audits", id],
-          ...items.map((r) => Number(r.id)).sort((a, b) => a - b).map((i) => ["audit_items", i] as const),
+          ...items
+            .map((r) => Number(r.id))
+            .sort((a, b) => a - b)
+            .map((i) => ["audit_items", i] as const),
         ]);
         return { id, ok: result.ok, context, numbers: result.numbers };
       }),

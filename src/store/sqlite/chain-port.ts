@@ -89,10 +89,7 @@ export function sqliteLedgerChain(sqlite: Database): LedgerChain {
         )
         .all(teamId, from, to) as (ChainEntryRow & { at: string })[],
     sessionSeqs: async (teamId, sessionId) =>
-      sqlite
-        .prepare(SESSION_SEQS)
-        .pluck()
-        .all({ team: teamId, session: sessionId }) as number[],
+      sqlite.prepare(SESSION_SEQS).pluck().all({ team: teamId, session: sessionId }) as number[],
     rowOf: async (teamId, table, id) => (isChainTable(table) ? sqliteChain(sqlite).row(teamId, table, id) : null),
     backfill: async () => backfillSqlite(sqlite),
   };

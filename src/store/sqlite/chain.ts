@@ -54,11 +54,10 @@ export class SqliteChain {
     this.entryPut = sqlite.prepare(
       "INSERT INTO ledger_entries (team_id, seq, tbl, row_id, row_digest, prev, digest, fp, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.page = sqlite
-      .prepare(
-        `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest, fp FROM ledger_entries
+    this.page = sqlite.prepare(
+      `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest, fp FROM ledger_entries
           WHERE team_id = ? AND seq > ? ORDER BY seq LIMIT ${PAGE}`,
-      );
+    );
   }
 
   /** The statement that reads a chained row's canonical columns, as an array, by id and team. */
@@ -86,7 +85,11 @@ export class SqliteChain {
 
   /** Appends the rows `ids` of `table`, just written in the caller's transaction, to the team's chain. */
   append(teamId: string, table: ChainTableName, ids: readonly RowKey[]): void {
-    if (ids.length) this.appendRows(teamId, ids.map((id) => [table, id] as const));
+    if (ids.length)
+      this.appendRows(
+        teamId,
+        ids.map((id) => [table, id] as const),
+      );
   }
 
   /**
@@ -139,7 +142,7 @@ export class SqliteChain {
         const table = e.tbl as ChainTableName;
         const read = CHAIN_TABLES[table] ? this.read(table) : null;
         // A numeric key is bound as a number, so the lookup is the rowid's own (a text key would compare slower).
-        const key = CHAIN_TABLES[table]?.columns[0]![1] === "num" ? Number(e.rowId) : e.rowId;
+        const key = CHAIN_TABLES[table]?.columns[0]?.[1] === "num" ? Number(e.rowId) : e.rowId;
         const row = read ? ((read.get(key, teamId) as unknown[] | undefined) ?? null) : null;
         const fault = walk.step(e, row);
         if (fault) return fail(fault);

@@ -83,9 +83,11 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
     const chain = await chainOf(store);
     // A tool, six sessions, and per session a call, its param crossing, a result and its return crossing.
     expect(await chain.verify(teamId)).toEqual({ ok: true, count: 31, digest: (await chain.head(teamId))!.digest });
-    const order = await raw(store, "SELECT tbl, row_id FROM ledger_entries WHERE team_id = ? AND tbl = 'calls' ORDER BY seq", [
-      teamId,
-    ]);
+    const order = await raw(
+      store,
+      "SELECT tbl, row_id FROM ledger_entries WHERE team_id = ? AND tbl = 'calls' ORDER BY seq",
+      [teamId],
+    );
     expect(order.map((e) => e.row_id).sort()).toEqual(calls.map((c) => c.call_id).sort());
   });
 
@@ -151,11 +153,39 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
     expect(await chain.verify(teamId)).toEqual({
       ok: false,
       count: 13,
-      first_bad: { table: "crossings", id, seq: 0, reason: `not in the chain: crossings ${id} was written outside the ledger` },
+      first_bad: {
+        table: "crossings",
+        id,
+        seq: 0,
+        reason: `not in the chain: crossings ${id} was written outside the ledger`,
+      },
     });
-    const { rowDigest, fp } = printRow("crossings", [Number(id), teamId, sessionId, readId, 1, "read_discharge", "return",
-      "return", '"900 cfs"', 900, "cfs", null, null, false, null, null, null, null, null, null, null, "ok", null,
-      "2026-03-02T09:00:00.000Z"]);
+    const { rowDigest, fp } = printRow("crossings", [
+      Number(id),
+      teamId,
+      sessionId,
+      readId,
+      1,
+      "read_discharge",
+      "return",
+      "return",
+      '"900 cfs"',
+      900,
+      "cfs",
+      null,
+      null,
+      false,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      "ok",
+      null,
+      "2026-03-02T09:00:00.000Z",
+    ]);
     expect(linkDigest(head.digest, rowDigest)).not.toBe("f".repeat(64));
     await raw(
       store,
@@ -203,7 +233,10 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
     expect(await (await chainOf(store)).verify(teamId)).toMatchObject({
       ok: false,
       count: 12,
-      first_bad: { table: "ledger_heads", reason: "missing entry: the chain ends at position 12 but its head is at position 13" },
+      first_bad: {
+        table: "ledger_heads",
+        reason: "missing entry: the chain ends at position 12 but its head is at position 13",
+      },
     });
   });
 });
