@@ -8,7 +8,7 @@ import { chainOf, type LedgerChain } from "../store/chain-access.js";
 import type { LedgerStore } from "../store/port.js";
 import { CliError, cliConfig, say, withStore } from "./shared.js";
 
-type Flags = { db?: string; team?: string; since?: string; anchor?: string };
+type Flags = { db?: string; team?: string; since?: string; anchor?: string; archive?: string };
 
 /** The team id of `--team` (an id or a name), or every chained team. */
 async function teamsOf(store: LedgerStore, chain: LedgerChain, team?: string): Promise<string[]> {
@@ -35,6 +35,7 @@ export function configure(cmd: Command): void {
     .option("--db <file>", "SQLite file or postgres:// URL (default AGENT_LEDGER_DB or ./data/ledger.db)")
     .option("--team <team>", "one team (an id or a name); default every team")
     .option("--since <time>", "check the entries written at or after this ISO time")
+    .option("--archive <file>", "an archive written by `agent-ledger archive`: rows moved there are checked there")
     .option("--anchor <file>", "a file written by `agent-ledger anchor`: check each anchored head still holds")
     .action(async (flags: Flags) => {
       const config = cliConfig(flags);
@@ -44,7 +45,10 @@ export function configure(cmd: Command): void {
         let bad = 0;
         for (const team of await teamsOf(store, chain, flags.team)) {
           const t0 = performance.now();
-          const v = await chain.verify(team, flags.since === undefined ? {} : { since: flags.since });
+          const v = await chain.verify(team, {
+            ...(flags.since === undefined ? {} : { since: flags.since }),
+            ...(flags.archive === undefined ? {} : { archive: flags.archive }),
+          });
           const secs = (performance.now() - t0) / 1000;
           if (v.ok) say(`team ${team}: intact, ${v.count} entries checked in ${secs.toFixed(2)} s`);
           else {

@@ -28,7 +28,7 @@ export type ChainEntryRow = {
 /** The chain operations of one store. */
 export interface LedgerChain {
   /** Walks the team's chain (from `since`, an ISO time, when given); answers the first entry that does not hold. */
-  verify(teamId: string, options?: { since?: string }): Promise<ChainVerdict>;
+  verify(teamId: string, options?: { since?: string; archive?: string }): Promise<ChainVerdict>;
   /** The team's head, or null before its first entry. */
   head(teamId: string): Promise<ChainHeadRow | null>;
   /** The teams that have a chain. */

@@ -112,6 +112,31 @@ describe("agent-ledger verify, anchor and verify-export", { timeout: 180_000 }, 
     );
   });
 
+  it("verifies across an archive boundary: rows moved to the archive are checked there", async () => {
+    const { db, session, sqlite } = await ledgerFile("e");
+    sqlite.close();
+    const archive = join(dir, "e-archive.db");
+    expect(run(["archive", "--db", db, "--before", "2026-06-01T00:00:00Z", "--to", archive]).status).toBe(0);
+    const without = run(["verify", "--db", db]);
+    expect(without.status).toBe(2);
+    expect(without.stdout).toContain(
+      `: row deleted: sessions ${session} is no longer in the database (if it was archived, pass --archive FILE)\n`,
+    );
+    const across = run(["verify", "--db", db, "--archive", archive]);
+    expect(across.stderr).toBe("");
+    expect(across.status).toBe(0);
+    expect(across.stdout).toMatch(/intact, 21 entries/);
+    // An edit inside the archive is found there too.
+    const a = new Database(archive);
+    a.prepare(
+      "UPDATE crossings SET unit = 'm3/s' WHERE id = (SELECT min(id) FROM crossings WHERE direction = 'return')",
+    ).run();
+    a.close();
+    const edited = run(["verify", "--db", db, "--archive", archive]);
+    expect(edited.status).toBe(2);
+    expect(edited.stdout).toMatch(/broken at crossings \d+ \(position \d+\): changed column unit: /);
+  });
+
   it("keeps one unbroken chain when two processes write one team at once", async () => {
     const { db, sqlite } = await ledgerFile("d");
     sqlite.close();

@@ -44,7 +44,11 @@ export class ChainWalk {
         ? { ...at, reason: `entry out of order: position ${e.seq} comes after position ${this.seq}` }
         : { ...at, reason: `missing entry: positions ${this.seq + 1} to ${e.seq - 1} are not in the chain` };
     if (!isChainTable(e.tbl)) return { ...at, reason: `unknown table '${e.tbl}' in the chain` };
-    if (row === null) return { ...at, reason: `row deleted: ${e.tbl} ${e.rowId} is no longer in the database` };
+    if (row === null)
+      return {
+        ...at,
+        reason: `row deleted: ${e.tbl} ${e.rowId} is no longer in the database (if it was archived, pass --archive FILE)`,
+      };
     if (rowDigestOf(e.tbl, row) !== e.rowDigest) {
       const now = printRow(e.tbl, row);
       const cols = changedColumns(e.tbl, e.fp, now.fp);

@@ -1,5 +1,5 @@
 // The LedgerChain over SQLite: the chain's reads, and the backfill that chains rows written before chaining began.
-import type { Database } from "better-sqlite3";
+import Database from "better-sqlite3";
 import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
 import { CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
 import { sqliteChain } from "./chain.js";
@@ -22,7 +22,7 @@ const BACKFILL_WHERE: Partial<Record<string, string>> = {
  * Chains, for every team that has no head yet, the rows it already has: table by table in CHAIN_ORDER, each in
  * insertion (rowid) order, in one transaction, then records how many entries the backfill made and when.
  */
-export function backfillSqlite(sqlite: Database): number {
+export function backfillSqlite(sqlite: Database.Database): number {
   const chain = sqliteChain(sqlite);
   let made = 0;
   sqlite
@@ -58,10 +58,19 @@ export function backfillSqlite(sqlite: Database): number {
 }
 
 /** The chain operations of a SQLite database. */
-export function sqliteLedgerChain(sqlite: Database): LedgerChain {
+export function sqliteLedgerChain(sqlite: Database.Database): LedgerChain {
   const chain = sqliteChain(sqlite);
   return {
-    verify: async (teamId, options) => chain.verify(teamId, options),
+    verify: async (teamId, options = {}) => {
+      const since = options.since === undefined ? {} : { since: options.since };
+      if (options.archive === undefined) return chain.verify(teamId, since);
+      const archive = new Database(options.archive, { readonly: true, fileMustExist: true });
+      try {
+        return chain.verify(teamId, { ...since, archive });
+      } finally {
+        archive.close();
+      }
+    },
     head: async (teamId) => chain.head(teamId),
     teams: async () => sqlite.prepare("SELECT team_id FROM ledger_heads ORDER BY team_id").pluck().all() as string[],
     entriesOf: async (teamId, rows) => {

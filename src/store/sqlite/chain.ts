@@ -74,7 +74,7 @@ export class SqliteChain {
   }
 
   /** A chained row's canonical columns as stored now, or null. */
-  row(teamId: string, table: ChainTableName, id: string): unknown[] | null {
+  row(teamId: string, table: ChainTableName, id: string | number): unknown[] | null {
     return (this.read(table).get(id, teamId) as unknown[] | undefined) ?? null;
   }
 
@@ -123,7 +123,9 @@ export class SqliteChain {
    * Walks the team's chain from its base (or from the first entry at or after `since`): answers the first entry that
    * does not hold. A whole walk also finds rows written outside the chain and entries removed from its end.
    */
-  verify(teamId: string, options: { since?: string } = {}): ChainVerdict {
+  verify(teamId: string, options: { since?: string; archive?: Database } = {}): ChainVerdict {
+    // Rows `agent-ledger archive` moved out are read from the archive file, whose tables have the same schema.
+    const archived = options.archive ? sqliteChain(options.archive) : null;
     const head = this.head(teamId);
     let start = { seq: head?.baseSeq ?? 0, digest: head?.baseDigest ?? GENESIS };
     if (options.since !== undefined) {
@@ -143,7 +145,8 @@ export class SqliteChain {
         const read = CHAIN_TABLES[table] ? this.read(table) : null;
         // A numeric key is bound as a number, so the lookup is the rowid's own (a text key would compare slower).
         const key = CHAIN_TABLES[table]?.columns[0]?.[1] === "num" ? Number(e.rowId) : e.rowId;
-        const row = read ? ((read.get(key, teamId) as unknown[] | undefined) ?? null) : null;
+        let row = read ? ((read.get(key, teamId) as unknown[] | undefined) ?? null) : null;
+        if (row === null && read && archived) row = archived.row(teamId, table, key as string);
         const fault = walk.step(e, row);
         if (fault) return fail(fault);
         tally.set(e.tbl, (tally.get(e.tbl) ?? 0) + 1);

@@ -117,7 +117,7 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
         table: "calls",
         id: refusedId,
         seq: 8,
-        reason: `row deleted: calls ${refusedId} is no longer in the database`,
+        reason: `row deleted: calls ${refusedId} is no longer in the database (if it was archived, pass --archive FILE)`,
       },
     });
   });
