@@ -28,7 +28,7 @@ type Manifest = { session?: { id: string; context: string }; calls?: Call[]; pro
 export function exportRefusal(doc: unknown, publicKeyPem: string): string | null {
   const m = doc as Manifest;
   const p = m?.proof;
-  if (!p || p.format !== "agent-ledger.proof/1") return "the file carries no proof (format agent-ledger.proof/1)";
+  if (p?.format !== "agent-ledger.proof/1") return "the file carries no proof (format agent-ledger.proof/1)";
   const signed = headRefusal(p.head, publicKeyPem);
   if (signed) return signed;
   let digest = p.start.digest;
