@@ -102,6 +102,11 @@ export class SqliteChain {
     options: { force?: boolean } = {},
   ): void {
     if ((!chainSettings.enabled && !options.force) || rows.length === 0) return;
+    // Every writer calls this inside its transaction; one that does not still reads and moves the head atomically.
+    if (!this.sqlite.inTransaction) {
+      this.sqlite.transaction(() => this.appendRows(teamId, rows, options)).immediate();
+      return;
+    }
     const head = this.headGet.get(teamId) as ChainHead | undefined;
     let seq = head?.seq ?? 0;
     let prev = head?.digest ?? GENESIS;
