@@ -3,6 +3,7 @@
 // manifest's session, calls, results and crossings must be the carried rows.
 import { CHAIN_TABLES, isChainTable } from "../store/common/chain-tables.js";
 import { linkDigest, printRow } from "../store/common/chain.js";
+import { canonicalJson } from "../provenance/canonical-json.js";
 import { headRefusal } from "./head.js";
 import type { Proof } from "./proof.js";
 
@@ -48,7 +49,20 @@ export function exportRefusal(doc: unknown, publicKeyPem: string): string | null
   }
   if (seq !== p.head.count || digest !== p.head.digest)
     return `the entries do not end at the signed head (position ${p.head.count})`;
-  return manifestRefusal(m, rows);
+  return "calls" in (doc as object) ? manifestRefusal(m, rows) : reportRefusal(doc as Record<string, unknown>, rows);
+}
+
+/** Why an evaluation report differs from its chained run row, or null. */
+function reportRefusal(doc: Record<string, unknown>, rows: Map<string, Record<string, unknown>>): string | null {
+  const id = String(doc.id);
+  const run = rows.get(`runs:${id}`);
+  if (!run) return `the proof does not carry the evaluation's row (runs ${id})`;
+  const { id: _id, task, created_at, proof: _proof, input: _input, settings: _settings, ...decision } = doc;
+  if (task !== run.task || created_at !== run.created_at)
+    return `evaluation ${id}: task or time differs from the row chained`;
+  if (canonicalJson(decision) !== canonicalJson(JSON.parse(String(run.report))))
+    return `evaluation ${id}: the report differs from the row chained`;
+  return null;
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

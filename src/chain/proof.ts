@@ -2,7 +2,7 @@
 // the row digests of the entries chained between them, and a head signed at the session's last entry. verify-export
 // checks it offline with the public key alone (export-check.ts).
 import { CHAIN_TABLES, isChainTable } from "../store/common/chain-tables.js";
-import { chainOf } from "../store/chain-access.js";
+import { chainOf, type LedgerChain } from "../store/chain-access.js";
 import type { LedgerStore } from "../store/port.js";
 import { type SignedHead, signHead } from "./head.js";
 import type { SigningKey } from "./signing-key.js";
@@ -40,7 +40,22 @@ export async function sessionProof(
   key: SigningKey,
 ): Promise<Proof | null> {
   const chain = await chainOf(store);
-  const own = new Set(await chain.sessionSeqs(teamId, sessionId));
+  return proofOf(chain, teamId, await chain.sessionSeqs(teamId, sessionId), key);
+}
+
+/** The proof of an evaluation's entries (its run, keyed claims and sources), or null when none is chained. */
+export async function evaluationProof(
+  store: LedgerStore,
+  teamId: string,
+  runId: string,
+  key: SigningKey,
+): Promise<Proof | null> {
+  const chain = await chainOf(store);
+  return proofOf(chain, teamId, await chain.evaluationSeqs(teamId, runId), key);
+}
+
+async function proofOf(chain: LedgerChain, teamId: string, seqs: number[], key: SigningKey): Promise<Proof | null> {
+  const own = new Set(seqs);
   if (own.size === 0) return null;
   const from = Math.min(...own);
   const to = Math.max(...own);

@@ -41,6 +41,8 @@ export interface LedgerChain {
   segment(teamId: string, from: number, to: number): Promise<(ChainEntryRow & { at: string })[]>;
   /** The positions of a session's own entries: the session, its calls, results, crossings, audits and their items. */
   sessionSeqs(teamId: string, sessionId: string): Promise<number[]>;
+  /** The positions of an evaluation's own entries: the run, its keyed claims and its sources. */
+  evaluationSeqs(teamId: string, runId: string): Promise<number[]>;
   /** A chained row's canonical columns as stored now, or null. */
   rowOf(teamId: string, table: string, id: string): Promise<unknown[] | null>;
   /** Chains the rows of every team written before chaining began, in id order; answers the entries made. */

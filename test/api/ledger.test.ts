@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { headRefusal, type SignedHead, signHead } from "../../src/chain/head.js";
 import { signingKeyOf } from "../../src/chain/signing-key.js";
 import { GENESIS } from "../../src/store/common/chain.js";
+import { exportRefusal } from "../../src/chain/export-check.js";
 import { closeEngineApps, createEngineApp, ENGINES } from "../helpers/engines.js";
+import { schedulerResult } from "../helpers/gated.js";
 
 afterAll(closeEngineApps);
 
@@ -47,6 +49,27 @@ describe.each(ENGINES)("on %s", (engine) => {
     );
     expect(headRefusal({ ...forged, key_id: key.key_id }, key.public_key)).toBe(
       "the head's signature does not verify with the public key",
+    );
+  });
+
+  it("answers an evaluation report with a proof that verifies with the public key alone, and not once edited", async () => {
+    const t = await createEngineApp(engine);
+    const posted = await t.call("POST", "/v1/evaluations", {
+      body: { task: { id: "scheduler-report" }, result: schedulerResult("2.08x") },
+    });
+    expect(posted.status).toBe(200);
+    const id = (posted.body as { id: string }).id;
+    const key = ((await t.call("GET", "/v1/ledger/key")).body as { public_key: string }).public_key;
+    const res = await t.call("GET", `/v1/ledger/evaluations/${id}`);
+    expect(res.status).toBe(200);
+    const report = res.body as { status: string; overall_score: number; proof: { entries: { table: string }[] } };
+    expect(report.proof.entries[0]!.table).toBe("runs");
+    expect(exportRefusal(report, key)).toBeNull();
+    expect(exportRefusal({ ...report, overall_score: report.overall_score + 1 }, key)).toBe(
+      `evaluation ${id}: the report differs from the row chained`,
+    );
+    expect(exportRefusal({ ...report, status: report.status === "released" ? "blocked" : "released" }, key)).toBe(
+      `evaluation ${id}: the report differs from the row chained`,
     );
   });
 

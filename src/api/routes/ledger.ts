@@ -1,6 +1,7 @@
 // The caller's team's ledger chain: the service's public key, the team's signed head, and a walk of its chain.
 import { createRoute, z } from "@hono/zod-openapi";
 import { signHead } from "../../chain/head.js";
+import { evaluationProof } from "../../chain/proof.js";
 import { signingKeyFor } from "../../chain/signing-key.js";
 import { chainOf } from "../../store/chain-access.js";
 import { GENESIS } from "../../store/common/chain.js";
@@ -62,6 +63,28 @@ const verifyRoute = createRoute({
   responses: { 200: jsonResponse(VerifySchema, "the verdict"), ...errorResponses(401) },
 });
 
+const reportRoute = createRoute({
+  method: "get",
+  path: "/v1/ledger/evaluations/{id}",
+  summary: "A stored evaluation report with its proof (agent-ledger verify-export checks it offline)",
+  tags: ["ledger"],
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+  },
+  responses: {
+    200: jsonResponse(
+      z.record(z.string(), z.unknown()).openapi("LedgerEvaluationReport"),
+      "the report as GET /v1/evaluations/{id} answers it, with `proof` (format agent-ledger.proof/1)",
+    ),
+    ...errorResponses(401, 404),
+  },
+});
+
 /** Registers GET /v1/ledger/key, /v1/ledger/head and /v1/ledger/verify. */
 export function registerLedgerRoutes(app: LedgerApp, deps: AppDeps): void {
   const key = () => signingKeyFor(deps.store.where);
@@ -71,6 +94,16 @@ export function registerLedgerRoutes(app: LedgerApp, deps: AppDeps): void {
     const head = await (await chainOf(deps.store)).head(team);
     const body = { team, count: head?.seq ?? 0, digest: head?.digest ?? GENESIS, at: head?.seq ? head.at : null };
     return c.json(signHead(body, key()), 200);
+  });
+  app.openapi(reportRoute, async (c) => {
+    const team = c.get("teamId");
+    const {
+      input: _input,
+      settings: _settings,
+      ...report
+    } = await deps.store.evaluations.get(team, c.req.valid("param").id);
+    const proof = await evaluationProof(deps.store, team, report.id, key());
+    return c.json(proof ? { ...report, proof } : report, 200);
   });
   app.openapi(verifyRoute, async (c) => {
     const v = await (await chainOf(deps.store)).verify(c.get("teamId"));

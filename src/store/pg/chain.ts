@@ -27,6 +27,12 @@ const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1 AN
   OR (e.tbl = 'audit_items' AND e.row_id IN (SELECT CAST(i.id AS TEXT) FROM audit_items i JOIN audits a ON a.id = i.audit_id
       WHERE a.team_id = $1 AND a.session_id = $2))) ORDER BY e.seq`;
 
+const EVALUATION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1 AND (
+  (e.tbl = 'runs' AND e.row_id = $2)
+  OR (e.tbl = 'run_claims' AND e.row_id IN (SELECT CAST(id AS TEXT) FROM run_claims WHERE team_id = $1 AND run_id = $2))
+  OR (e.tbl = 'evaluation_sources'
+      AND e.row_id IN (SELECT CAST(id AS TEXT) FROM evaluation_sources WHERE team_id = $1 AND run_id = $2))) ORDER BY e.seq`;
+
 const HEAD_SQL = `SELECT seq::int AS seq, digest, at, backfilled::int AS backfilled, began_at AS "beganAt",
   base_seq::int AS "baseSeq", base_digest AS "baseDigest" FROM ledger_heads WHERE team_id = $1`;
 
@@ -70,6 +76,8 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
       ),
     sessionSeqs: async (teamId, sessionId) =>
       (await q<{ seq: number }>(SESSION_SEQS, [teamId, sessionId])).map((r) => Number(r.seq)),
+    evaluationSeqs: async (teamId, runId) =>
+      (await q<{ seq: number }>(EVALUATION_SEQS, [teamId, runId])).map((r) => Number(r.seq)),
     rowOf: async (teamId, table, id) =>
       isChainTable(table) ? ((await readRows(table, teamId, [id])).get(id) ?? null) : null,
     backfill: async () => 0,

@@ -13,6 +13,13 @@ const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @team
   OR (e.tbl = 'audit_items' AND e.row_id IN (SELECT CAST(i.id AS TEXT) FROM audit_items i JOIN audits a ON a.id = i.audit_id
       WHERE a.team_id = @team AND a.session_id = @session))) ORDER BY e.seq`;
 
+/** The positions of an evaluation's own entries. */
+const EVALUATION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @team AND (
+  (e.tbl = 'runs' AND e.row_id = @run)
+  OR (e.tbl = 'run_claims' AND e.row_id IN (SELECT CAST(id AS TEXT) FROM run_claims WHERE team_id = @team AND run_id = @run))
+  OR (e.tbl = 'evaluation_sources'
+      AND e.row_id IN (SELECT CAST(id AS TEXT) FROM evaluation_sources WHERE team_id = @team AND run_id = @run))) ORDER BY e.seq`;
+
 /** Where a backfilled table's rows are (results: calls that have one). */
 const BACKFILL_WHERE: Partial<Record<string, string>> = {
   results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
@@ -99,6 +106,8 @@ export function sqliteLedgerChain(sqlite: Database.Database): LedgerChain {
         .all(teamId, from, to) as (ChainEntryRow & { at: string })[],
     sessionSeqs: async (teamId, sessionId) =>
       sqlite.prepare(SESSION_SEQS).pluck().all({ team: teamId, session: sessionId }) as number[],
+    evaluationSeqs: async (teamId, runId) =>
+      sqlite.prepare(EVALUATION_SEQS).pluck().all({ team: teamId, run: runId }) as number[],
     rowOf: async (teamId, table, id) => (isChainTable(table) ? sqliteChain(sqlite).row(teamId, table, id) : null),
     backfill: async () => backfillSqlite(sqlite),
   };
