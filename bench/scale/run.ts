@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.js";
+import { sqliteChain } from "../../src/store/sqlite/chain.js";
 import { type Built, buildLedger } from "./build.js";
 import { bytesPerCrossing, measure, percentile, type Samples } from "./measure.js";
 
@@ -43,6 +44,21 @@ for (let turn = 0; turn < 2; turn += 1) {
     const got = await measure(l.store, l.file, l.built, 0.5);
     for (const [k, v] of Object.entries(got)) samples[which][k] = [...(samples[which][k] ?? []), ...v];
   }
+}
+// The ledger chain: `verify` over every team of the large ledger (entries per second).
+{
+  const chain = sqliteChain(large.store.sqlite);
+  const t0 = performance.now();
+  let entries = 0;
+  for (const team of large.store.sqlite.prepare("SELECT team_id FROM ledger_heads").pluck().all() as string[]) {
+    const v = chain.verify(team);
+    if (!v.ok) throw new Error(`verify failed on the built ledger: ${JSON.stringify(v)}`);
+    entries += v.count;
+  }
+  const secs = (performance.now() - t0) / 1000;
+  log(
+    `verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`,
+  );
 }
 small.store.close();
 large.store.close();

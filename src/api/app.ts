@@ -25,6 +25,7 @@ import { registerClaimRoutes } from "./routes/claims.js";
 import { registerDatumRoutes } from "./routes/datums.js";
 import { registerEvaluationRoutes } from "./routes/evaluations.js";
 import { registerHistoryRoutes } from "./routes/history.js";
+import { registerLedgerRoutes } from "./routes/ledger.js";
 import { registerMcpEndpoint } from "./routes/mcp.js";
 import { registerPackRoutes } from "./routes/packs.js";
 import { registerQuantityRoutes } from "./routes/quantities.js";
@@ -51,6 +52,7 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerWatchRoutes,
   registerRevisionRoutes,
   registerUpstreamRoutes,
+  registerLedgerRoutes,
 ];
 
 /**

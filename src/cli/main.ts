@@ -37,6 +37,22 @@ const COMMANDS: readonly CommandSpec[] = [
   },
   { name: "export", summary: "print a session's manifest as JSON", load: () => import("./export.js") },
   {
+    name: "verify",
+    summary:
+      "walk each team's hash chain; exit 2 naming the first entry that does not hold (--team, --since, --anchor)",
+    load: () => import("./verify.js"),
+  },
+  {
+    name: "anchor",
+    summary: "append every team's signed chain head to --to FILE (keep it elsewhere; verify --anchor checks it)",
+    load: () => import("./anchor.js"),
+  },
+  {
+    name: "verify-export",
+    summary: "check an exported manifest's proof offline with --public-key PEMFILE; exit 2 when it does not hold",
+    load: () => import("./verify-export.js"),
+  },
+  {
     name: "archive",
     summary: "move sessions created before --before into the SQLite archive --to, verified before deleting",
     load: () => import("./archive.js"),

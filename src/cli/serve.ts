@@ -10,6 +10,7 @@ import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
 import { loadTelemetry, noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
+import { startChain } from "../chain/start.js";
 import { cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** A running server. */
@@ -61,6 +62,8 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
   try {
     if (store.applied > 0) say(`applied ${store.applied} migration(s) to ${where}`);
     await store.seed();
+    const chained = await startChain(store);
+    if (chained) say(chained);
     const { token } = await store.teams.ensureAdminToken(config.adminToken);
     const telemetry = await loadTelemetry(config.telemetry);
     const server = await startServer(config, store, telemetry);

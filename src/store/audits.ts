@@ -2,6 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { StoredAudit } from "../provenance/manifest.js";
 import { newId } from "./ids.js";
+import { sqliteChain } from "./sqlite/chain.js";
 
 /** One audited number as the store takes it (the audit core's number fits). */
 export type AuditItemInput = {
@@ -61,8 +62,8 @@ export class AuditStore {
     this.sqlite
       .transaction(() => {
         this.s.insertAudit.run(id, teamId, sessionId, audit.answer, audit.context, audit.ok ? 1 : 0, createdAt);
-        audit.numbers.forEach((n, position) => {
-          this.s.insertItem.run(
+        const items = audit.numbers.map((n, position) => {
+          return this.s.insertItem.run(
             id,
             teamId,
             position,
@@ -73,8 +74,9 @@ export class AuditStore {
             n.callId ?? null,
             n.source ?? null,
             n.explanation,
-          );
+          ).lastInsertRowid;
         });
+        sqliteChain(this.sqlite).appendRows(teamId, [["audits", id], ...items.map((i) => ["audit_items", i] as const)]);
       })
       .immediate();
     return { id, createdAt };

@@ -13,6 +13,7 @@ import {
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
 import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim, sameJson } from "./claim-rows.js";
+import { sqliteChain } from "./sqlite/chain.js";
 
 /** A claim's status after its latest event. */
 export type ClaimStatus = LedgerLine["status"];
@@ -283,6 +284,7 @@ export class ClaimStore {
       c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null,
       at,
     );
+    sqliteChain(this.sqlite).append(teamId, "claims", [c.id]);
     this.event(teamId, c.id, "created", c, now);
   }
 
@@ -293,7 +295,7 @@ export class ClaimStore {
     state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">,
     now: Date,
   ): void {
-    this.s.event.run(
+    const info = this.s.event.run(
       teamId,
       id,
       kind,
@@ -304,6 +306,7 @@ export class ClaimStore {
       state.superseded_by,
       now.toISOString(),
     );
+    sqliteChain(this.sqlite).append(teamId, "claim_events", [info.lastInsertRowid]);
   }
 
   private markSuperseded(teamId: string, id: string, byId: string, now: Date): void {

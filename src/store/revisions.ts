@@ -9,6 +9,7 @@ import { DEFAULT_QUALITY, flagsWords } from "../quantity/quality.js";
 import { canonicalUnit, tryConvert } from "../quantity/units.js";
 import { ConflictError, NotFoundError } from "./errors.js";
 import { newId } from "./ids.js";
+import { sqliteChain } from "./sqlite/chain.js";
 
 /** One side of a revision (API.md). */
 export type RevisionSide = {
@@ -130,7 +131,7 @@ export const COLUMNS = `id, kind, source, observed_at, reason, revised_by, befor
 export class RevisionStore {
   private readonly s: Record<string, Statement>;
 
-  constructor(sqlite: Database) {
+  constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
       // The latest earlier reading of (source, instant): crossings_team_reading_idx, newest first.
@@ -197,6 +198,7 @@ export class RevisionStore {
       detected_at: at,
     };
     this.s.insert!.run({ ...row, team_id: teamId });
+    sqliteChain(this.sqlite).append(teamId, "revisions", [row.id]);
     return this.toRevision(teamId, row);
   }
 
@@ -224,6 +226,7 @@ export class RevisionStore {
     }
     const row = declaredRevision(crossingId, c, this.latestOf(teamId, crossingId), input, now);
     this.s.insert!.run({ ...row, team_id: teamId });
+    sqliteChain(this.sqlite).append(teamId, "revisions", [row.id]);
     return this.toRevision(teamId, row);
   }
 

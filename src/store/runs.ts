@@ -16,6 +16,7 @@ import { NotFoundError } from "./errors.js";
 import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "./run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "./ids.js";
+import { sqliteChain } from "./sqlite/chain.js";
 
 /** A stored evaluation as the API answers it: its id, task and time, then the decision. */
 export type Evaluation = Decision & { id: string; task: string | null; created_at: string };
@@ -137,6 +138,7 @@ export class RunStore {
       JSON.stringify(settings),
       at,
     );
+    sqliteChain(this.sqlite).append(teamId, "runs", [id]);
     const contract = contractGate(splitEvaluationInput(input));
     if (!contract.ok) return;
     if (e.status === "released") this.insertSources(teamId, e, contract.runs);
@@ -167,6 +169,7 @@ export class RunStore {
           named.length > 0 ? JSON.stringify(named) : null,
           at,
         ).lastInsertRowid;
+        sqliteChain(this.sqlite).append(teamId, "run_claims", [rowId]);
         stored.push({ key: c.key, value, claimId: c.id ?? null, text: c.text, rowId: Number(rowId) });
         if (named.length > 0) restarted.add(c.key);
       }
@@ -205,7 +208,8 @@ export class RunStore {
   /** A released evaluation keeps its ledger sources, so a crossing leads to the reports that rest on it and back. */
   private insertSources(teamId: string, e: Evaluation, runs: readonly Result[]): void {
     for (const l of e.sources) {
-      this.s.insertSource.run(e.id, teamId, e.task, ...sourceColumns(l, runs), e.created_at);
+      const info = this.s.insertSource.run(e.id, teamId, e.task, ...sourceColumns(l, runs), e.created_at);
+      sqliteChain(this.sqlite).append(teamId, "evaluation_sources", [info.lastInsertRowid]);
     }
   }
 

@@ -625,3 +625,42 @@ export const revisionWatch = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.teamId, t.seriesKey] })],
 );
+
+// --- the ledger chain (docs/DESIGN-NOTES.md "Ledger chain") --------------------------------------
+
+/** One entry per appended row, per team, in commit order: the row's digest chained to the team's previous entry. */
+export const ledgerEntries = sqliteTable(
+  "ledger_entries",
+  {
+    teamId: text("team_id").notNull(),
+    /** Position in the team's chain, from 1, without gaps. */
+    seq: integer("seq").notNull(),
+    /** The chained table (`results` is a call's result columns). */
+    tbl: text("tbl").notNull(),
+    rowId: text("row_id").notNull(),
+    /** SHA-256 (hex) of the row's canonical form. */
+    rowDigest: text("row_digest").notNull(),
+    /** The previous entry's digest (hex; 64 zeros for the first). */
+    prev: text("prev").notNull(),
+    /** SHA-256 (hex) over prev and row_digest. */
+    digest: text("digest").notNull(),
+    /** A 16-bit fingerprint per canonical column (4 hex each), so verify can name the column that changed. */
+    fp: text("fp").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.seq] })],
+);
+
+/** Each team's latest entry, updated in the entry's transaction; `began_seq` is the first entry chained by the backfill. */
+export const ledgerHeads = sqliteTable("ledger_heads", {
+  teamId: text("team_id").primaryKey(),
+  seq: integer("seq").notNull(),
+  digest: text("digest").notNull(),
+  at: text("at").notNull(),
+  /** Entries 1..backfilled chained rows that were there before chaining began (in id order, at `began_at`). */
+  backfilled: integer("backfilled").notNull().default(0),
+  beganAt: text("began_at"),
+  /** Entries 1..base_seq were archived (`agent-ledger archive`); base_digest is the last one's digest. */
+  baseSeq: integer("base_seq").notNull().default(0),
+  baseDigest: text("base_digest").notNull().default("0000000000000000000000000000000000000000000000000000000000000000"),
+});

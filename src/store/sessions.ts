@@ -16,6 +16,7 @@ import {
   toCrossing,
   toSession,
 } from "./session-rows.js";
+import { sqliteChain } from "./sqlite/chain.js";
 
 /** A session as stored. */
 export type SessionRow = {
@@ -150,6 +151,7 @@ export class SessionStore {
     atomic(this.sqlite, () => {
       this.s.insertSession!.run(...columns);
       for (const [k, v] of labels) this.s.insertLabel!.run(id, teamId, k, v);
+      sqliteChain(this.sqlite).append(teamId, "sessions", [id]);
     });
     return this.get(teamId, id);
   }
@@ -268,7 +270,8 @@ export class SessionStore {
       at,
       call.toolDigest ?? null,
     );
-    this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
+    const crossingIds = this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
+    sqliteChain(this.sqlite).appendRows(teamId, [["calls", id], ...crossingIds.map((c) => ["crossings", c] as const)]);
     if (this.unanswered.size >= MEMO_LIMIT) this.unanswered.delete(this.unanswered.keys().next().value!);
     this.unanswered.set(id, {
       teamId,
@@ -304,7 +307,11 @@ export class SessionStore {
     ).changes;
     this.unanswered.delete(call.id);
     if (changed === 0) return false;
-    this.insertCrossings(teamId, call.sessionId, call.id, call.seq, call.tool, crossings, at);
+    const crossingIds = this.insertCrossings(teamId, call.sessionId, call.id, call.seq, call.tool, crossings, at);
+    sqliteChain(this.sqlite).appendRows(teamId, [
+      ["results", call.id],
+      ...crossingIds.map((c) => ["crossings", c] as const),
+    ]);
     if (result.violations.length)
       this.s.bumpViolations!.run(result.violations.length, result.blocked && call.ok ? 1 : 0, call.sessionId);
     return true;
@@ -318,8 +325,9 @@ export class SessionStore {
     tool: string,
     crossings: CrossingDraft[],
     at: string,
-  ): void {
+  ): number[] {
     const call = { id: callId, seq, tool };
+    const ids: number[] = [];
     for (const c of crossings) {
       const info = this.s.insertCrossing!.run(
         teamId,
@@ -352,7 +360,9 @@ export class SessionStore {
       if (this.detectRevisions && isReading(c))
         this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
       this.outputs.wrote(sessionId, call, c);
+      ids.push(Number(info.lastInsertRowid));
     }
+    return ids;
   }
 
   /**

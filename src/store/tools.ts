@@ -3,6 +3,7 @@ import type { Database } from "better-sqlite3";
 import type { DatumRegistry } from "../quantity/datums.js";
 import { compileTool, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
 import { newId } from "./ids.js";
+import { sqliteChain } from "./sqlite/chain.js";
 
 /** A stored declaration version. */
 export type ToolRow = { name: string; version: number; declaration: ToolDeclarationInput; createdAt: string };
@@ -72,7 +73,9 @@ export class ToolStore {
           return { row: toRow(latest), created: false };
         const version = (latest?.version ?? 0) + 1;
         // Stored as sent: parameter order is the tool's signature order; only the comparison is canonical.
-        this.insertStmt.run(newId(), teamId, name, version, JSON.stringify(input));
+        const id = newId();
+        this.insertStmt.run(id, teamId, name, version, JSON.stringify(input));
+        sqliteChain(this.sqlite).append(teamId, "tools", [id]);
         return { row: toRow(this.versionStmt.get(teamId, name, version)!), created: true };
       })
       .immediate();

@@ -35,6 +35,10 @@ import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 import { groupCalls, groupResults } from "./call-batch.js";
 import { GroupCommit, SessionsInFlight } from "./group-commit.js";
+import { crossingIdsOf, pgAppend } from "./chain-append.js";
+import { chainSettings } from "../common/chain.js";
+import { chained, type Wrote } from "./chain-groups.js";
+import type pg from "pg";
 
 // The session row locked, with the counters the call needs read in the same round trip.
 const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,
@@ -124,28 +128,81 @@ export type CallDeps = {
   tools: PgToolCache;
   sessionCache: SessionCache;
   groups?: CallGroups;
+  /** The pool, for the remembered writes' chained transactions (absent: they are not chained). */
+  pool?: pg.Pool;
   /** Calls of undeclared tools: accepted unguarded (default) or refused. */
   undeclared?: UndeclaredTools;
 };
 
 /** Group commits whose lone writes go through `q` and whose groups go through `groupQ` (generic plans). */
-export function callGroups(q: Q, groupQ: Q): CallGroups {
+export function callGroups(q: Q, groupQ: Q, pools?: { pool: pg.Pool; groupPool: pg.Pool }): CallGroups {
   const sessions = new SessionsInFlight();
+  // With the chain on (and the pools given), each statement runs in a transaction that chains what it wrote.
+  const on = <R>(pool: "pool" | "groupPool", bare: Q, run: (q: Q) => Promise<R>, wrote: (r: R) => Wrote[]) =>
+    pools ? chained(pools[pool], bare, run, wrote) : run(bare);
   return {
     sessions,
     calls: new GroupCommit(
       {
-        one: async (values) => (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0],
-        many: (jobs) => groupCalls(groupQ, jobs),
+        one: async (values) =>
+          on(
+            "pool",
+            q,
+            async (tq) => (await orRetry(tq<CallRow>(REMEMBERED_CALL, values)))[0],
+            (r) => (r ? [wroteCall(values)] : []),
+          ),
+        many: (jobs) =>
+          on(
+            "groupPool",
+            groupQ,
+            (tq) => groupCalls(tq, jobs),
+            (rows) => jobs.filter((_, i) => rows[i] !== undefined).map(wroteCall),
+          ),
       },
       sessions,
     ),
     results: new GroupCommit(
-      { one: (values) => orRetry(q<ResultRow>(REMEMBERED_RESULT, values)), many: (jobs) => groupResults(groupQ, jobs) },
+      {
+        one: (values) =>
+          on(
+            "pool",
+            q,
+            (tq) => orRetry(tq<ResultRow>(REMEMBERED_RESULT, values)),
+            (rows) => (rows[0]?.n === 1 ? [wroteResult(values)] : []),
+          ),
+        many: (jobs) =>
+          on(
+            "groupPool",
+            groupQ,
+            (tq) => groupResults<ResultRow>(tq, jobs),
+            (rows) => jobs.filter((_, i) => rows[i]?.[0]?.n === 1).map(wroteResult),
+          ),
+      },
       sessions,
     ),
   };
 }
+
+/** `chained` when the pool is known; else the bare statement. */
+const chainedOn = <R>(pool: pg.Pool | undefined, q: Q, run: (q: Q) => Promise<R>, wrote: (r: R) => Wrote[]) =>
+  pool ? chained(pool, q, run, wrote) : run(q);
+
+/** What a remembered call's parameters wrote ($1 session, $2 team, $5 call id). */
+const wroteCall = (v: unknown[]): Wrote => ({
+  team: v[1] as string,
+  session: v[0] as string,
+  call: v[4] as string,
+  kind: "calls",
+});
+
+/** What a remembered result's parameters wrote ($1 session, $2 team, $3 call id, crossings from $10). */
+const wroteResult = (v: unknown[]): Wrote => ({
+  team: v[1] as string,
+  session: v[0] as string,
+  call: v[2] as string,
+  kind: "results",
+  crossings: (v[9] as unknown[]).length,
+});
 
 type Locked = {
   context: string;
@@ -269,7 +326,12 @@ export async function rememberedCall(
   const values = [...callValues(sessionId, teamId, tool, args, d), state.writes, registry.version, latest, digest];
   const row = deps.groups
     ? await deps.groups.calls.run(sessionId, values)
-    : (await orRetry(q<CallRow>(REMEMBERED_CALL, values)))[0];
+    : await chainedOn(
+        deps.pool,
+        q,
+        async (tq) => (await orRetry(tq<CallRow>(REMEMBERED_CALL, values)))[0],
+        (r) => (r ? [wroteCall(values)] : []),
+      );
   if (!row) {
     deps.sessionCache.forget(sessionId);
     return null;
@@ -304,10 +366,12 @@ export async function storeCall(
   const history = await deps.sessionCache.outputs(q, teamId, sessionId, session.write_count);
   const at = { ...session, datums, outputs: history.outputs };
   const d = decideCall(clock, tool, args, decl, at, deps.undeclared, options);
-  const [row] = await (last ? q.final : q)<{ seq: number; write_count: number }>(INSERT_CALL, [
-    ...callValues(sessionId, teamId, tool, args, d),
-    options.toolDigest ?? null,
-  ]);
+  const [row] = await (last && !chainSettings.enabled ? q.final : q)<{ seq: number; write_count: number }>(
+    INSERT_CALL,
+    [...callValues(sessionId, teamId, tool, args, d), options.toolDigest ?? null],
+  );
+  const xs = await crossingIdsOf(q, sessionId, row!.seq, chainSettings.enabled ? undefined : 0);
+  await pgAppend(q, teamId, [["calls", d.id], ...xs.map((x) => ["crossings", x] as const)]);
   after.push(() => {
     deps.tools.sawLatest(teamId, tool, session.tool_version);
     deps.sessionCache.keep(
@@ -404,7 +468,12 @@ export async function rememberedResult(
   const values = [...resultValues(sessionId, teamId, callId, result, call.ok, l), state.writes, registry.version];
   const rows = deps.groups
     ? await deps.groups.results.run(sessionId, values)
-    : await orRetry(q<ResultRow>(REMEMBERED_RESULT, values));
+    : await chainedOn(
+        deps.pool,
+        q,
+        (tq) => orRetry(tq<ResultRow>(REMEMBERED_RESULT, values)),
+        (rows) => (rows[0]?.n === 1 ? [wroteResult(values)] : []),
+      );
   if (rows[0]?.n !== 1 || rows[0].write_count === null) {
     deps.sessionCache.forget(sessionId);
     return null;
@@ -442,10 +511,12 @@ export async function storeResult(
   const l = decideResult(clock, decl, result, { ...locked, datums, outputs: history.outputs });
   // A result holding a reading is checked against earlier readings before the commit, so it cannot ride with COMMIT.
   const readings = l.verdict.crossings.some(isReading);
-  const rows = await (last && !readings ? q.final : q)<ResultRow>(
+  const rows = await (last && !readings && !chainSettings.enabled ? q.final : q)<ResultRow>(
     INSERT_RESULT,
     resultValues(sessionId, teamId, callId, result, call.ok, l),
   );
+  const xs = await crossingIdsOf(q, sessionId, call.seq, chainSettings.enabled ? l.verdict.crossings.length : 0);
+  await pgAppend(q, teamId, [["results", callId], ...xs.map((x) => ["crossings", x] as const)]);
   if (readings) await detectRevisions(q, teamId, sessionId, callId, call.tool, l.verdict.crossings, l.at);
   const known: KnownCall = {
     seq: call.seq,

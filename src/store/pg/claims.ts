@@ -12,6 +12,7 @@ import type { ClaimsRepo } from "../port.js";
 import { bumpVersion } from "./registry.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
+import { pgAppend } from "./chain-append.js";
 
 type EventKind = "created" | "demoted" | "superseded" | "restored";
 
@@ -34,9 +35,9 @@ async function event(
   state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">,
   now: Date,
 ): Promise<void> {
-  await q(
+  const [ev] = await q<{ id: number }>(
     `INSERT INTO claim_events (team_id, claim_id, kind, status, reason, demoted_by, watch, superseded_by, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
     [
       teamId,
       id,
@@ -49,6 +50,7 @@ async function event(
       now.toISOString(),
     ],
   );
+  await pgAppend(q, teamId, [["claim_events", Number(ev!.id)]]);
 }
 
 async function insert(q: Q, teamId: string, c: LedgerLine, now: Date): Promise<void> {
@@ -64,6 +66,7 @@ async function insert(q: Q, teamId: string, c: LedgerLine, now: Date): Promise<v
       now.toISOString(),
     ],
   );
+  await pgAppend(q, teamId, [["claims", c.id]]);
   await event(q, teamId, c.id, "created", c, now);
 }
 

@@ -20,6 +20,7 @@ import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
+import { pgAppend } from "./chain-append.js";
 
 // The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
 // (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.
@@ -116,6 +117,7 @@ async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, se
       at,
     ],
   );
+  await pgAppend(q, teamId, [["runs", id]]);
   const contract = contractGate(splitEvaluationInput(input));
   if (!contract.ok) return;
   if (e.status === "released") await insertSources(q, teamId, e, contract.runs);
@@ -150,6 +152,11 @@ async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, se
      RETURNING id, key, value, text, claim_id`,
     [id, teamId, task, released, at, col(0), col(1), col(2), col(3), col(4), col(5)],
   );
+  await pgAppend(
+    q,
+    teamId,
+    [...stored].sort((a, b) => a.id - b.id).map((r) => ["run_claims", r.id] as const),
+  );
   if (!released) return;
   const restarted = [...new Set(rows.filter((r) => r[5] !== null).map((r) => r[0] as string))];
   if (restarted.length > 0) await q(RESTART_KEYS, [teamId, task, restarted]);
@@ -171,7 +178,21 @@ async function insertSources(q: Q, teamId: string, e: Evaluation, runs: readonly
   if (e.sources.length === 0) return;
   const rows = e.sources.map((l) => sourceColumns(l, runs));
   const col = (n: number) => rows.map((r) => r[n] ?? null);
-  await q(INSERT_SOURCES, [e.id, teamId, e.task, e.created_at, ...Array.from({ length: 14 }, (_, i) => col(i))]);
+  const ids = await q<{ id: number }>(`${INSERT_SOURCES} RETURNING id`, [
+    e.id,
+    teamId,
+    e.task,
+    e.created_at,
+    ...Array.from({ length: 14 }, (_, i) => col(i)),
+  ]);
+  await pgAppend(
+    q,
+    teamId,
+    ids
+      .map((r) => Number(r.id))
+      .sort((a, b) => a - b)
+      .map((id) => ["evaluation_sources", id] as const),
+  );
 }
 
 /** Gated evaluations over the pool. */

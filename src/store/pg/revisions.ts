@@ -29,6 +29,7 @@ import {
   revisedSourcesOf,
 } from "../revised-sources.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+import { pgAppend } from "./chain-append.js";
 
 const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at, flags FROM crossings
   WHERE team_id = $1 AND source = $2 AND observed_utc = $3 AND source IS NOT NULL AND observed_utc IS NOT NULL
@@ -92,6 +93,7 @@ const numbered = (r: RawRevision): RawRevision => ({
 
 async function insert(q: Q, teamId: string, row: RawRevision): Promise<void> {
   await q(INSERT, [teamId, ...ORDER.map((k) => row[k])]);
+  await pgAppend(q, teamId, [["revisions", row.id]]);
 }
 
 async function revisionWith(q: Q, teamId: string, raw: RawRevision): Promise<Revision> {

@@ -610,3 +610,35 @@ export const revisionWatch = pgTable(
   },
   (t) => [primaryKey({ columns: [t.teamId, t.seriesKey] })],
 );
+
+// --- the ledger chain (docs/DESIGN-NOTES.md "Ledger chain") --------------------------------------
+
+/** One entry per appended row, per team, in commit order: the row's digest chained to the team's previous entry. */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    teamId: text("team_id").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    tbl: text("tbl").notNull(),
+    rowId: text("row_id").notNull(),
+    rowDigest: text("row_digest").notNull(),
+    prev: text("prev").notNull(),
+    digest: text("digest").notNull(),
+    fp: text("fp").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.seq] })],
+);
+
+/** Each team's latest entry, locked and updated in the entry's transaction. */
+export const ledgerHeads = pgTable("ledger_heads", {
+  teamId: text("team_id").primaryKey(),
+  seq: bigint("seq", { mode: "number" }).notNull(),
+  digest: text("digest").notNull(),
+  at: text("at").notNull(),
+  backfilled: bigint("backfilled", { mode: "number" }).notNull().default(0),
+  beganAt: text("began_at"),
+  /** Entries 1..base_seq were archived (`agent-ledger archive`); base_digest is the last one's digest. */
+  baseSeq: bigint("base_seq", { mode: "number" }).notNull().default(0),
+  baseDigest: text("base_digest").notNull().default("0000000000000000000000000000000000000000000000000000000000000000"),
+});

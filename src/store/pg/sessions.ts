@@ -35,6 +35,8 @@ import {
 import { inTransaction, type Q, queryOn, type TxQ } from "./tx.js";
 import type pg from "pg";
 import type { PgToolsRepo } from "./tools.js";
+import { pgAppend } from "./chain-append.js";
+import { chainSettings } from "../common/chain.js";
 
 /** What the session-side repositories share. */
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };
@@ -89,7 +91,14 @@ export function pgSessions({ pool, clock, sessionCache }: SessionDeps): Sessions
       const now = clock.now();
       const { columns, labels } = newSessionColumns(teamId, input, now);
       // One autocommitted statement: the session, its labels (none for empty arrays) and the row as stored.
-      const [row] = await q<RawSession>(CREATE_SESSION, [...columns, labels.map(([k]) => k), labels.map(([, v]) => v)]);
+      const values = [...columns, labels.map(([k]) => k), labels.map(([, v]) => v)];
+      const [row] = chainSettings.enabled
+        ? await inTransaction(pool, async (tq) => {
+            const rows = await tq<RawSession>(CREATE_SESSION, values);
+            await pgAppend(tq, teamId, [["sessions", rows[0]!.id]]);
+            return rows;
+          })
+        : await q<RawSession>(CREATE_SESSION, values);
       const session = toSession(row!);
       // A new session has no writes and no outputs: its first call can already go the one-statement way.
       sessionCache.keep(
@@ -274,24 +283,34 @@ export function pgAudits(deps: SessionDeps): AuditsRepo {
           [id, teamId, sessionId, input.answer, context, result.ok, now.toISOString()],
         );
         const n = result.numbers;
-        if (n.length > 0)
-          await tq(
-            `INSERT INTO audit_items (audit_id, team_id, position, text, value, unit, status, source_call_id, source, explanation)
+        const items =
+          n.length === 0
+            ? []
+            : await tq<{ id: number }>(
+                `INSERT INTO audit_items (audit_id, team_id, position, text, value, unit, status, source_call_id, source, explanation)
              SELECT $1, $2, i.n - 1, i.text, i.value, i.unit, i.status, i.call_id, i.source, i.explanation
              FROM unnest($3::text[], $4::float8[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-               WITH ORDINALITY AS i(text, value, unit, status, call_id, source, explanation, n) ORDER BY i.n`,
-            [
-              id,
-              teamId,
-              n.map((x) => x.text),
-              n.map((x) => x.value),
-              n.map((x) => x.unit ?? null),
-              n.map((x) => x.status),
-              n.map((x) => x.callId ?? null),
-              n.map((x) => x.source ?? null),
-              n.map((x) => x.explanation),
-            ],
-          );
+               WITH ORDINALITY AS i(text, value, unit, status, call_id, source, explanation, n) ORDER BY i.n
+             RETURNING id`,
+                [
+                  id,
+                  teamId,
+                  n.map((x) => x.text),
+                  n.map((x) => x.value),
+                  n.map((x) => x.unit ?? null),
+                  n.map((x) => x.status),
+                  n.map((x) => x.callId ?? null),
+                  n.map((x) => x.source ?? null),
+                  n.map((x) => x.explanation),
+                ],
+              );
+        await pgAppend(tq, teamId, [
+          ["audits", id],
+          ...items
+            .map((r) => Number(r.id))
+            .sort((a, b) => a - b)
+            .map((i) => ["audit_items", i] as const),
+        ]);
         return { id, ok: result.ok, context, numbers: result.numbers };
       }),
     list: async (teamId, sessionId) => {

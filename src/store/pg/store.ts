@@ -22,6 +22,7 @@ import { pgTeams } from "./teams.js";
 import { pgTools } from "./tools.js";
 import { pgUpstreams } from "./upstreams.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
+import { pgAppend } from "./chain-append.js";
 import { bindTokenKey, resolveTokenKey, tokenKeyFor } from "../token-key.js";
 
 /** How a PostgreSQL store is opened. */
@@ -81,7 +82,7 @@ export class PgStore implements LedgerStore {
       tools: toolCache,
       sessionCache: new SessionCache(),
       toolsRepo: this.tools,
-      groups: callGroups(queryOn(pool), queryOn(db.groupPool)),
+      groups: callGroups(queryOn(pool), queryOn(db.groupPool), { pool, groupPool: db.groupPool }),
       undeclared: options.undeclaredTools ?? "accept",
     };
     this.sessions = pgSessions(this.deps);
@@ -133,6 +134,7 @@ export class PgStore implements LedgerStore {
         id,
         teamId,
       ]);
+      await pgAppend(q, teamId, [["sessions", id]]);
       const call = (tool: string, args: Record<string, unknown>) =>
         storeCall(q, this.deps, clock, teamId, id, tool, args, []);
       const result = (callId: string, value: unknown) =>

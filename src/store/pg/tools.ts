@@ -6,6 +6,7 @@ import { canonicalJson } from "../tools.js";
 import { type PgRegistryCache, type PgToolCache, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
 import type pg from "pg";
+import { pgAppend } from "./chain-append.js";
 
 type RawTool = { name: string; version: number; declaration: string; created_at: string };
 
@@ -29,10 +30,12 @@ export function pgTools(pool: pg.Pool, registries: PgRegistryCache, tools: PgToo
           return { row: toToolRow(last), created: false };
         const version = (last?.version ?? 0) + 1;
         // Stored as sent: parameter order is the tool's signature order; only the comparison is canonical.
+        const toolId = newId();
         const [inserted] = await tq<RawTool>(
           `INSERT INTO tools (id, team_id, name, version, declaration) VALUES ($1, $2, $3, $4, $5) RETURNING ${TOOL_COLUMNS}`,
-          [newId(), teamId, name, version, JSON.stringify(input)],
+          [toolId, teamId, name, version, JSON.stringify(input)],
         );
+        await pgAppend(tq, teamId, [["tools", toolId]]);
         return { row: toToolRow(inserted!), created: true };
       });
       return { row, declaration: tools.compiledOf(teamId, row, datums), created };

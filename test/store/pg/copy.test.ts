@@ -17,6 +17,7 @@ import { seedDatabase } from "../../../src/store/seed.js";
 import { createTeam, createToken, ensureAdminToken } from "../../../src/store/teams.js";
 import { createPgDatabase } from "../../helpers/pg.js";
 import { stageResult } from "../../helpers/gated.js";
+import { chainOf } from "../../../src/store/chain-access.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/agent-ledger.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "ledger-copy-"));
@@ -155,6 +156,12 @@ describe("agent-ledger copy", () => {
         expect(demoted).toMatchObject({ status: "demoted", watch: "17\\.1 ?ft", reason: "gage was re-levelled" });
         const admin = await store.teams.authenticate("copy-test-admin-token-123");
         expect(admin?.isAdmin).toBe(true);
+        // The chain came across with the rows (the canonical form is the same on both engines), and the writes above
+        // continued it on PostgreSQL.
+        const chain = await chainOf(store);
+        const teams = await chain.teams();
+        expect(teams.length).toBeGreaterThan(0);
+        for (const team of teams) expect((await chain.verify(team)).ok, team).toBe(true);
       } finally {
         await store.close();
       }
@@ -176,7 +183,7 @@ describe("agent-ledger copy", () => {
     const r = await cli(["copy", "--from", file, "--to", url]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^agent-ledger: postgres:\/\/postgres@.* already holds a ledger \(9 row\(s\) in crossings, 1 row\(s\) in teams, 1 row\(s\) in sessions, 4 row\(s\) in calls, 1 row\(s\) in session_labels, 4 row\(s\) in tools\): copy writes into an empty database only, so that every id stays what it was; create a new database and copy into it\n$/,
+      /^agent-ledger: postgres:\/\/postgres@.* already holds a ledger \(9 row\(s\) in crossings, 21 row\(s\) in ledger_entries, 1 row\(s\) in ledger_heads, 1 row\(s\) in teams, 1 row\(s\) in sessions, 4 row\(s\) in calls, 1 row\(s\) in session_labels, 4 row\(s\) in tools\): copy writes into an empty database only, so that every id stays what it was; create a new database and copy into it\n$/,
     );
   }, 60_000);
 

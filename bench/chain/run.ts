@@ -1,0 +1,82 @@
+// bench:chain: what the ledger chain costs and how fast it is checked, in one run.
+// 1. The in-process group-committed guarded call (Ledger.callBatched + resultBatched, as bench:guard's library case
+//    and the HTTP routes write) on a SQLite file, in alternating rounds with the chain on and off.
+// 2. `verify` on a ledger of CHAIN_CROSSINGS crossings (default 1,000,000) built through the store's write paths.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fixedClock } from "../../src/clock.js";
+import { chainSettings } from "../../src/store/common/chain.js";
+import { openDb } from "../../src/store/db.js";
+import { Ledger } from "../../src/store/ledger.js";
+import { sqliteChain } from "../../src/store/sqlite/chain.js";
+import { createTeam } from "../../src/store/teams.js";
+import { buildLedger } from "../scale/build.js";
+
+const CROSSINGS = Number(process.env.CHAIN_CROSSINGS ?? 1_000_000);
+const CALLS = Number(process.env.CHAIN_CALLS ?? 4_000);
+const ROUNDS = 3;
+const dir = mkdtempSync(join(tmpdir(), "bench-chain-"));
+const log = (line: string) => console.log(line);
+
+/** Guarded calls per second: CALLS calls with results over 50 sessions, 64 in flight, group-committed. */
+async function callsPerSecond(ledger: Ledger, teamId: string, round: number): Promise<number> {
+  const sessions = Array.from(
+    { length: 50 },
+    (_, i) => ledger.sessions.create(teamId, { context: `r${round}s${i}` }, new Date()).id,
+  );
+  const t0 = performance.now();
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= CALLS) return;
+      const s = sessions[i % sessions.length]!;
+      const c = await ledger.callBatched(teamId, s, "read_discharge", { site: "07374000" });
+      await ledger.resultBatched(teamId, s, c.call_id, `${1000 + (i % 500)} cfs`);
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, worker));
+  return CALLS / ((performance.now() - t0) / 1000);
+}
+
+const guardDb = openDb(join(dir, "guard.db"));
+const ledger = new Ledger(guardDb, fixedClock("2026-03-02T09:00:00Z"));
+const team = createTeam(guardDb.db, "bench-chain").id;
+ledger.tools.put(team, "read_discharge", { params: { site: {} }, returns: { unit: "cfs" } }, ledger.datums(team));
+const rates = { on: [] as number[], off: [] as number[] };
+for (let r = 0; r < ROUNDS; r += 1)
+  for (const mode of ["on", "off"] as const) {
+    chainSettings.enabled = mode === "on";
+    const rate = await callsPerSecond(ledger, team, r * 2 + (mode === "on" ? 0 : 1));
+    rates[mode].push(rate);
+    log(`round ${r + 1}, chain ${mode}: ${rate.toFixed(0)} guarded calls (with results) per second`);
+  }
+chainSettings.enabled = true;
+guardDb.close();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const on = median(rates.on);
+const off = median(rates.off);
+log(
+  `guarded calls/s, median of ${ROUNDS}: chain on ${on.toFixed(0)}, off ${off.toFixed(0)}: cost ${((1 - on / off) * 100).toFixed(1)} %`,
+);
+
+const file = join(dir, "scale.db");
+const store = openDb(file);
+log(`building ${CROSSINGS.toLocaleString("en")} crossings (chained) in ${file}`);
+const built = buildLedger(store, CROSSINGS, log);
+log(`  built ${built.crossings.toLocaleString("en")} crossings in ${built.buildSeconds.toFixed(0)} s`);
+const chain = sqliteChain(store.sqlite);
+let entries = 0;
+const t0 = performance.now();
+for (const teamId of store.sqlite.prepare("SELECT team_id FROM ledger_heads").pluck().all() as string[]) {
+  const v = chain.verify(teamId);
+  if (!v.ok) throw new Error(`verify failed: ${JSON.stringify(v)}`);
+  entries += v.count;
+}
+const secs = (performance.now() - t0) / 1000;
+log(
+  `verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`,
+);
+store.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,108 @@
+// The ledger chain's canonical form and digests (docs/DESIGN-NOTES.md "Ledger chain"), engine-neutral: both drivers
+// read a row's canonical columns as an array in CHAIN_TABLES order and hash it here, at append and at verify alike.
+import { createHash } from "node:crypto";
+import { CHAIN_TABLES, type ChainTableName, type ColumnKind } from "./chain-tables.js";
+
+/** The digest before a team's first entry: 32 zero bytes, in hex. */
+export const GENESIS = "0".repeat(64);
+
+/** Chaining on or off in this process: off only for the benchmarks that measure what chaining costs. */
+export const chainSettings = { enabled: process.env.AGENT_LEDGER_CHAIN !== "off" };
+
+/** A stored value as the canonical form holds it: booleans as true/false, numbers as numbers, text as text, null. */
+function normalise(v: unknown, kind: ColumnKind): unknown {
+  if (v === null || v === undefined) return null;
+  if (kind === "bool") return v === 1 || v === true ? true : v === 0 || v === false ? false : v;
+  if (kind === "num") return typeof v === "bigint" || typeof v === "string" ? Number(v) : v;
+  return v;
+}
+
+/** One value's JSON text: RFC 8785 serialises strings, finite numbers, booleans and null as ECMAScript JSON does. */
+const jsonOf = (v: unknown): string => JSON.stringify(v) ?? "null";
+
+type Plan = { name: ChainTableName; sorted: number[]; keys: string[]; kinds: ColumnKind[] };
+
+const plans = new Map<string, Plan>();
+
+function planOf(name: ChainTableName): Plan {
+  let p = plans.get(name);
+  if (!p) {
+    const cols = CHAIN_TABLES[name].columns;
+    // RFC 8785 orders keys by UTF-16 code units; the column names are ASCII, so a plain sort is that order.
+    const sorted = cols.map((_, i) => i).sort((a, b) => (cols[a]![0] < cols[b]![0] ? -1 : 1));
+    p = { name, sorted, keys: cols.map((c) => JSON.stringify(c[0])), kinds: cols.map((c) => c[1]) };
+    plans.set(name, p);
+  }
+  return p;
+}
+
+/** The values of a row normalised, serialised one by one (in column order). */
+function serialised(p: Plan, values: readonly unknown[]): string[] {
+  return p.kinds.map((k, i) => jsonOf(normalise(values[i], k)));
+}
+
+/**
+ * The canonical form of a row: the RFC 8785 serialisation of `{"row": {column: value, ...}, "table": name}` over the
+ * table's canonical columns (chain-tables.ts), each value normalised (booleans true/false, numbers, text, null).
+ */
+export function canonicalRow(name: ChainTableName, values: readonly unknown[]): string {
+  const p = planOf(name);
+  const s = serialised(p, values);
+  return canonicalOf(p, s);
+}
+
+function canonicalOf(p: Plan, s: readonly string[]): string {
+  let out = '{"row":{';
+  for (let j = 0; j < p.sorted.length; j += 1) {
+    const i = p.sorted[j]!;
+    out += `${j ? "," : ""}${p.keys[i]}:${s[i]}`;
+  }
+  return `${out}},"table":${JSON.stringify(p.name)}}`;
+}
+
+/** FNV-1a (32-bit) of a string's UTF-16 code units, its low 16 bits as 4 hex digits. */
+function fp16(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i += 1) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h & 0xffff).toString(16).padStart(4, "0");
+}
+
+/** A row as the chain holds it: its canonical digest and its per-column fingerprints. */
+export type RowPrint = { rowDigest: string; fp: string };
+
+/** The digest (SHA-256 of the canonical form, hex) and the column fingerprints of a row. */
+export function printRow(name: ChainTableName, values: readonly unknown[]): RowPrint {
+  const p = planOf(name);
+  const s = serialised(p, values);
+  const rowDigest = createHash("sha256").update(canonicalOf(p, s), "utf8").digest("hex");
+  let fp = "";
+  for (const v of s) fp += fp16(v);
+  return { rowDigest, fp };
+}
+
+/** The SHA-256 (hex) of a row's canonical form alone: what verify computes first (fingerprints only on a mismatch). */
+export function rowDigestOf(name: ChainTableName, values: readonly unknown[]): string {
+  const p = planOf(name);
+  return createHash("sha256")
+    .update(canonicalOf(p, serialised(p, values)), "utf8")
+    .digest("hex");
+}
+
+/** An entry's digest: SHA-256 over the previous digest's 32 bytes then the row digest's 32 bytes, in hex. */
+export function linkDigest(prev: string, rowDigest: string): string {
+  return createHash("sha256")
+    .update(Buffer.from(prev + rowDigest, "hex"))
+    .digest("hex");
+}
+
+/** The canonical columns whose fingerprints differ between a stored print and a row read now. */
+export function changedColumns(name: ChainTableName, storedFp: string, nowFp: string): string[] {
+  const cols = CHAIN_TABLES[name].columns;
+  const out: string[] = [];
+  for (let i = 0; i < cols.length; i += 1)
+    if (storedFp.slice(i * 4, i * 4 + 4) !== nowFp.slice(i * 4, i * 4 + 4)) out.push(cols[i]![0]);
+  return out;
+}

@@ -1,0 +1,139 @@
+// The ledger chain's reads over PostgreSQL: the walk in keyset pages, the head, an export's entries.
+import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName, isChainTable } from "../common/chain-tables.js";
+import { GENESIS } from "../common/chain.js";
+import {
+  type ChainFault,
+  type ChainVerdict,
+  ChainWalk,
+  type StoredEntry,
+  unchainedRow,
+} from "../common/chain-verify.js";
+import type { ChainEntryRow, ChainHeadRow, LedgerChain } from "../chain-access.js";
+import type { PgLedgerDb } from "./open.js";
+import { readByIds } from "./chain-append.js";
+import { queryOn } from "./tx.js";
+
+const PAGE = 8192;
+
+const COUNT_WHERE: Partial<Record<ChainTableName, string>> = {
+  results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
+};
+
+const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1 AND (
+  (e.tbl = 'sessions' AND e.row_id = $2)
+  OR (e.tbl IN ('calls', 'results') AND e.row_id IN (SELECT id FROM calls WHERE team_id = $1 AND session_id = $2))
+  OR (e.tbl = 'crossings' AND e.row_id IN (SELECT CAST(id AS TEXT) FROM crossings WHERE team_id = $1 AND session_id = $2))
+  OR (e.tbl = 'audits' AND e.row_id IN (SELECT id FROM audits WHERE team_id = $1 AND session_id = $2))
+  OR (e.tbl = 'audit_items' AND e.row_id IN (SELECT CAST(i.id AS TEXT) FROM audit_items i JOIN audits a ON a.id = i.audit_id
+      WHERE a.team_id = $1 AND a.session_id = $2))) ORDER BY e.seq`;
+
+const EVALUATION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1 AND (
+  (e.tbl = 'runs' AND e.row_id = $2)
+  OR (e.tbl = 'run_claims' AND e.row_id IN (SELECT CAST(id AS TEXT) FROM run_claims WHERE team_id = $1 AND run_id = $2))
+  OR (e.tbl = 'evaluation_sources'
+      AND e.row_id IN (SELECT CAST(id AS TEXT) FROM evaluation_sources WHERE team_id = $1 AND run_id = $2))) ORDER BY e.seq`;
+
+const HEAD_SQL = `SELECT seq::int AS seq, digest, at, backfilled::int AS backfilled, began_at AS "beganAt",
+  base_seq::int AS "baseSeq", base_digest AS "baseDigest" FROM ledger_heads WHERE team_id = $1`;
+
+/** The chain operations of a PostgreSQL database. */
+export function pgChain(db: PgLedgerDb): LedgerChain {
+  const q = queryOn(db.pool);
+  const head = async (teamId: string) => (await q<ChainHeadRow>(HEAD_SQL, [teamId]))[0] ?? null;
+  const readRows = async (name: ChainTableName, teamId: string, ids: string[]) => {
+    const res = await db.pool.query({ text: readByIds(name), values: [teamId, ids], rowMode: "array" });
+    const out = new Map<string, unknown[]>();
+    for (const r of res.rows as unknown[][]) out.set(String(r[0]), r.slice(1));
+    return out;
+  };
+  return {
+    head,
+    teams: async () =>
+      (await q<{ team_id: string }>("SELECT team_id FROM ledger_heads ORDER BY team_id")).map((r) => r.team_id),
+    entriesOf: async (teamId, rows) => {
+      const out: ChainEntryRow[] = [];
+      for (const [t, id] of rows)
+        out.push(
+          ...(await q<ChainEntryRow>(
+            `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest FROM ledger_entries
+              WHERE team_id = $1 AND tbl = $2 AND row_id = $3`,
+            [teamId, t, id],
+          )),
+        );
+      return out.sort((a, b) => a.seq - b.seq);
+    },
+    entriesAt: (teamId, seq) =>
+      q<ChainEntryRow>(
+        `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest FROM ledger_entries
+          WHERE team_id = $1 AND seq = $2`,
+        [teamId, seq],
+      ),
+    segment: (teamId, from, to) =>
+      q<ChainEntryRow & { at: string }>(
+        `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest, at FROM ledger_entries
+          WHERE team_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+        [teamId, from, to],
+      ),
+    sessionSeqs: async (teamId, sessionId) =>
+      (await q<{ seq: number }>(SESSION_SEQS, [teamId, sessionId])).map((r) => Number(r.seq)),
+    evaluationSeqs: async (teamId, runId) =>
+      (await q<{ seq: number }>(EVALUATION_SEQS, [teamId, runId])).map((r) => Number(r.seq)),
+    rowOf: async (teamId, table, id) =>
+      isChainTable(table) ? ((await readRows(table, teamId, [id])).get(id) ?? null) : null,
+    backfill: async () => 0,
+    verify: async (teamId, options = {}): Promise<ChainVerdict> => {
+      const h = await head(teamId);
+      let start = { seq: h?.baseSeq ?? 0, digest: h?.baseDigest ?? GENESIS };
+      if (options.since !== undefined) {
+        const first = (
+          await q<{ seq: number; prev: string }>(
+            "SELECT seq::int AS seq, prev FROM ledger_entries WHERE team_id = $1 AND at >= $2 ORDER BY seq LIMIT 1",
+            [teamId, options.since],
+          )
+        )[0];
+        if (!first) return { ok: true, count: 0, digest: h?.digest ?? GENESIS };
+        start = { seq: first.seq - 1, digest: first.prev };
+      }
+      const walk = new ChainWalk(start);
+      const tally = new Map<string, number>();
+      const fail = (f: ChainFault): ChainVerdict => ({ ok: false, count: walk.count, first_bad: f });
+      for (;;) {
+        const entries = await q<StoredEntry>(
+          `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest, fp FROM ledger_entries
+            WHERE team_id = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
+          [teamId, walk.seq],
+        );
+        // One read per table per page: the page's rows, by id.
+        const byTable = new Map<ChainTableName, string[]>();
+        for (const e of entries)
+          if (Object.hasOwn(CHAIN_TABLES, e.tbl)) {
+            const list = byTable.get(e.tbl as ChainTableName) ?? [];
+            list.push(e.rowId);
+            byTable.set(e.tbl as ChainTableName, list);
+          }
+        const rows = new Map<string, Map<string, unknown[]>>();
+        for (const [name, ids] of byTable) rows.set(name, await readRows(name, teamId, ids));
+        for (const e of entries) {
+          const fault = walk.step(e, rows.get(e.tbl)?.get(e.rowId) ?? null);
+          if (fault) return fail(fault);
+          tally.set(e.tbl, (tally.get(e.tbl) ?? 0) + 1);
+        }
+        if (entries.length < PAGE) break;
+      }
+      const end = walk.end(h);
+      if (end) return fail(end);
+      if (options.since === undefined && (h?.baseSeq ?? 0) === 0)
+        for (const name of CHAIN_ORDER) {
+          const spec = CHAIN_TABLES[name];
+          const stray = await q<{ id: string }>(
+            `SELECT t.id::text AS id FROM ${spec.source} t WHERE t.team_id = $1${COUNT_WHERE[name] ?? ""}
+               AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.team_id = $1 AND e.tbl = $2 AND e.row_id = t.id::text)
+             ORDER BY t.id LIMIT 1`,
+            [teamId, name],
+          );
+          if (stray[0]) return fail(unchainedRow(name, stray[0].id));
+        }
+      return { ok: true, count: walk.count, digest: walk.digest };
+    },
+  };
+}

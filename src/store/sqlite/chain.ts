@@ -1,0 +1,209 @@
+// The ledger chain over SQLite: rows are appended to a team's chain inside the writer's transaction (SQLite's one
+// writer at a time is the commit order, across processes too), and the chain is walked in keyset pages of entries.
+import type { Database, Statement } from "better-sqlite3";
+import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
+import { chainSettings, GENESIS, linkDigest, printRow } from "../common/chain.js";
+import {
+  type ChainFault,
+  type ChainVerdict,
+  ChainWalk,
+  type StoredEntry,
+  unchainedRow,
+} from "../common/chain-verify.js";
+
+/** A team's head as stored. */
+export type ChainHead = {
+  seq: number;
+  digest: string;
+  at: string;
+  backfilled: number;
+  beganAt: string | null;
+  baseSeq: number;
+  baseDigest: string;
+};
+
+const PAGE = 8192;
+
+/** A row's key as the writer has it. */
+export type RowKey = string | number | bigint;
+
+/** Where the rows of a chained table are counted (results: calls that have one). */
+const COUNT_WHERE: Partial<Record<ChainTableName, string>> = {
+  results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
+};
+
+/** The chain of one SQLite database. */
+export class SqliteChain {
+  private readonly reads = new Map<ChainTableName, Statement>();
+  private readonly headGet: Statement;
+  private readonly headPut: Statement;
+  private readonly headSet: Statement;
+  private readonly entryPut: Statement;
+  private readonly page: Statement;
+
+  constructor(private readonly sqlite: Database) {
+    this.headGet = sqlite.prepare(
+      `SELECT seq, digest, at, backfilled, began_at AS beganAt, base_seq AS baseSeq, base_digest AS baseDigest
+         FROM ledger_heads WHERE team_id = ?`,
+    );
+    this.headPut = sqlite.prepare(
+      `INSERT INTO ledger_heads (team_id, seq, digest, at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (team_id) DO UPDATE SET seq = excluded.seq, digest = excluded.digest, at = excluded.at`,
+    );
+    this.headSet = sqlite.prepare("UPDATE ledger_heads SET seq = ?, digest = ?, at = ? WHERE team_id = ?");
+    this.entryPut = sqlite.prepare(
+      "INSERT INTO ledger_entries (team_id, seq, tbl, row_id, row_digest, prev, digest, fp, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.page = sqlite.prepare(
+      `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest, fp FROM ledger_entries
+          WHERE team_id = ? AND seq > ? ORDER BY seq LIMIT ${PAGE}`,
+    );
+  }
+
+  /** The statement that reads a chained row's canonical columns, as an array, by id and team. */
+  private read(name: ChainTableName): Statement {
+    let s = this.reads.get(name);
+    if (!s) {
+      const spec = CHAIN_TABLES[name];
+      s = this.sqlite
+        .prepare(`SELECT ${spec.columns.map((c) => c[0]).join(", ")} FROM ${spec.source} WHERE id = ? AND team_id = ?`)
+        .raw();
+      this.reads.set(name, s);
+    }
+    return s;
+  }
+
+  /** A chained row's canonical columns as stored now, or null. */
+  row(teamId: string, table: ChainTableName, id: string | number): unknown[] | null {
+    return (this.read(table).get(id, teamId) as unknown[] | undefined) ?? null;
+  }
+
+  /** The team's head, or null before its first entry. */
+  head(teamId: string): ChainHead | null {
+    return (this.headGet.get(teamId) as ChainHead | undefined) ?? null;
+  }
+
+  /** Appends the rows `ids` of `table`, just written in the caller's transaction, to the team's chain. */
+  append(teamId: string, table: ChainTableName, ids: readonly RowKey[]): void {
+    if (ids.length)
+      this.appendRows(
+        teamId,
+        ids.map((id) => [table, id] as const),
+      );
+  }
+
+  /**
+   * Appends rows just written in the caller's transaction to the team's chain, in the order given. Each row is read
+   * back as stored, so the entry holds exactly what verify will read. Must run inside the writing transaction.
+   */
+  appendRows(
+    teamId: string,
+    rows: readonly (readonly [ChainTableName, RowKey])[],
+    options: { force?: boolean } = {},
+  ): void {
+    if ((!chainSettings.enabled && !options.force) || rows.length === 0) return;
+    // Every writer calls this inside its transaction; one that does not still reads and moves the head atomically.
+    if (!this.sqlite.inTransaction) {
+      this.sqlite.transaction(() => this.appendRows(teamId, rows, options)).immediate();
+      return;
+    }
+    const head = this.headGet.get(teamId) as ChainHead | undefined;
+    let seq = head?.seq ?? 0;
+    let prev = head?.digest ?? GENESIS;
+    const at = new Date().toISOString();
+    for (const [table, id] of rows) {
+      const row = this.read(table).get(id, teamId) as unknown[] | undefined;
+      if (row === undefined) throw new Error(`chain: ${table} ${String(id)} was not written`);
+      const { rowDigest, fp } = printRow(table, row);
+      const digest = linkDigest(prev, rowDigest);
+      seq += 1;
+      this.entryPut.run(teamId, seq, table, String(id), rowDigest, prev, digest, fp, at);
+      prev = digest;
+    }
+    if (head) this.headSet.run(seq, prev, at, teamId);
+    else this.headPut.run(teamId, seq, prev, at);
+  }
+
+  /**
+   * Walks the team's chain from its base (or from the first entry at or after `since`): answers the first entry that
+   * does not hold. A whole walk also finds rows written outside the chain and entries removed from its end.
+   */
+  verify(teamId: string, options: { since?: string; archive?: Database } = {}): ChainVerdict {
+    // Rows `agent-ledger archive` moved out are read from the archive file, whose tables have the same schema.
+    const archived = options.archive ? sqliteChain(options.archive) : null;
+    const head = this.head(teamId);
+    let start = { seq: head?.baseSeq ?? 0, digest: head?.baseDigest ?? GENESIS };
+    if (options.since !== undefined) {
+      const first = this.sqlite
+        .prepare("SELECT seq, prev FROM ledger_entries WHERE team_id = ? AND at >= ? ORDER BY seq LIMIT 1")
+        .get(teamId, options.since) as { seq: number; prev: string } | undefined;
+      if (!first) return { ok: true, count: 0, digest: head?.digest ?? GENESIS };
+      start = { seq: first.seq - 1, digest: first.prev };
+    }
+    const walk = new ChainWalk(start);
+    const tally = new Map<string, number>();
+    const fail = (f: ChainFault): ChainVerdict => ({ ok: false, count: walk.count, first_bad: f });
+    for (;;) {
+      const entries = this.page.all(teamId, walk.seq) as StoredEntry[];
+      for (const e of entries) {
+        const table = e.tbl as ChainTableName;
+        const read = CHAIN_TABLES[table] ? this.read(table) : null;
+        // A numeric key is bound as a number, so the lookup is the rowid's own (a text key would compare slower).
+        const key = CHAIN_TABLES[table]?.columns[0]?.[1] === "num" ? Number(e.rowId) : e.rowId;
+        let row = read ? ((read.get(key, teamId) as unknown[] | undefined) ?? null) : null;
+        if (row === null && read && archived) row = archived.row(teamId, table, key as string);
+        const fault = walk.step(e, row);
+        if (fault) return fail(fault);
+        tally.set(e.tbl, (tally.get(e.tbl) ?? 0) + 1);
+      }
+      if (entries.length < PAGE) break;
+    }
+    const end = walk.end(head);
+    if (end) return fail(end);
+    if (options.since === undefined) {
+      const stray = this.unchained(teamId, tally, head?.baseSeq ?? 0);
+      if (stray) return fail(stray);
+    }
+    return { ok: true, count: walk.count, digest: walk.digest };
+  }
+
+  /** A row of the team in a chained table that no entry names (checked by counts first, so an intact walk is cheap). */
+  private unchained(teamId: string, tally: Map<string, number>, baseSeq: number): ChainFault | null {
+    // Rows archived with their entries are gone from both; rows before the backfill are chained by it.
+    if (baseSeq > 0) return null;
+    for (const name of CHAIN_ORDER) {
+      const spec = CHAIN_TABLES[name];
+      const where = COUNT_WHERE[name] ?? "";
+      const { n } = this.sqlite
+        .prepare(`SELECT count(*) AS n FROM ${spec.source} WHERE team_id = ?${where}`)
+        .get(teamId) as { n: number };
+      if (n <= (tally.get(name) ?? 0)) continue;
+      const chained = new Set(
+        (
+          this.sqlite
+            .prepare("SELECT row_id FROM ledger_entries WHERE team_id = ? AND tbl = ?")
+            .pluck()
+            .all(teamId, name) as string[]
+        ).map(String),
+      );
+      for (const id of this.sqlite
+        .prepare(`SELECT id FROM ${spec.source} WHERE team_id = ?${where} ORDER BY id`)
+        .pluck()
+        .iterate(teamId) as IterableIterator<string | number>)
+        if (!chained.has(String(id))) return unchainedRow(name, String(id));
+    }
+    return null;
+  }
+}
+
+const chains = new WeakMap<Database, SqliteChain>();
+
+/** The chain of a database handle (one per handle, its statements prepared once). */
+export function sqliteChain(sqlite: Database): SqliteChain {
+  let c = chains.get(sqlite);
+  if (!c) {
+    c = new SqliteChain(sqlite);
+    chains.set(sqlite, c);
+  }
+  return c;
+}
