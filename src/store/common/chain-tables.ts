@@ -81,6 +81,7 @@ export const CHAIN_TABLES = {
       t("outcome"),
       t("violation"),
       t("created_at"),
+      t("flags"),
     ],
   },
   audits: {

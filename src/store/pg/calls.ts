@@ -30,7 +30,7 @@ import {
   toOutput,
 } from "./rows.js";
 import { isReading } from "../revisions.js";
-import { detectRevisions } from "./revisions.js";
+import { detectRevisions, setReadingFlags } from "./revisions.js";
 import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 import { groupCalls, groupResults } from "./call-batch.js";
@@ -515,6 +515,7 @@ export async function storeResult(
     INSERT_RESULT,
     resultValues(sessionId, teamId, callId, result, call.ok, l),
   );
+  if (readings) await setReadingFlags(q, teamId, callId, l.verdict.crossings);
   const xs = await crossingIdsOf(q, sessionId, call.seq, chainSettings.enabled ? l.verdict.crossings.length : 0);
   await pgAppend(q, teamId, [["results", callId], ...xs.map((x) => ["crossings", x] as const)]);
   if (readings) await detectRevisions(q, teamId, sessionId, callId, call.tool, l.verdict.crossings, l.at);

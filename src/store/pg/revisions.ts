@@ -101,6 +101,24 @@ async function revisionWith(q: Q, teamId: string, raw: RawRevision): Promise<Rev
   return revisionOf(r, await q<AffectedEvaluation>(AFFECTED, [teamId, r.before_crossing_id]));
 }
 
+/** The ids of a just-stored result's crossings, in the order of its drafts. */
+async function readingIds(q: Q, teamId: string, callId: string, drafts: readonly CrossingDraft[]): Promise<number[]> {
+  return (await q<{ id: number }>(RESULT_IDS, [callId, teamId, drafts.length])).map((r) => Number(r.id)).reverse();
+}
+
+/** Writes a just-stored result's readings' flags (the crossing insert leaves them out), before the rows are chained. */
+export async function setReadingFlags(
+  q: Q,
+  teamId: string,
+  callId: string,
+  drafts: readonly CrossingDraft[],
+): Promise<void> {
+  if (!drafts.some((c) => isReading(c) && c.flags != null)) return;
+  const ids = await readingIds(q, teamId, callId, drafts);
+  const flagged = drafts.flatMap((c, i) => (isReading(c) && c.flags != null && ids[i] !== undefined ? [i] : []));
+  if (flagged.length) await q(SET_FLAGS, [flagged.map((i) => ids[i]), flagged.map((i) => drafts[i]!.flags)]);
+}
+
 /**
  * Records the revisions a just-stored result's readings make, in its transaction: each reading that re-reads an earlier
  * reading of the team's (same source, same observation instant) with another value or quality. Costs nothing for a
@@ -116,9 +134,7 @@ export async function detectRevisions(
   at: string,
 ): Promise<void> {
   if (!drafts.some(isReading)) return;
-  const ids = (await q<{ id: number }>(RESULT_IDS, [callId, teamId, drafts.length])).map((r) => Number(r.id)).reverse();
-  const flagged = drafts.flatMap((c, i) => (isReading(c) && c.flags != null && ids[i] !== undefined ? [i] : []));
-  if (flagged.length) await q(SET_FLAGS, [flagged.map((i) => ids[i]), flagged.map((i) => drafts[i]!.flags)]);
+  const ids = await readingIds(q, teamId, callId, drafts);
   for (const [i, c] of drafts.entries()) {
     const id = ids[i];
     if (id === undefined || !isReading(c)) continue;

@@ -91,6 +91,29 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
     expect(order.map((e) => e.row_id).sort()).toEqual(calls.map((c) => c.call_id).sort());
   });
 
+  it("chains a reading's qualifier flags as stored, and a re-read that revises only its flags, so both verify", async () => {
+    const teamId = await freshTeam(store);
+    await store.tools.put(teamId, "read_discharge", { params: { site: {} }, returns: { discharge: { unit: "ft^3/s" } } });
+    const reading = (flags: string[]) => ({
+      discharge: { value: 412000, unit: "ft^3/s", quality: "unverified", source: "usgs:07374000:00060:s1", observed_at: "2026-03-14T15:15:00Z", flags },
+    });
+    for (const flags of [["Bkw"], ["Ice"]]) {
+      const s = await store.sessions.create(teamId, { context: "Baton Rouge" });
+      const c = await store.calls.call(teamId, s.id, "read_discharge", { site: "07374000" });
+      await store.calls.result(teamId, s.id, c.call_id, reading(flags));
+    }
+    const stored = await raw(store, "SELECT flags FROM crossings WHERE team_id = ? AND flags IS NOT NULL ORDER BY id", [
+      teamId,
+    ]);
+    expect(stored.map((r) => r.flags)).toEqual(['["bkw"]', '["ice"]']);
+    const chain = await chainOf(store);
+    const verdict = await chain.verify(teamId);
+    expect(verdict.ok).toBe(true);
+    await raw(store, "UPDATE crossings SET flags = ? WHERE team_id = ? AND flags = ?", ['["bkw"]', teamId, '["ice"]']);
+    const tampered = await chain.verify(teamId);
+    expect(tampered.ok).toBe(false);
+  });
+
   it("names a crossing whose magnitude was changed, and the column", async () => {
     const { teamId } = await ledger();
     const [c] = await raw(store, "SELECT id FROM crossings WHERE team_id = ? AND direction = 'return'", [teamId]);
