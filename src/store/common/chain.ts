@@ -1,6 +1,6 @@
 // The ledger chain's canonical form and digests (docs/DESIGN-NOTES.md "Ledger chain"), engine-neutral: both drivers
 // read a row's canonical columns as an array in CHAIN_TABLES order and hash it here, at append and at verify alike.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { CHAIN_TABLES, type ChainTableName, type ColumnKind } from "./chain-tables.js";
 
 /** The digest before a team's first entry: 32 zero bytes, in hex. */
@@ -20,7 +20,22 @@ function normalise(v: unknown, kind: ColumnKind): unknown {
 /** One value's JSON text: RFC 8785 serialises strings, finite numbers, booleans and null as ECMAScript JSON does. */
 const jsonOf = (v: unknown): string => JSON.stringify(v) ?? "null";
 
-type Plan = { name: ChainTableName; sorted: number[]; keys: string[]; kinds: ColumnKind[] };
+/** A value's JSON text in the canonical form, normalised by its column's kind (one string, no array per row). */
+function valueText(v: unknown, kind: ColumnKind): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string" && kind === "text") return JSON.stringify(v);
+  return jsonOf(normalise(v, kind));
+}
+
+type Plan = {
+  name: ChainTableName;
+  sorted: number[];
+  keys: string[];
+  kinds: ColumnKind[];
+  /** Per sorted position: the text before its value (`{"row":{"key":` first, `,"key":` after). */
+  heads: string[];
+  tail: string;
+};
 
 const plans = new Map<string, Plan>();
 
@@ -30,11 +45,16 @@ function planOf(name: ChainTableName): Plan {
     const cols = CHAIN_TABLES[name].columns;
     // RFC 8785 orders keys by UTF-16 code units; the column names are ASCII, so a plain sort is that order.
     const sorted = cols.map((_, i) => i).sort((a, b) => (cols[a]![0] < cols[b]![0] ? -1 : 1));
-    p = { name, sorted, keys: cols.map((c) => JSON.stringify(c[0])), kinds: cols.map((c) => c[1]) };
+    const keys = cols.map((c) => JSON.stringify(c[0]));
+    const heads = sorted.map((i, j) => `${j ? "," : '{"row":{'}${keys[i]}:`);
+    p = { name, sorted, keys, kinds: cols.map((c) => c[1]), heads, tail: `},"table":${JSON.stringify(name)}}` };
     plans.set(name, p);
   }
   return p;
 }
+
+/** SHA-256 of a text's UTF-8 bytes (or of bytes), in hex: the one-shot hash, about three times as fast as createHash. */
+export const sha256Hex = (data: string | Buffer): string => hash("sha256", data, "hex");
 
 /** The values of a row normalised, serialised one by one (in column order). */
 function serialised(p: Plan, values: readonly unknown[]): string[] {
@@ -46,9 +66,17 @@ function serialised(p: Plan, values: readonly unknown[]): string[] {
  * table's canonical columns (chain-tables.ts), each value normalised (booleans true/false, numbers, text, null).
  */
 export function canonicalRow(name: ChainTableName, values: readonly unknown[]): string {
-  const p = planOf(name);
-  const s = serialised(p, values);
-  return canonicalOf(p, s);
+  return canonicalText(planOf(name), values);
+}
+
+/** The canonical form built straight from the values by concatenation: the same bytes as canonicalOf. */
+function canonicalText(p: Plan, values: readonly unknown[]): string {
+  let out = "";
+  for (let j = 0; j < p.sorted.length; j += 1) {
+    const i = p.sorted[j]!;
+    out += p.heads[j]! + valueText(values[i], p.kinds[i]!);
+  }
+  return out + p.tail;
 }
 
 function canonicalOf(p: Plan, s: readonly string[]): string {
@@ -77,7 +105,7 @@ export type RowPrint = { rowDigest: string; fp: string };
 export function printRow(name: ChainTableName, values: readonly unknown[]): RowPrint {
   const p = planOf(name);
   const s = serialised(p, values);
-  const rowDigest = createHash("sha256").update(canonicalOf(p, s), "utf8").digest("hex");
+  const rowDigest = sha256Hex(canonicalOf(p, s));
   let fp = "";
   for (const v of s) fp += fp16(v);
   return { rowDigest, fp };
@@ -86,16 +114,18 @@ export function printRow(name: ChainTableName, values: readonly unknown[]): RowP
 /** The SHA-256 (hex) of a row's canonical form alone: what verify computes first (fingerprints only on a mismatch). */
 export function rowDigestOf(name: ChainTableName, values: readonly unknown[]): string {
   const p = planOf(name);
-  return createHash("sha256")
-    .update(canonicalOf(p, serialised(p, values)), "utf8")
-    .digest("hex");
+  return sha256Hex(canonicalText(p, values));
 }
+
+// The 64 bytes an entry's digest is taken over, reused (the hash is synchronous, so no call sees another's bytes).
+const LINK = Buffer.alloc(64);
 
 /** An entry's digest: SHA-256 over the previous digest's 32 bytes then the row digest's 32 bytes, in hex. */
 export function linkDigest(prev: string, rowDigest: string): string {
-  return createHash("sha256")
-    .update(Buffer.from(prev + rowDigest, "hex"))
-    .digest("hex");
+  // Text that is not 64 hex digits is hashed as Buffer.from decodes it (up to its first bad digit), never stale bytes.
+  if (LINK.write(prev, 0, 32, "hex") + LINK.write(rowDigest, 32, 32, "hex") !== 64)
+    return sha256Hex(Buffer.from(prev + rowDigest, "hex"));
+  return sha256Hex(LINK);
 }
 
 /** The canonical columns whose fingerprints differ between a stored print and a row read now. */
