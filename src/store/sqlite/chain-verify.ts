@@ -162,13 +162,8 @@ export function streamVerify(
     const m = keys[ti]!;
     if (m.size === 0 && !strays) continue;
     const name = NAMES[ti]!;
-    const spec = CHAIN_TABLES[name];
     const counts = COUNTS[name];
-    const rows = prepared(
-      sqlite,
-      `SELECT ${spec.columns.map((c) => c[0]).join(", ")} FROM ${spec.source} WHERE team_id = ?`,
-    );
-    for (const r of rows.iterate(teamId) as IterableIterator<unknown[]>) {
+    for (const r of teamRows(sqlite, teamId, name, m.size)) {
       const i = m.get(r[0] as string | number);
       if (i === undefined) {
         if (strays && (counts === undefined || counts(r))) {
@@ -239,6 +234,36 @@ export function streamVerify(
       if (s !== null && s !== undefined) return { ok: false, count: n, first_bad: unchainedRow(name, String(s)) };
     }
   return { ok: true, count: n, digest };
+}
+
+const PAGE = 4096;
+
+/**
+ * The team's rows of a chained table (canonical columns). When the team's entries are most of the table, it is read
+ * in rowid order in keyset pages, skipping other teams' rows (sequential pages, no index lookups, no sort); when they
+ * are a small share of it, through the team's index, so a small team in a large file reads only its own rows.
+ */
+function* teamRows(sqlite: Database, teamId: string, name: ChainTableName, chained: number): Generator<unknown[]> {
+  const spec = CHAIN_TABLES[name];
+  const cols = spec.columns.map((c) => c[0]).join(", ");
+  const last = prepared(sqlite, `SELECT max(rowid) FROM ${spec.source}`).get() as [number | null];
+  if (chained * 4 < (last[0] ?? 0)) {
+    yield* prepared(sqlite, `SELECT ${cols} FROM ${spec.source} WHERE team_id = ?`).iterate(teamId) as IterableIterator<
+      unknown[]
+    >;
+    return;
+  }
+  const page = prepared(
+    sqlite,
+    `SELECT ${cols}, rowid FROM ${spec.source} NOT INDEXED WHERE team_id = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`,
+  );
+  let after = -1;
+  for (;;) {
+    const rows = page.all(teamId, after) as unknown[][];
+    for (const r of rows) yield r;
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1]![spec.columns.length] as number;
+  }
 }
 
 /** A row id as its table's key is bound: a number for a numeric key (the rowid's own lookup). */
