@@ -58,7 +58,9 @@ export const sha256Hex = (data: string | Buffer): string => hash("sha256", data,
 
 /** The values of a row normalised, serialised one by one (in column order). */
 function serialised(p: Plan, values: readonly unknown[]): string[] {
-  return p.kinds.map((k, i) => jsonOf(normalise(values[i], k)));
+  const out = new Array<string>(p.kinds.length);
+  for (let i = 0; i < out.length; i += 1) out[i] = valueText(values[i], p.kinds[i]!);
+  return out;
 }
 
 /**
@@ -80,12 +82,9 @@ function canonicalText(p: Plan, values: readonly unknown[]): string {
 }
 
 function canonicalOf(p: Plan, s: readonly string[]): string {
-  let out = '{"row":{';
-  for (let j = 0; j < p.sorted.length; j += 1) {
-    const i = p.sorted[j]!;
-    out += `${j ? "," : ""}${p.keys[i]}:${s[i]}`;
-  }
-  return `${out}},"table":${JSON.stringify(p.name)}}`;
+  let out = "";
+  for (let j = 0; j < p.sorted.length; j += 1) out += p.heads[j]! + s[p.sorted[j]!]!;
+  return out + p.tail;
 }
 
 /** FNV-1a (32-bit) of a string's UTF-16 code units, its low 16 bits as 4 hex digits. */

@@ -25,6 +25,9 @@ export type ChainHead = {
 
 const PAGE = 8192;
 
+/** Entries written per INSERT statement. */
+const ENTRY_ROWS = 16;
+
 /** A row's key as the writer has it. */
 export type RowKey = string | number | bigint;
 
@@ -38,8 +41,9 @@ export class SqliteChain {
   private readonly reads = new Map<ChainTableName, Statement>();
   private readonly headGet: Statement;
   private readonly headPut: Statement;
+  private readonly headTip: Statement;
   private readonly headSet: Statement;
-  private readonly entryPut: Statement;
+  private readonly puts: Statement[] = [];
   private readonly page: Statement;
 
   constructor(private readonly sqlite: Database) {
@@ -47,18 +51,31 @@ export class SqliteChain {
       `SELECT seq, digest, at, backfilled, began_at AS beganAt, base_seq AS baseSeq, base_digest AS baseDigest
          FROM ledger_heads WHERE team_id = ?`,
     );
+    this.headTip = sqlite.prepare("SELECT seq, digest FROM ledger_heads WHERE team_id = ?").raw();
     this.headPut = sqlite.prepare(
       `INSERT INTO ledger_heads (team_id, seq, digest, at) VALUES (?, ?, ?, ?)
          ON CONFLICT (team_id) DO UPDATE SET seq = excluded.seq, digest = excluded.digest, at = excluded.at`,
     );
     this.headSet = sqlite.prepare("UPDATE ledger_heads SET seq = ?, digest = ?, at = ? WHERE team_id = ?");
-    this.entryPut = sqlite.prepare(
-      "INSERT INTO ledger_entries (team_id, seq, tbl, row_id, row_digest, prev, digest, fp, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    );
     this.page = sqlite.prepare(
       `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest, fp FROM ledger_entries
           WHERE team_id = ? AND seq > ? ORDER BY seq LIMIT ${PAGE}`,
     );
+  }
+
+  /** The statement inserting `n` entries at once (prepared once per n). */
+  private entryPuts(n: number): Statement {
+    let s = this.puts[n];
+    if (!s) {
+      s = this.sqlite.prepare(
+        `INSERT INTO ledger_entries (team_id, seq, tbl, row_id, row_digest, prev, digest, fp, at) VALUES ${Array.from(
+          { length: n },
+          () => "(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).join(", ")}`,
+      );
+      this.puts[n] = s;
+    }
+    return s;
   }
 
   /** The statement that reads a chained row's canonical columns, as an array, by id and team. */
@@ -108,18 +125,24 @@ export class SqliteChain {
       this.sqlite.transaction(() => this.appendRows(teamId, rows, options)).immediate();
       return;
     }
-    const head = this.headGet.get(teamId) as ChainHead | undefined;
-    let seq = head?.seq ?? 0;
-    let prev = head?.digest ?? GENESIS;
+    const head = this.headTip.get(teamId) as [number, string] | undefined;
+    let seq = head?.[0] ?? 0;
+    let prev = head?.[1] ?? GENESIS;
     const at = new Date().toISOString();
+    const params: unknown[] = [];
     for (const [table, id] of rows) {
       const row = this.read(table).get(id, teamId) as unknown[] | undefined;
       if (row === undefined) throw new Error(`chain: ${table} ${String(id)} was not written`);
       const { rowDigest, fp } = printRow(table, row);
       const digest = linkDigest(prev, rowDigest);
       seq += 1;
-      this.entryPut.run(teamId, seq, table, String(id), rowDigest, prev, digest, fp, at);
+      params.push(teamId, seq, table, String(id), rowDigest, prev, digest, fp, at);
       prev = digest;
+    }
+    // The entries in one statement per ENTRY_ROWS (a call and its crossings are usually one).
+    for (let i = 0; i < params.length; i += ENTRY_ROWS * 9) {
+      const chunk = params.slice(i, i + ENTRY_ROWS * 9);
+      this.entryPuts(chunk.length / 9).run(...chunk);
     }
     if (head) this.headSet.run(seq, prev, at, teamId);
     else this.headPut.run(teamId, seq, prev, at);
