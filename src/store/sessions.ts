@@ -256,7 +256,8 @@ export class SessionStore {
     const seq = bumped.call_count;
     const id = newId(now.getTime());
     const at = now.toISOString();
-    this.s.insertCall!.run(
+    // The bound values are the chained columns in order (text, integers, null as stored), so the chain hashes them.
+    const row = [
       id,
       teamId,
       sessionId,
@@ -269,9 +270,13 @@ export class SessionStore {
       JSON.stringify(call.violations),
       at,
       call.toolDigest ?? null,
-    );
+    ];
+    this.s.insertCall!.run(...row);
     const crossingIds = this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
-    sqliteChain(this.sqlite).appendRows(teamId, [["calls", id], ...crossingIds.map((c) => ["crossings", c] as const)]);
+    sqliteChain(this.sqlite).appendRows(teamId, [
+      ["calls", id, row],
+      ...crossingIds.map((c) => ["crossings", c] as const),
+    ]);
     if (this.unanswered.size >= MEMO_LIMIT) this.unanswered.delete(this.unanswered.keys().next().value!);
     this.unanswered.set(id, {
       teamId,

@@ -112,11 +112,13 @@ export class SqliteChain {
 
   /**
    * Appends rows just written in the caller's transaction to the team's chain, in the order given. Each row is read
-   * back as stored, so the entry holds exactly what verify will read. Must run inside the writing transaction.
+   * back as stored, so the entry holds exactly what verify will read, unless the writer passes the canonical columns'
+   * values it bound to its INSERT, in column order, each as SQLite stores it (text, integer, null): those are hashed
+   * as given. Must run inside the writing transaction.
    */
   appendRows(
     teamId: string,
-    rows: readonly (readonly [ChainTableName, RowKey])[],
+    rows: readonly (readonly [ChainTableName, RowKey] | readonly [ChainTableName, RowKey, readonly unknown[]])[],
     options: { force?: boolean } = {},
   ): void {
     if ((!chainSettings.enabled && !options.force) || rows.length === 0) return;
@@ -130,8 +132,8 @@ export class SqliteChain {
     let prev = head?.[1] ?? GENESIS;
     const at = new Date().toISOString();
     const params: unknown[] = [];
-    for (const [table, id] of rows) {
-      const row = this.read(table).get(id, teamId) as unknown[] | undefined;
+    for (const [table, id, bound] of rows) {
+      const row = bound ?? (this.read(table).get(id, teamId) as unknown[] | undefined);
       if (row === undefined) throw new Error(`chain: ${table} ${String(id)} was not written`);
       const { rowDigest, fp } = printRow(table, row);
       const digest = linkDigest(prev, rowDigest);
