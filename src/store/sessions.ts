@@ -272,10 +272,12 @@ export class SessionStore {
       call.toolDigest ?? null,
     ];
     this.s.insertCall!.run(...row);
-    const crossingIds = this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at);
+    // Each crossing's bound values with its id are its chained columns, hashed as bound (no read-back).
+    const bound: unknown[][] = [];
+    const crossingIds = this.insertCrossings(teamId, sessionId, id, seq, call.tool, crossings, at, bound);
     sqliteChain(this.sqlite).appendRows(teamId, [
       ["calls", id, row],
-      ...crossingIds.map((c) => ["crossings", c] as const),
+      ...crossingIds.map((c, i) => ["crossings", c, bound[i]!] as const),
     ]);
     if (this.unanswered.size >= MEMO_LIMIT) this.unanswered.delete(this.unanswered.keys().next().value!);
     this.unanswered.set(id, {
@@ -312,10 +314,20 @@ export class SessionStore {
     ).changes;
     this.unanswered.delete(call.id);
     if (changed === 0) return false;
-    const crossingIds = this.insertCrossings(teamId, call.sessionId, call.id, call.seq, call.tool, crossings, at);
+    const bound: unknown[][] = [];
+    const crossingIds = this.insertCrossings(
+      teamId,
+      call.sessionId,
+      call.id,
+      call.seq,
+      call.tool,
+      crossings,
+      at,
+      bound,
+    );
     sqliteChain(this.sqlite).appendRows(teamId, [
       ["results", call.id],
-      ...crossingIds.map((c) => ["crossings", c] as const),
+      ...crossingIds.map((c, i) => ["crossings", c, bound[i]!] as const),
     ]);
     if (result.violations.length)
       this.s.bumpViolations!.run(result.violations.length, result.blocked && call.ok ? 1 : 0, call.sessionId);
@@ -330,11 +342,12 @@ export class SessionStore {
     tool: string,
     crossings: CrossingDraft[],
     at: string,
+    bound?: unknown[][],
   ): number[] {
     const call = { id: callId, seq, tool };
     const ids: number[] = [];
     for (const c of crossings) {
-      const info = this.s.insertCrossing!.run(
+      const vals = [
         teamId,
         sessionId,
         callId,
@@ -360,12 +373,14 @@ export class SessionStore {
         at,
         // Flags matter only to a reading (its revisions); PostgreSQL writes them for readings alone too.
         isReading(c) ? (c.flags ?? null) : null,
-      );
+      ];
+      const info = this.s.insertCrossing!.run(...vals);
       // Only a reading can revise one; any other crossing pays for this test alone.
       if (this.detectRevisions && isReading(c))
         this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
       this.outputs.wrote(sessionId, call, c);
       ids.push(Number(info.lastInsertRowid));
+      bound?.push([Number(info.lastInsertRowid), ...vals]);
     }
     return ids;
   }
