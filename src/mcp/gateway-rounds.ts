@@ -215,7 +215,7 @@ export function routedRound(c: RoutedCall): { round: GatewayRound; run(work: () 
       if (link.progress && token !== undefined) link.progress.agentToken = token;
       return again.round(c.params.inputResponses);
     }
-    let done = () => undefined as void;
+    let done: () => void = () => undefined;
     const held = c.held.open(() => done());
     const inFlight: InFlight = { front: c.front, id: c.id, held };
     const progress = token === undefined ? null : c.agents.progressToken(inFlight, token);
