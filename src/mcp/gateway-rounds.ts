@@ -51,6 +51,8 @@ export class HeldCall {
     const key = `${KINDS[method] ?? "input"}-${++this.nextKey}`;
     return new Promise<Reply>((answer) => {
       this.waiting.set(key, { method, params, answer });
+      // Asked while the agent is away (no round waiting): it has as long to come back as after a round.
+      if (this.wake === null) this.arm();
       // The upstream gave up on its request: it is not asked of the agent any more, and a late answer is dropped.
       signal?.addEventListener("abort", () => {
         if (this.waiting.delete(key))
@@ -80,14 +82,19 @@ export class HeldCall {
         return outcome.reply;
       }
       if (this.waiting.size > 0) {
-        this.timer = setTimeout(() => this.abandon(), this.options.timeoutMs);
-        this.timer.unref();
+        this.arm();
         return { result: this.inputRequired() };
       }
       await new Promise<void>((resolve) => {
         this.wake = resolve;
       });
     }
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.abandon(), this.options.timeoutMs);
+    this.timer.unref();
   }
 
   private inputRequired(): Record<string, unknown> {

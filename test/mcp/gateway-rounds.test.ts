@@ -141,7 +141,11 @@ describe("progress through a gateway of two upstreams", () => {
         "b counted 2",
         "a counted 2",
       ]);
-      expect(heard).toEqual({ one: ["1/2 a 1/2", "2/2 a 2/2"], two: ["1/2 b 1/2", "2/2 b 2/2"], three: ["1/2 a 1/2", "2/2 a 2/2"] });
+      expect(heard).toEqual({
+        one: ["1/2 a 1/2", "2/2 a 2/2"],
+        two: ["1/2 b 1/2", "2/2 b 2/2"],
+        three: ["1/2 a 1/2", "2/2 a 2/2"],
+      });
     } finally {
       for (const a of agents) {
         await a.transport.terminateSession().catch(() => undefined);
@@ -156,7 +160,9 @@ describe("progress through a gateway of two upstreams", () => {
       modern("tools/call", { name: "b__count", arguments: {} }, { progressToken: "p" }),
     ]);
     const notes = (r: { messages: Message[] }) =>
-      r.messages.filter((m) => m.method !== undefined).map((m) => `${m.method} ${m.params?.progressToken} ${m.params?.message}`);
+      r.messages
+        .filter((m) => m.method !== undefined)
+        .map((m) => `${m.method} ${m.params?.progressToken} ${m.params?.message}`);
     expect(a.answer?.result?.content).toEqual([{ type: "text", text: "a counted 2" }]);
     expect(notes(a)).toEqual(["notifications/progress p a 1/2", "notifications/progress p a 2/2"]);
     expect(notes(b)).toEqual(["notifications/progress p b 1/2", "notifications/progress p b 2/2"]);
@@ -188,7 +194,10 @@ describe("input_required rounds of a 2026-07-28 agent through a gateway of two u
     expect(second.answer?.result?.inputRequests).toEqual({
       "sampling-2": {
         method: "sampling/createMessage",
-        params: { messages: [{ role: "user", content: { type: "text", text: "a: is 1250 plausible?" } }], maxTokens: 10 },
+        params: {
+          messages: [{ role: "user", content: { type: "text", text: "a: is 1250 plausible?" } }],
+          maxTokens: 10,
+        },
       },
     });
     const done = await call({
