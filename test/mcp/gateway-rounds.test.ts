@@ -221,4 +221,22 @@ describe("input_required rounds of a 2026-07-28 agent through a gateway of two u
     });
     expect(done.answer?.result?.content).toEqual([{ type: "text", text: 'user accept: {"station":"07374000"}' }]);
   }, 30_000);
+
+  it("answers a retry whose requestState names no call the gateway holds with a tool error, not a second run", async () => {
+    const stale = await modern("tools/call", {
+      name: "b__ask_user",
+      arguments: {},
+      inputResponses: { "elicitation-1": { action: "accept", content: {} } },
+      requestState: "agent-ledger.gateway.gone",
+    });
+    expect(stale.answer?.result?.isError).toBe(true);
+    expect(stale.answer?.result?.content).toEqual([
+      {
+        type: "text",
+        text:
+          "the gateway no longer holds the call this requestState continues (it ended, the agent took longer than " +
+          "the gateway's --timeout, or the gateway restarted): send the call again without requestState",
+      },
+    ]);
+  }, 30_000);
 });
