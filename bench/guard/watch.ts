@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { startRecordedServer } from "../../demo/usgs-server.js";
 import { OgcClient } from "../../src/packs/ogc/client.js";
 import { startWatchLoop } from "../../src/packs/ogc/watch.js";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { asStore } from "../../src/store/sqlite/store.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { libraryCallUs, median } from "./library.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);

@@ -11,8 +11,8 @@ import { StoreHarnessLedger } from "../../src/harness/ledger.js";
 import { asStore } from "../../src/store/sqlite/store.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
 import { taskData } from "../../src/harness/suites.js";
-import { openDb } from "../../src/store/db.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { type Script, startStub } from "../../test/harness/stub-provider.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -4,7 +4,7 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startServer } from "../../src/cli/serve.js";
 import { defaultConfig } from "../../src/config.js";
-import type { LedgerDb } from "../../src/store/db.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
 import { libraryCallUs } from "../guard/library.js";
 import { type Built, keyedResult } from "./build.js";
 

@@ -5,7 +5,7 @@ import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
-import type { LedgerDb } from "../store/db.js";
+import type { LedgerDb } from "../store/sqlite/db.js";
 import type { LedgerStore } from "../store/port.js";
 import { asStore } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
@@ -33,8 +33,8 @@ import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
 import { registerUpstreamRoutes } from "./routes/upstreams.js";
 import { registerWatchRoutes } from "./routes/watch.js";
-import type { Principal } from "../store/teams.js";
-import { TokenKeyMismatchError } from "../store/token-key.js";
+import type { Principal } from "../store/sqlite/teams.js";
+import { TokenKeyMismatchError } from "../store/common/token-key.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [

@@ -12,10 +12,10 @@ import { readRecorded, recordedCells, recordedProvider } from "../harness/provid
 import type { ModelProvider } from "../harness/providers/types.js";
 import { CONDITION_NAMES, SelectionError, selectConditions, selectTasks, taskData } from "../harness/suites.js";
 import { buildTables, renderTables } from "../harness/tables.js";
-import type { BenchRun } from "../store/bench-runs.js";
-import { newId } from "../store/ids.js";
-import { parseLabel, QueryError } from "../store/queries.js";
-import { DEFAULT_TEAM } from "../store/teams.js";
+import type { BenchRun } from "../store/sqlite/bench-runs.js";
+import { newId } from "../store/common/ids.js";
+import { parseLabel, QueryError } from "../store/sqlite/queries.js";
+import { DEFAULT_TEAM } from "../store/sqlite/teams.js";
 import { CliError, cliConfig, openConfiguredStore, say } from "./shared.js";
 
 /** Where runs are recorded: flags shared by run and report. */

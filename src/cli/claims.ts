@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ClaimsRepo } from "../store/port.js";
-import { DEFAULT_TEAM } from "../store/teams.js";
+import { DEFAULT_TEAM } from "../store/sqlite/teams.js";
 import { CliError, cliConfig, say, withStore } from "./shared.js";
 
 type Flags = { db?: string; team: string };

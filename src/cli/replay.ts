@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { replayManifest, type ReplayDifference } from "../provenance/replay.js";
 import type { LedgerStore } from "../store/port.js";
-import { parseInstant, parseLabel } from "../store/queries.js";
+import { parseInstant, parseLabel } from "../store/sqlite/queries.js";
 import { asCliError, teamIdOf } from "./sessions.js";
 import { CliError, say, withStore, readConfig } from "./shared.js";
 

@@ -3,9 +3,9 @@ import type { Command } from "commander";
 import { usgsClient } from "../packs/ogc/client.js";
 import { parseInterval } from "../config.js";
 import { startWatchLoop, watchPass, watchSummary } from "../packs/ogc/watch.js";
-import { parseInstant } from "../store/queries.js";
+import { parseInstant } from "../store/sqlite/queries.js";
 import { openStore } from "../store/open.js";
-import type { Revision } from "../store/revisions.js";
+import type { Revision } from "../store/sqlite/revisions.js";
 import { asCliError, teamIdOf } from "./sessions.js";
 import { CliError, cliConfig, say } from "./shared.js";
 

@@ -6,7 +6,7 @@ import { usgsClient } from "../packs/ogc/client.js";
 import { startWatchLoop, type WatchLoop, watchSummary } from "../packs/ogc/watch.js";
 import { duration } from "../packs/shared.js";
 import { redactDbLocation, type Config } from "../config.js";
-import type { LedgerDb } from "../store/db.js";
+import type { LedgerDb } from "../store/sqlite/db.js";
 import type { LedgerStore } from "../store/port.js";
 import { loadTelemetry, noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";

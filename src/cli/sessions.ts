@@ -1,7 +1,7 @@
 // `agent-ledger sessions`: past sessions of a team by label, tool, violation code and time, newest first.
 import type { Command } from "commander";
 import type { LedgerStore } from "../store/port.js";
-import { parseInstant, parseLabel, QueryError } from "../store/queries.js";
+import { parseInstant, parseLabel, QueryError } from "../store/sqlite/queries.js";
 import { CliError, say, withStore, readConfig } from "./shared.js";
 
 /** Flags of `sessions`. */

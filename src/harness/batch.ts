@@ -1,6 +1,6 @@
 // A batch: every (task, condition, model, replicate) cell run once as a ledger session, graded and stored beside it,
 // a concurrency limit at a time; cells already stored in the batch (with an outcome other than `error`) are skipped.
-import type { BenchRun } from "../store/bench-runs.js";
+import type { BenchRun } from "../store/sqlite/bench-runs.js";
 import { deriveLabels } from "./derived.js";
 import { gradeAnswer } from "./grade.js";
 import type { HarnessLedger } from "./ledger.js";

@@ -2,9 +2,9 @@
 // local database, the team `default` unless told otherwise) or a running service over HTTP (remote-ledger.ts).
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import type { Violation } from "../guard/verdict.js";
-import { type BenchRun, benchRunsOf } from "../store/bench-runs.js";
+import { type BenchRun, benchRunsOf } from "../store/sqlite/bench-runs.js";
 import type { LedgerStore } from "../store/port.js";
-import type { LabelFilter } from "../store/queries.js";
+import type { LabelFilter } from "../store/sqlite/queries.js";
 import { convertMagnitude } from "../quantity/units.js";
 
 /** The guard's verdict on a call, as the harness reads it. */

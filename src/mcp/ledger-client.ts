@@ -3,7 +3,7 @@ import { z } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { redactDbLocation } from "../config.js";
 import { declarationToJSON, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
-import type { LedgerDb } from "../store/db.js";
+import type { LedgerDb } from "../store/sqlite/db.js";
 import { type OpenStoreOptions, openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 import { asStore } from "../store/sqlite/store.js";

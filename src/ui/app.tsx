@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import { QueryError } from "../store/queries.js";
+import { QueryError } from "../store/sqlite/queries.js";
 import { ASSET_FILES } from "./assets.js";
 import { formsOnly, registerLogin, requireSession } from "./auth.js";
 import type { UiApp, UiDeps, UiEnv } from "./env.js";

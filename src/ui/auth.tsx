@@ -3,7 +3,7 @@
 // here is ignored, and /v1 never reads the cookie.
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { DASHBOARD_SESSION_HOURS } from "../store/dashboard-sessions.js";
+import { DASHBOARD_SESSION_HOURS } from "../store/sqlite/dashboard-sessions.js";
 import type { UiApp, UiDeps, UiEnv } from "./env.js";
 import { Layout } from "./layout.js";
 import { LoginPage } from "./pages/login.js";

@@ -1,8 +1,8 @@
 // The Hono environment of the dashboard and what its pages receive.
 import type { Hono } from "hono";
 import type { Clock } from "../clock.js";
-import type { DashboardRepo } from "../store/dashboard-repo.js";
-import type { UpstreamsRepo } from "../store/upstreams.js";
+import type { DashboardRepo } from "../store/sqlite/dashboard-repo.js";
+import type { UpstreamsRepo } from "../store/sqlite/upstreams.js";
 import type { WatchRepo } from "../store/port.js";
 
 /** Set by the session middleware on every page request. */

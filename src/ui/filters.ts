@@ -2,7 +2,7 @@
 // fields, and the session filter the JSON API's list reads too.
 import type { Context } from "hono";
 import { VIOLATION_CODES } from "../quantity/errors.js";
-import { type LabelFilter, parseInstant, parseLabel, QueryError } from "../store/queries.js";
+import { type LabelFilter, parseInstant, parseLabel, QueryError } from "../store/sqlite/queries.js";
 import { decodeKey, href, type Params } from "./format.js";
 
 /** The known parameters of the request, in order; unknown ones are ignored. */

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DISCARD_LIMIT } from "../../src/api/body-limit.js";
 import { type RunningServer, startServer } from "../../src/cli/serve.js";
 import { defaultConfig } from "../../src/config.js";
-import type { LedgerDb } from "../../src/store/db.js";
-import { seedDatabase } from "../../src/store/seed.js";
-import { ensureAdminToken } from "../../src/store/teams.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
+import { seedDatabase } from "../../src/store/sqlite/seed.js";
+import { ensureAdminToken } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
 
 const TOKEN = "body-limit-admin-token-0123456789";

@@ -6,8 +6,8 @@ import { StoreHarnessLedger } from "../../src/harness/ledger.js";
 import { asStore } from "../../src/store/sqlite/store.js";
 import { readRecorded, recordedCells, recordedProvider } from "../../src/harness/providers/recorded.js";
 import { CONDITION_NAMES, taskData } from "../../src/harness/suites.js";
-import type { LedgerDb } from "../../src/store/db.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/harness/transcripts-sample.jsonl", import.meta.url));

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
 import type { ToolDeclarationInput } from "../../src/guard/declaration.js";
 import { LedgerHttpError, LocalLedger, RemoteLedger, type ProxyLedger } from "../../src/mcp/ledger-client.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestApp, createTestDb } from "../helpers/db.js";
 
 const READ: ToolDeclarationInput = { params: { station: {} }, returns: { unit: "cfs" } };

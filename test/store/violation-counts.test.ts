@@ -4,8 +4,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DashboardRepo } from "../../src/store/dashboard-repo.js";
-import { MIGRATIONS_DIR } from "../../src/store/db.js";
+import type { DashboardRepo } from "../../src/store/sqlite/dashboard-repo.js";
+import { MIGRATIONS_DIR } from "../../src/store/sqlite/db.js";
 import { PG_MIGRATIONS_DIR } from "../../src/store/pg/open.js";
 import { closeEngineApps, createEngineApp, ENGINES, type EngineApp } from "../helpers/engines.js";
 

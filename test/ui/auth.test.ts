@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashToken } from "../../src/store/teams.js";
+import { hashToken } from "../../src/store/sqlite/teams.js";
 import { login, page, SAME_ORIGIN, seedWorld, type World } from "./world.js";
 import { closeEngineApps, ENGINES } from "../helpers/engines.js";
 

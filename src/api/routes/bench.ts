@@ -1,8 +1,8 @@
 // Evaluation-harness runs: store a graded run beside its session, list stored runs by label (for `bench run
 // --ledger-url` and `bench report --ledger-url`).
 import { createRoute, z } from "@hono/zod-openapi";
-import { benchRunsOf } from "../../store/bench-runs.js";
-import { parseLabel } from "../../store/queries.js";
+import { benchRunsOf } from "../../store/sqlite/bench-runs.js";
+import { parseLabel } from "../../store/sqlite/queries.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
 

@@ -3,7 +3,7 @@ import { checkAnswerSize, jsonBytes } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import { ManifestSchema } from "../../provenance/manifest.js";
 import { replayManifest } from "../../provenance/replay.js";
-import { parseInstant, parseLabel } from "../../store/queries.js";
+import { parseInstant, parseLabel } from "../../store/sqlite/queries.js";
 import { ApiError } from "../errors.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";

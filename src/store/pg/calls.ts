@@ -15,9 +15,9 @@ import {
 } from "../../guard/verdict.js";
 import type { ToolDeclaration } from "../../guard/declaration.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
-import { ConflictError, NotFoundError, refusedCallResult } from "../errors.js";
-import { newId } from "../ids.js";
-import type { CallAnswer, ResultAnswer } from "../ledger.js";
+import { ConflictError, NotFoundError, refusedCallResult } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+import type { CallAnswer, ResultAnswer } from "../sqlite/ledger.js";
 import type { PgRegistryCache, PgToolCache } from "./registry.js";
 import {
   CALL_COLUMNS,
@@ -29,7 +29,7 @@ import {
   toCall,
   toOutput,
 } from "./rows.js";
-import { isReading } from "../revisions.js";
+import { isReading } from "../sqlite/revisions.js";
 import { detectRevisions } from "./revisions.js";
 import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";

@@ -2,12 +2,18 @@
 // advisory lock, and each bumps the team's `claims` counter, which the demoted-claims cache of every instance reads.
 import type { Clock } from "../../clock.js";
 import { normaliseKey } from "../../gates/values.js";
-import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../claims.js";
-import { InvalidClaimError } from "../claims.js";
-import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim, sameJson } from "../claim-rows.js";
-import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../claims-jsonl.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
+import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../sqlite/claims.js";
+import { InvalidClaimError } from "../sqlite/claims.js";
+import {
+  CURRENT_CLAIM as CURRENT,
+  claimRow as toRow,
+  newClaimLine,
+  type RawClaim,
+  sameJson,
+} from "../common/claim-rows.js";
+import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../common/claims-jsonl.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { ClaimsRepo } from "../port.js";
 import { bumpVersion } from "./registry.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";

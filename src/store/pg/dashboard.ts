@@ -3,9 +3,9 @@
 // thing, and from the same aggregate queries (booleans and counts in PostgreSQL's spelling) where only the pages do.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import type { DashboardRepo } from "../dashboard-repo.js";
-import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../dashboard-overview.js";
-import { DASHBOARD_SESSION_HOURS } from "../dashboard-sessions.js";
+import type { DashboardRepo } from "../sqlite/dashboard-repo.js";
+import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../sqlite/dashboard-overview.js";
+import { DASHBOARD_SESSION_HOURS } from "../sqlite/dashboard-sessions.js";
 import {
   type AuditLink,
   auditedAnswers,
@@ -13,13 +13,13 @@ import {
   evaluationsPage,
   KEY_VALUES,
   type RawEvaluationRow,
-} from "../dashboard.js";
-import { crossingsPageQuery } from "../crossings-page.js";
-import { NotFoundError } from "../errors.js";
+} from "../sqlite/dashboard.js";
+import { crossingsPageQuery } from "../common/crossings-page.js";
+import { NotFoundError } from "../common/errors.js";
 import type { LedgerStore } from "../port.js";
-import type { CrossingRow } from "../sessions.js";
-import { hashToken, sameDigest } from "../teams.js";
-import { candidateDigests, type TokenKey } from "../token-key.js";
+import type { CrossingRow } from "../sqlite/sessions.js";
+import { hashToken, sameDigest } from "../sqlite/teams.js";
+import { candidateDigests, type TokenKey } from "../common/token-key.js";
 import { type RawCrossing, toCrossing } from "./rows.js";
 import { inTransaction, type Q, queryOn } from "./tx.js";
 

@@ -3,8 +3,8 @@
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import type { CrossingDraft } from "../../guard/verdict.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { RevisionsRepo } from "../port.js";
 import {
   type AffectedEvaluation,
@@ -19,14 +19,14 @@ import {
   type RawRevision,
   type Revision,
   revisionOf,
-} from "../revisions.js";
+} from "../sqlite/revisions.js";
 import {
   LINK_COLUMNS,
   type RawRevisedSource,
   REVISED_JOINS,
   REVISION_COLUMNS,
   revisedSourcesOf,
-} from "../revised-sources.js";
+} from "../sqlite/revised-sources.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 
 const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at FROM crossings

@@ -5,10 +5,10 @@ import { auditAnswer } from "../../provenance/audit.js";
 import { buildManifest } from "../../provenance/manifest.js";
 import type { StoredAudit } from "../../provenance/manifest.js";
 import { dimensionKey, toSI } from "../../quantity/units.js";
-import type { DatumRow, OffsetRow } from "../datums.js";
-import { NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
-import { newSessionColumns } from "../session-rows.js";
+import type { DatumRow, OffsetRow } from "../sqlite/datums.js";
+import { NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+import { newSessionColumns } from "../common/session-rows.js";
 import type {
   AuditsRepo,
   CallsRepo,
@@ -18,8 +18,8 @@ import type {
   PacksRepo,
   SessionsRepo,
 } from "../port.js";
-import { CROSSING_TOLERANCE } from "../queries.js";
-import type { CallRow, SessionRow } from "../sessions.js";
+import { CROSSING_TOLERANCE } from "../sqlite/queries.js";
+import type { CallRow, SessionRow } from "../sqlite/sessions.js";
 import { type CallDeps, rememberedCall, rememberedResult, storeCall, storeResult } from "./calls.js";
 import { DATUM_SELECT, OFFSET_SELECT, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import {

@@ -15,7 +15,7 @@ import {
   planApproval,
   type UpstreamsRepo,
   upstreamStates,
-} from "../upstreams.js";
+} from "../sqlite/upstreams.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 
 /** The upstreams repository of a PostgreSQL ledger; every method is scoped to a team. */

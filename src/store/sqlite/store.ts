@@ -2,15 +2,15 @@
 // schema alone, so `migrate`, `backup` and the CLI's --help start fast; the first query loads the rest once.
 import type { UndeclaredTools } from "../../guard/verdict.js";
 import { systemClock, type Clock } from "../../clock.js";
-import { openDb, type LedgerDb } from "../db.js";
+import { openDb, type LedgerDb } from "./db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
-import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
-import type { DashboardRepo } from "../dashboard-repo.js";
+import { type BenchRunsRepo, sqliteBenchRuns } from "./bench-runs.js";
+import type { DashboardRepo } from "./dashboard-repo.js";
 import type { RevisionsRepo, WatchRepo } from "../port.js";
-import { sqliteRevisedSources } from "../revised-sources.js";
-import { sqliteWatch } from "../watch.js";
-import { RevisionStore } from "../revisions.js";
-import { sqliteUpstreams, type UpstreamsRepo } from "../upstreams.js";
+import { sqliteRevisedSources } from "./revised-sources.js";
+import { sqliteWatch } from "./watch.js";
+import { RevisionStore } from "./revisions.js";
+import { sqliteUpstreams, type UpstreamsRepo } from "./upstreams.js";
 import type { SqliteRepos } from "./repos.js";
 
 /** How a SQLite store is built. */
@@ -53,7 +53,7 @@ function lazyDashboard(db: LedgerDb): DashboardRepo {
     get(_target, method) {
       if (typeof method !== "string" || method === "then") return undefined;
       return (...args: unknown[]) => {
-        loaded ??= import("../dashboard-repo.js").then((m) => m.sqliteDashboard(db));
+        loaded ??= import("./dashboard-repo.js").then((m) => m.sqliteDashboard(db));
         return loaded.then((r) => (r as unknown as Record<string, AnyMethod>)[method]!(...args));
       };
     },

@@ -2,9 +2,9 @@
 // claim, its events, and its key's values across every task's released runs as a strip plot.
 import type { Child } from "hono/jsx";
 import { tryConvert } from "../../quantity/units.js";
-import type { ClaimRow } from "../../store/claims.js";
-import type { KeyValue } from "../../store/dashboard.js";
-import { QueryError } from "../../store/queries.js";
+import type { ClaimRow } from "../../store/sqlite/claims.js";
+import type { KeyValue } from "../../store/sqlite/dashboard.js";
+import { QueryError } from "../../store/sqlite/queries.js";
 import { type StripPoint, StripPlot } from "../charts/strip.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";

@@ -3,8 +3,8 @@
 import type { Child } from "hono/jsx";
 import type { Decision } from "../../gates/decision.js";
 import { GATE_NAMES, type GateStatus } from "../../gates/outcome-kit.js";
-import type { EvaluationRow } from "../../store/dashboard.js";
-import { QueryError } from "../../store/queries.js";
+import type { EvaluationRow } from "../../store/sqlite/dashboard.js";
+import { QueryError } from "../../store/sqlite/queries.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { cleanUrl, cursorOf, one, readParams } from "../filters.js";

@@ -2,8 +2,8 @@
 // the released evaluations whose claims rested on the value it replaced.
 import type { Child } from "hono/jsx";
 import { type WatchStatus, watchStatus } from "../../packs/ogc/watch.js";
-import { parseInstant } from "../../store/queries.js";
-import type { Revision, RevisionSide } from "../../store/revisions.js";
+import { parseInstant } from "../../store/sqlite/queries.js";
+import type { Revision, RevisionSide } from "../../store/sqlite/revisions.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { cleanUrl, cursorOf, one, readParams } from "../filters.js";

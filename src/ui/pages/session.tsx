@@ -2,8 +2,8 @@
 // by status and linked to the crossing they trace to.
 import type { Child } from "hono/jsx";
 import type { Violation } from "../../guard/verdict.js";
-import type { AuditedAnswer, AuditedNumber, SessionDetail } from "../../store/dashboard.js";
-import type { CrossingRow } from "../../store/sessions.js";
+import type { AuditedAnswer, AuditedNumber, SessionDetail } from "../../store/sqlite/dashboard.js";
+import type { CrossingRow } from "../../store/sqlite/sessions.js";
 import { problemPage } from "../problem.js";
 import { Badge, CodeChip, Empty, LabelChip } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";

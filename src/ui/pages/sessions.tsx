@@ -2,8 +2,8 @@
 // keyset pages, and CSV and JSON Lines exports of the current filter.
 import type { Child } from "hono/jsx";
 import { VIOLATION_CODES } from "../../quantity/errors.js";
-import type { SessionListRow } from "../../store/dashboard.js";
-import type { SessionRow } from "../../store/sessions.js";
+import type { SessionListRow } from "../../store/sqlite/dashboard.js";
+import type { SessionRow } from "../../store/sqlite/sessions.js";
 import { CodeChip, Empty, LabelChip, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { all, cleanUrl, cursorOf, one, readParams, sessionFilter, type SessionParams } from "../filters.js";

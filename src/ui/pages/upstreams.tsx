@@ -3,7 +3,7 @@
 import type { Child } from "hono/jsx";
 import { definitionDiff } from "../../gateway/diff.js";
 import type { Drift } from "../../gateway/pins.js";
-import type { UpstreamState, UpstreamsRepo } from "../../store/upstreams.js";
+import type { UpstreamState, UpstreamsRepo } from "../../store/sqlite/upstreams.js";
 import { Badge, Empty } from "../components.js";
 import type { UiApp } from "../env.js";
 import { shortTime } from "../format.js";

@@ -1,0 +1,160 @@
+// Graded evaluation-harness runs, one row beside each run's ledger session (table bench_runs).
+import type { Database, Statement } from "better-sqlite3";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import type { LedgerStore } from "../port.js";
+import type { LabelFilter } from "./queries.js";
+
+/** A graded run as stored and answered (API.md, "Evaluation harness": the `runs` items). */
+export type BenchRun = {
+  session_id: string;
+  batch: string;
+  suite: string;
+  task: string;
+  condition: string;
+  model: string;
+  replicate: number;
+  recorded_id: string | null;
+  outcome: "correct" | "wrong" | "blocked" | "error";
+  stated: string | null;
+  detail: string;
+  violations: number;
+  audit_unsourced: number;
+  audit_mislabelled: number;
+  audit_flagged: boolean;
+  undetected: boolean;
+  silent_error: boolean;
+  tool_calls: number;
+  turns: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  derived: Record<string, unknown>;
+  answer: string | null;
+  error: string | null;
+  created_at: string;
+};
+
+type Raw = Omit<BenchRun, "audit_flagged" | "undetected" | "silent_error" | "derived"> & {
+  audit_flagged: number;
+  undetected: number;
+  silent_error: number;
+  derived: string;
+};
+
+/** The columns of bench_runs a run is written and read with (team_id aside), in order. */
+export const BENCH_RUN_COLUMNS = [
+  "session_id",
+  "batch",
+  "suite",
+  "task",
+  "condition",
+  "model",
+  "replicate",
+  "recorded_id",
+  "outcome",
+  "stated",
+  "detail",
+  "violations",
+  "audit_unsourced",
+  "audit_mislabelled",
+  "audit_flagged",
+  "undetected",
+  "silent_error",
+  "tool_calls",
+  "turns",
+  "prompt_tokens",
+  "completion_tokens",
+  "derived",
+  "answer",
+  "error",
+  "created_at",
+] as const;
+
+const toRun = (r: Raw): BenchRun => ({
+  ...r,
+  audit_flagged: r.audit_flagged === 1,
+  undetected: r.undetected === 1,
+  silent_error: r.silent_error === 1,
+  derived: JSON.parse(r.derived) as Record<string, unknown>,
+});
+
+/** Repository of graded harness runs; every method is scoped to a team. */
+export class BenchRunStore {
+  private readonly insertStmt: Statement;
+
+  constructor(private readonly sqlite: Database) {
+    this.insertStmt = sqlite.prepare(
+      `INSERT INTO bench_runs (team_id, ${BENCH_RUN_COLUMNS.join(", ")}) VALUES (?, ${BENCH_RUN_COLUMNS.map(() => "?").join(", ")})`,
+    );
+  }
+
+  /** Stores a run's grading beside its session (once: a session holds one run). */
+  insert(teamId: string, run: BenchRun): void {
+    const row: Record<string, unknown> = {
+      ...run,
+      audit_flagged: run.audit_flagged ? 1 : 0,
+      undetected: run.undetected ? 1 : 0,
+      silent_error: run.silent_error ? 1 : 0,
+      derived: JSON.stringify(run.derived),
+    };
+    this.insertStmt.run(teamId, ...BENCH_RUN_COLUMNS.map((c) => row[c] ?? null));
+  }
+
+  /** The team's runs whose sessions carry every label, oldest first; `batch` narrows to one batch. */
+  list(teamId: string, f: { labels?: readonly LabelFilter[]; batch?: string } = {}): BenchRun[] {
+    const where = ["r.team_id = ?"];
+    const params: unknown[] = [teamId];
+    if (f.batch !== undefined) {
+      where.push("r.batch = ?");
+      params.push(f.batch);
+    }
+    for (const l of f.labels ?? []) {
+      where.push(
+        "EXISTS (SELECT 1 FROM session_labels l WHERE l.session_id = r.session_id AND l.key = ? AND l.value = ?)",
+      );
+      params.push(l.key, l.value);
+    }
+    const sql =
+      `SELECT ${BENCH_RUN_COLUMNS.map((c) => `r.${c}`).join(", ")} FROM bench_runs r ` +
+      `WHERE ${where.join(" AND ")} ORDER BY r.created_at, r.session_id`;
+    return (this.sqlite.prepare(sql).all(...params) as Raw[]).map(toRun);
+  }
+
+  /** Whether the session exists in the team and has no run yet (a run is stored once per session). */
+  sessionState(teamId: string, sessionId: string): "missing" | "free" | "taken" {
+    const s = this.sqlite.prepare("SELECT 1 FROM sessions WHERE id = ? AND team_id = ?").get(sessionId, teamId);
+    if (!s) return "missing";
+    return this.sqlite.prepare("SELECT 1 FROM bench_runs WHERE session_id = ?").get(sessionId) ? "taken" : "free";
+  }
+}
+
+/** Graded harness runs, one beside each run's session (a LedgerStore repository). */
+export interface BenchRunsRepo {
+  /** Stores a run beside its session: NotFoundError for a session not in the team, ConflictError when it holds one. */
+  insert(teamId: string, run: BenchRun): Promise<void>;
+  /** The team's runs whose sessions carry every label (and of one batch), oldest first. */
+  list(teamId: string, filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]>;
+}
+
+/** The BenchRunsRepo of a SQLite store. */
+export function sqliteBenchRuns(sqlite: Database): BenchRunsRepo {
+  const runs = new BenchRunStore(sqlite);
+  return {
+    insert: async (teamId, run) => {
+      const state = runs.sessionState(teamId, run.session_id);
+      if (state === "missing")
+        throw new NotFoundError(`no session '${run.session_id}' in this team; open it with POST /v1/sessions first`);
+      if (state === "taken")
+        throw new ConflictError(`session '${run.session_id}' already holds a harness run; a run is stored once`);
+      runs.insert(teamId, run);
+    },
+    list: async (teamId, filter) => runs.list(teamId, filter),
+  };
+}
+
+/** The store's harness runs, or an error naming what to configure on an engine that does not hold them yet. */
+export function benchRunsOf(store: LedgerStore): BenchRunsRepo {
+  if (store.benchRuns) return store.benchRuns;
+  throw new Error(
+    `harness runs are not stored on ${store.engine} in this version; set AGENT_LEDGER_DB to a SQLite file path to record them`,
+  );
+}

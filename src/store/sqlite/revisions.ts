@@ -1,0 +1,363 @@
+// Readings and their revisions: detection inside the later reading's transaction, declared revisions, and listing with
+// the released evaluations each revision affects.
+import type { Database, Statement } from "better-sqlite3";
+import { DateTime } from "luxon";
+import { REVISION_TOLERANCE } from "../../gates/ledger-evidence.js";
+import type { CrossingDraft } from "../../guard/verdict.js";
+import { DimensionalityError } from "../../quantity/errors.js";
+import { DEFAULT_QUALITY } from "../../quantity/quality.js";
+import { canonicalUnit, tryConvert } from "../../quantity/units.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+
+/** One side of a revision (API.md). */
+export type RevisionSide = {
+  crossing_id: number | null;
+  session_id: string | null;
+  value: number;
+  unit: string;
+  quality: string | null;
+};
+
+/** A released evaluation whose claim rested on the revised crossing. */
+export type AffectedEvaluation = { evaluation_id: string; task: string | null; claim_id: string | null };
+
+/** A revision as the API answers it. */
+export type Revision = {
+  id: string;
+  kind: "detected" | "declared";
+  source: string | null;
+  observed_at: string | null;
+  reason: string;
+  revised_by: string;
+  detected_at: string;
+  before: RevisionSide;
+  after: RevisionSide;
+  affected: AffectedEvaluation[];
+};
+
+/** A released evaluation's claim resting on a crossing (`GET /v1/crossings/{id}/claims`). */
+export type CrossingClaim = {
+  evaluation_id: string;
+  task: string | null;
+  claim_id: string | null;
+  claim_text: string;
+  locator: string;
+  status: string;
+  run: number;
+  created_at: string;
+};
+
+type RawRevision = {
+  id: string;
+  kind: "detected" | "declared";
+  source: string | null;
+  observed_at: string | null;
+  reason: string;
+  revised_by: string;
+  before_crossing_id: number;
+  before_session_id: string;
+  before_value: number;
+  before_unit: string;
+  before_quality: string | null;
+  after_crossing_id: number | null;
+  after_session_id: string | null;
+  after_value: number;
+  after_unit: string;
+  after_quality: string | null;
+  detected_at: string;
+};
+
+type RawReading = {
+  id: number;
+  session_id: string;
+  value: number;
+  unit: string;
+  quality: string | null;
+  observed_at: string;
+};
+
+/** The observation instant in UTC (ms), the key two spellings of one time share; null when it does not parse. */
+export function observedUtc(observedAt: string | null): string | null {
+  if (observedAt === null) return null;
+  const dt = DateTime.fromISO(observedAt, { setZone: true });
+  return dt.isValid ? dt.toUTC().toISO() : null;
+}
+
+/** True when a crossing draft is a reading: a usable scalar return with a source and an observation time. */
+export function isReading(c: CrossingDraft): boolean {
+  return (
+    c.direction === "return" &&
+    c.source !== null &&
+    c.observedAt !== null &&
+    c.value !== null &&
+    c.unit !== null &&
+    c.outcome !== "refused"
+  );
+}
+
+/** True when `after` is another value than `before` (relative difference over 1e-9 in the earlier unit). */
+export function differs(
+  before: { value: number; unit: string },
+  after: { value: number; unit: string },
+): boolean | null {
+  const v = tryConvert(after.value, after.unit, before.unit);
+  if (v === null) return null;
+  if (before.value === 0) return v !== 0;
+  return Math.abs(v - before.value) / Math.abs(before.value) > REVISION_TOLERANCE;
+}
+
+/** A reading as text: value, unit and quality. */
+export const fmt = (v: number, unit: string, q: string | null) => `${v} ${unit}${q ? ` (${q})` : ""}`;
+
+/** The revisions columns every read selects. */
+export const COLUMNS = `id, kind, source, observed_at, reason, revised_by, before_crossing_id, before_session_id, before_value, before_unit,
+  before_quality, after_crossing_id, after_session_id, after_value, after_unit, after_quality, detected_at`;
+
+/** Repository of revisions and of the evaluation-source links they affect. Every method is scoped to a team. */
+export class RevisionStore {
+  private readonly s: Record<string, Statement>;
+
+  constructor(sqlite: Database) {
+    const p = (sql: string) => sqlite.prepare(sql);
+    this.s = {
+      // The latest earlier reading of (source, instant): crossings_team_reading_idx, newest first.
+      latestReading: p(`SELECT id, session_id, value, unit, quality, observed_at FROM crossings
+        WHERE team_id = ? AND source = ? AND observed_utc = ? AND source IS NOT NULL AND observed_utc IS NOT NULL
+        AND id < ? AND direction = 'return' AND value IS NOT NULL AND unit IS NOT NULL AND outcome != 'refused'
+        ORDER BY id DESC LIMIT 1`),
+      insert:
+        p(`INSERT INTO revisions (team_id, ${COLUMNS}) VALUES (@team_id, @id, @kind, @source, @observed_at, @reason, @revised_by,
+        @before_crossing_id, @before_session_id, @before_value, @before_unit, @before_quality, @after_crossing_id,
+        @after_session_id, @after_value, @after_unit, @after_quality, @detected_at)`),
+      get: p(`SELECT ${COLUMNS} FROM revisions WHERE team_id = ? AND id = ?`),
+      list: p(`SELECT ${COLUMNS} FROM revisions WHERE team_id = @team
+        AND (@source IS NULL OR source = @source) AND (@since IS NULL OR detected_at >= @since)
+        AND (@before_at IS NULL OR (detected_at, id) < (@before_at, @before_id))
+        ORDER BY detected_at DESC, id DESC LIMIT @limit`),
+      affected: p(`SELECT s.run_id AS evaluation_id, s.task, s.claim_id FROM evaluation_sources s
+        WHERE s.team_id = ? AND s.crossing_id = ? ORDER BY s.id`),
+      claimsOf:
+        p(`SELECT s.id, s.run_id AS evaluation_id, s.task, s.claim_id, s.claim_text, s.locator, s.status, s.run_index AS run,
+        s.created_at FROM evaluation_sources s WHERE s.team_id = ? AND s.crossing_id = ? AND s.id > ? ORDER BY s.id LIMIT ?`),
+      crossing: p(`SELECT id, session_id, direction, value, unit, quality, source, observed_at, outcome FROM crossings
+        WHERE id = ? AND team_id = ?`),
+      // The last revision of a crossing: revisions_before_idx.
+      latestOf: p(
+        `SELECT ${COLUMNS} FROM revisions WHERE before_crossing_id = ? AND team_id = ? ORDER BY id DESC LIMIT 1`,
+      ),
+    };
+  }
+
+  /**
+   * Records a revision when a just-inserted reading (crossing `id`) re-reads an earlier reading of the same source and
+   * observation time with another value or quality. Runs inside the caller's transaction; the caller only calls it for a
+   * reading (`isReading`), so a result that is not one costs nothing here.
+   */
+  detect(teamId: string, sessionId: string, id: number, tool: string, c: CrossingDraft, at: string): Revision | null {
+    const key = observedUtc(c.observedAt);
+    if (key === null || c.value === null || c.unit === null) return null;
+    const prior = this.s.latestReading!.get(teamId, c.source, key, id) as RawReading | undefined;
+    if (!prior) return null;
+    const changed = differs(prior, { value: c.value, unit: c.unit });
+    if (changed === null) return null;
+    if (!changed && prior.quality === c.quality) return null;
+    const row: RawRevision = {
+      id: newId(Date.parse(at)),
+      kind: "detected",
+      source: c.source,
+      observed_at: c.observedAt,
+      reason:
+        `${tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
+        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}`,
+      revised_by: tool,
+      before_crossing_id: prior.id,
+      before_session_id: prior.session_id,
+      before_value: prior.value,
+      before_unit: prior.unit,
+      before_quality: prior.quality,
+      after_crossing_id: id,
+      after_session_id: sessionId,
+      after_value: c.value,
+      after_unit: c.unit,
+      after_quality: c.quality,
+      detected_at: at,
+    };
+    this.s.insert!.run({ ...row, team_id: teamId });
+    return this.toRevision(teamId, row);
+  }
+
+  /** Declares a revision of a stored return value that no tool will re-read (`POST /v1/crossings/{id}/revise`). */
+  declare(
+    teamId: string,
+    crossingId: number,
+    input: { value: number; unit: string; quality?: string | null; reason: string; revised_by: string },
+    now: Date,
+  ): Revision {
+    const c = this.s.crossing!.get(crossingId, teamId) as
+      | (RawReading & {
+          direction: string;
+          source: string | null;
+          outcome: string;
+          value: number | null;
+          unit: string | null;
+        })
+      | undefined;
+    if (!c) throw new NotFoundError(`no crossing '${crossingId}'`);
+    if (c.direction !== "return" || c.value === null || c.unit === null || c.outcome === "refused") {
+      throw new ConflictError(
+        `crossing ${crossingId} is not a stored return value with a unit, so it cannot be revised; revise the crossing of the tool's result`,
+      );
+    }
+    const row = declaredRevision(crossingId, c, this.latestOf(teamId, crossingId), input, now);
+    this.s.insert!.run({ ...row, team_id: teamId });
+    return this.toRevision(teamId, row);
+  }
+
+  /** One revision, or 404. */
+  get(teamId: string, id: string): Revision {
+    const r = this.s.get!.get(teamId, id) as RawRevision | undefined;
+    if (!r) throw new NotFoundError(`no revision '${id}'`);
+    return this.toRevision(teamId, r);
+  }
+
+  /** A page of revisions, newest first. */
+  list(
+    teamId: string,
+    filter: { source?: string; since?: string; limit: number; before?: readonly [string, string] | null },
+  ): { items: Revision[]; next_cursor: readonly [string, string] | null } {
+    const rows = this.s.list!.all({
+      team: teamId,
+      source: filter.source ?? null,
+      since: filter.since ?? null,
+      before_at: filter.before?.[0] ?? null,
+      before_id: filter.before?.[1] ?? null,
+      limit: filter.limit + 1,
+    }) as RawRevision[];
+    const items = rows.slice(0, filter.limit).map((r) => this.toRevision(teamId, r));
+    const last = items[items.length - 1];
+    return { items, next_cursor: rows.length > filter.limit && last ? [last.detected_at, last.id] : null };
+  }
+
+  /** The last revision recorded against a crossing, or null. */
+  latestOf(teamId: string, crossingId: number): RawRevision | null {
+    return (this.s.latestOf!.get(crossingId, teamId) as RawRevision | undefined) ?? null;
+  }
+
+  /** The released evaluations and claims that rest on a crossing, oldest first, a page at a time; 404 for none of the team's. */
+  claimsOf(
+    teamId: string,
+    crossingId: number,
+    page: { limit: number; after?: number | null } = { limit: 500 },
+  ): { items: CrossingClaim[]; next_cursor: number | null } {
+    if (!this.s.crossing!.get(crossingId, teamId)) throw new NotFoundError(`no crossing '${crossingId}'`);
+    const rows = this.s.claimsOf!.all(teamId, crossingId, page.after ?? 0, page.limit + 1) as (CrossingClaim & {
+      id: number;
+    })[];
+    const items = rows.slice(0, page.limit).map(({ id: _id, ...c }) => c);
+    const last = rows[page.limit - 1];
+    return { items, next_cursor: rows.length > page.limit && last ? last.id : null };
+  }
+
+  private toRevision(teamId: string, r: RawRevision): Revision {
+    return revisionOf(r, this.s.affected!.all(teamId, r.before_crossing_id) as AffectedEvaluation[]);
+  }
+}
+
+/** A stored revision row as the API answers it, with the evaluation links of its earlier crossing. */
+export function revisionOf(r: RawRevision, affected: AffectedEvaluation[]): Revision {
+  return {
+    id: r.id,
+    kind: r.kind,
+    source: r.source,
+    observed_at: r.observed_at,
+    reason: r.reason,
+    revised_by: r.revised_by,
+    detected_at: r.detected_at,
+    before: {
+      crossing_id: r.before_crossing_id,
+      session_id: r.before_session_id,
+      value: r.before_value,
+      unit: r.before_unit,
+      quality: r.before_quality,
+    },
+    after: {
+      crossing_id: r.after_crossing_id,
+      session_id: r.after_session_id,
+      value: r.after_value,
+      unit: r.after_unit,
+      quality: r.after_quality,
+    },
+    affected: distinct(affected),
+  };
+}
+
+/** One entry per evaluation and claim (repeated runs of one evaluation link the same claim once each), in link order. */
+function distinct(rows: AffectedEvaluation[]): AffectedEvaluation[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const k = JSON.stringify([r.evaluation_id, r.claim_id]);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+export type { RawReading, RawRevision };
+
+/** A stored crossing as both engines read it before declaring a revision on it. */
+export type RevisableCrossing = {
+  id: number;
+  session_id: string;
+  value: number;
+  unit: string;
+  quality: string | null;
+  source: string | null;
+  observed_at: string | null;
+};
+
+/** The row a declared revision writes, after the checks both engines share (422 across dimensions, 409 no change). */
+export function declaredRevision(
+  crossingId: number,
+  c: RevisableCrossing,
+  latest: RawRevision | null | undefined,
+  input: { value: number; unit: string; quality?: string | null; reason: string; revised_by: string },
+  now: Date,
+): RawRevision {
+  const unit = canonicalUnit(input.unit);
+  const quality = DEFAULT_QUALITY.normalise(input.quality ?? null);
+  if (differs({ value: c.value, unit: c.unit }, { value: input.value, unit }) === null) {
+    throw new DimensionalityError(
+      `cannot revise crossing ${crossingId} (${c.value} ${c.unit}) to ${input.value} ${input.unit}: ` +
+        `the units measure different things; send the value in ${c.unit} or a unit that converts to it`,
+    );
+  }
+  const current = latest
+    ? { value: latest.after_value, unit: latest.after_unit, quality: latest.after_quality }
+    : { value: c.value, unit: c.unit, quality: c.quality };
+  if (differs(current, { value: input.value, unit }) === false && current.quality === quality) {
+    throw new ConflictError(
+      `crossing ${crossingId} already stands at ${fmt(current.value, current.unit, current.quality)}; ` +
+        "a revision must change the value or the quality",
+    );
+  }
+  return {
+    id: newId(now.getTime()),
+    kind: "declared",
+    source: c.source,
+    observed_at: c.observed_at,
+    reason: input.reason,
+    revised_by: input.revised_by,
+    before_crossing_id: c.id,
+    before_session_id: c.session_id,
+    before_value: c.value,
+    before_unit: c.unit,
+    before_quality: c.quality,
+    after_crossing_id: null,
+    after_session_id: null,
+    after_value: input.value,
+    after_unit: unit,
+    after_quality: quality,
+    detected_at: now.toISOString(),
+  };
+}
