@@ -12,10 +12,10 @@ import { asStore } from "../../src/store/sqlite/store.js";
 import { readRecorded, recordedCells, recordedProvider } from "../../src/harness/providers/recorded.js";
 import { CONDITION_NAMES, taskData } from "../../src/harness/suites.js";
 import { buildTables } from "../../src/harness/tables.js";
-import type { BenchRun } from "../../src/store/sqlite/bench-runs.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { findCorpus } from "../corpus/corpus.js";
+import type { BenchRun } from "../../src/store/model.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const { dir, looked } = findCorpus(ROOT);

@@ -33,8 +33,8 @@ import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
 import { registerUpstreamRoutes } from "./routes/upstreams.js";
 import { registerWatchRoutes } from "./routes/watch.js";
-import type { Principal } from "../store/sqlite/teams.js";
 import { TokenKeyMismatchError } from "../store/common/token-key.js";
+import type { Principal } from "../store/model.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [

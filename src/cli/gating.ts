@@ -14,10 +14,10 @@ import {
 import { parseLedgerText, type LedgerLine } from "../store/common/claims-jsonl.js";
 import { openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
-import type { Evaluation } from "../store/sqlite/runs.js";
 import { openSqliteStore } from "../store/sqlite/store.js";
 import { DEFAULT_TEAM } from "../store/sqlite/teams.js";
 import { CliError, cliConfig, type DbFlags } from "./shared.js";
+import type { Evaluation } from "../store/model.js";
 
 /** Flags of `evaluate` and `validate`. */
 export type GateFlags = DbFlags & { settings?: string; team: string };

@@ -5,9 +5,9 @@ import { parseInterval } from "../config.js";
 import { startWatchLoop, watchPass, watchSummary } from "../packs/ogc/watch.js";
 import { parseInstant } from "../store/sqlite/queries.js";
 import { openStore } from "../store/open.js";
-import type { Revision } from "../store/sqlite/revisions.js";
 import { asCliError, teamIdOf } from "./sessions.js";
 import { CliError, cliConfig, say } from "./shared.js";
+import type { Revision } from "../store/model.js";
 
 /** Flags of `revisions`. */
 type Flags = { db?: string; team: string; since?: string; source?: string; limit: string; format: string };

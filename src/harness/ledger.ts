@@ -2,10 +2,10 @@
 // local database, the team `default` unless told otherwise) or a running service over HTTP (remote-ledger.ts).
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import type { Violation } from "../guard/verdict.js";
-import { type BenchRun, benchRunsOf } from "../store/sqlite/bench-runs.js";
+import { benchRunsOf } from "../store/sqlite/bench-runs.js";
 import type { LedgerStore } from "../store/port.js";
-import type { LabelFilter } from "../store/sqlite/queries.js";
 import { convertMagnitude } from "../quantity/units.js";
+import type { BenchRun, LabelFilter } from "../store/model.js";
 
 /** The guard's verdict on a call, as the harness reads it. */
 export type CallVerdict = { callId: string; ok: boolean; args: Record<string, unknown>; violations: Violation[] };

@@ -1,9 +1,8 @@
 // The harness recording into a running agent-ledger service (API.md routes), reached with a team token.
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import { LedgerHttpError } from "../mcp/ledger-client.js";
-import type { BenchRun } from "../store/sqlite/bench-runs.js";
-import type { LabelFilter } from "../store/sqlite/queries.js";
 import type { AuditCounts, CallVerdict, HarnessLedger, ResultVerdict } from "./ledger.js";
+import type { BenchRun, LabelFilter } from "../store/model.js";
 
 type Json = Record<string, unknown>;
 

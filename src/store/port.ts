@@ -2,8 +2,6 @@
 // storage, grouped by aggregate. Implemented by src/store/sqlite/ (today's synchronous code behind promises) and
 // src/store/pg/. The pure core stays synchronous: a store fetches what a verdict or a gate decision needs, then
 // calls it. Adding a method: add it here, implement it in sqlite/ and pg/, and pin it in test/store/contract/.
-import type { RevisedSource, RevisedSourceMatch } from "./sqlite/revised-sources.js";
-import type { CrossingClaim, Revision } from "./sqlite/revisions.js";
 import type { ToolDeclaration, ToolDeclarationInput } from "../guard/declaration.js";
 import type { EnforcementReport } from "../guard/report.js";
 import type { Violation } from "../guard/verdict.js";
@@ -13,27 +11,41 @@ import type { AuditItem } from "../provenance/audit.js";
 import type { Manifest, StoredAudit } from "../provenance/manifest.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { QuantityJSON } from "../quantity/quantity.js";
-import type {
-  ClaimEvent,
-  ClaimPage,
-  ClaimRow,
-  ClaimStatus,
-  Demotion,
-  ImportReport,
-  NewClaim,
-} from "./sqlite/claims.js";
 import type { LedgerLine } from "./common/claims-jsonl.js";
 import type { BenchRunsRepo } from "./sqlite/bench-runs.js";
 import type { UpstreamsRepo } from "./sqlite/upstreams.js";
 import type { DashboardRepo } from "./sqlite/dashboard-repo.js";
-import type { DatumRow, OffsetInput, OffsetRow } from "./sqlite/datums.js";
-import type { CallAnswer, ResultAnswer } from "./sqlite/ledger.js";
-import type { CrossingFilter, SessionFilter } from "./sqlite/queries.js";
-import type { Evaluation, EvaluationSummary, StoredEvaluation } from "./sqlite/runs.js";
-import type { SeedSummary } from "./sqlite/seed.js";
-import type { CallRow, CrossingRow, SessionRow } from "./sqlite/sessions.js";
-import type { IssuedToken, Principal, Team } from "./sqlite/teams.js";
-import type { ToolRow } from "./sqlite/tools.js";
+import type {
+  CallAnswer,
+  CallRow,
+  ClaimEvent,
+  ClaimPage,
+  ClaimRow,
+  ClaimStatus,
+  CrossingClaim,
+  CrossingFilter,
+  CrossingRow,
+  DatumRow,
+  Demotion,
+  Evaluation,
+  EvaluationSummary,
+  ImportReport,
+  IssuedToken,
+  NewClaim,
+  OffsetInput,
+  OffsetRow,
+  Principal,
+  ResultAnswer,
+  RevisedSource,
+  RevisedSourceMatch,
+  Revision,
+  SeedSummary,
+  SessionFilter,
+  SessionRow,
+  StoredEvaluation,
+  Team,
+  ToolRow,
+} from "./model.js";
 
 export type {
   CallAnswer,

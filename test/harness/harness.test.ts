@@ -8,12 +8,12 @@ import { anthropicProvider } from "../../src/harness/providers/anthropic.js";
 import type { RetryPolicy } from "../../src/harness/providers/http.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
 import { type Condition, taskData } from "../../src/harness/suites.js";
-import type { BenchRun } from "../../src/store/sqlite/bench-runs.js";
 import type { LedgerDb } from "../../src/store/sqlite/db.js";
 import { listSessions } from "../../src/store/sqlite/queries.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
 import { type Script, type Stub, startStub } from "./stub-provider.js";
+import type { BenchRun } from "../../src/store/model.js";
 
 const data = taskData();
 const task = (name: string) => data.tasks.find((t) => t.name === name)!;

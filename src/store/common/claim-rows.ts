@@ -1,6 +1,6 @@
 // A claim as both engines store it: the claim row joined to its latest event, read into the ClaimRow the port answers.
 import type { LedgerLine } from "./claims-jsonl.js";
-import type { ClaimRow, ClaimStatus, NewClaim } from "../sqlite/claims.js";
+import type { ClaimRow, ClaimStatus, NewClaim } from "../model.js";
 
 /** A claim joined to its latest event, as the CURRENT_CLAIM query returns it. */
 export type RawClaim = {

@@ -3,7 +3,7 @@ import { type Result, splitEvaluationInput } from "../../gates/contracts.js";
 import type { SourceLink } from "../../gates/ledger-evidence.js";
 import type { Decision } from "../../gates/decision.js";
 import type { Settings } from "../../gates/settings.js";
-import type { EvaluationSummary, StoredEvaluation } from "../sqlite/runs.js";
+import type { EvaluationSummary, StoredEvaluation } from "../model.js";
 
 /** A run row as stored. */
 export type RawRun = {

@@ -3,7 +3,7 @@
 import type { PriorOutput } from "../../guard/history.js";
 import type { CrossingDraft, Violation } from "../../guard/verdict.js";
 import { newId } from "./ids.js";
-import type { CallRow, CrossingRow, SessionRow } from "../sqlite/sessions.js";
+import type { CallRow, CrossingRow, SessionRow } from "../model.js";
 
 /** A stored flag: SQLite answers 0 or 1, PostgreSQL a boolean. */
 const flag = (v: number | boolean): boolean => v === true || v === 1;

@@ -17,7 +17,6 @@ import type { ToolDeclaration } from "../../guard/declaration.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
 import { ConflictError, NotFoundError, refusedCallResult } from "../common/errors.js";
 import { newId } from "../common/ids.js";
-import type { CallAnswer, ResultAnswer } from "../sqlite/ledger.js";
 import type { PgRegistryCache, PgToolCache } from "./registry.js";
 import {
   CALL_COLUMNS,
@@ -35,6 +34,7 @@ import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 import { groupCalls, groupResults } from "./call-batch.js";
 import { GroupCommit, SessionsInFlight } from "./group-commit.js";
+import type { CallAnswer, ResultAnswer } from "../model.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
 const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,

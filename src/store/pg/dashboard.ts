@@ -17,11 +17,11 @@ import {
 import { crossingsPageQuery } from "../common/crossings-page.js";
 import { NotFoundError } from "../common/errors.js";
 import type { LedgerStore } from "../port.js";
-import type { CrossingRow } from "../sqlite/sessions.js";
 import { hashToken, sameDigest } from "../sqlite/teams.js";
 import { candidateDigests, type TokenKey } from "../common/token-key.js";
 import { type RawCrossing, toCrossing } from "./rows.js";
 import { inTransaction, type Q, queryOn } from "./tx.js";
+import type { CrossingRow } from "../model.js";
 
 const RANGE = "team_id = $1 AND created_at >= $2 AND created_at < $3";
 const DAY = "substr(created_at, 1, 10)";

@@ -13,13 +13,13 @@ import { overlayHistory } from "../sqlite/claim-history.js";
 import { NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { EvaluationsRepo } from "../port.js";
-import type { Evaluation } from "../sqlite/runs.js";
 import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../common/run-rows.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
 import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
+import type { Evaluation } from "../model.js";
 
 // The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
 // (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.

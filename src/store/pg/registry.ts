@@ -2,9 +2,8 @@
 // the team's `registry` counter in team_versions, which every datum or offset write bumps in its own transaction.
 import { compileTool, type ToolDeclaration, type ToolDeclarationInput } from "../../guard/declaration.js";
 import { DatumRegistry } from "../../quantity/datums.js";
-import type { DatumRow, OffsetRow } from "../sqlite/datums.js";
-import type { ToolRow } from "../sqlite/tools.js";
 import type { Q } from "./tx.js";
+import type { DatumRow, OffsetRow, ToolRow } from "../model.js";
 
 /** The columns of a datum row, aliased to DatumRow. */
 export const DATUM_SELECT = `SELECT id, name, kind, description, created_at AS "createdAt" FROM datums WHERE team_id = $1 ORDER BY name`;

@@ -7,9 +7,7 @@ import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { RevisionsRepo } from "../port.js";
 import {
-  type AffectedEvaluation,
   COLUMNS,
-  type CrossingClaim,
   declaredRevision,
   differs,
   fmt,
@@ -17,7 +15,6 @@ import {
   observedUtc,
   type RawReading,
   type RawRevision,
-  type Revision,
   revisionOf,
 } from "../sqlite/revisions.js";
 import {
@@ -28,6 +25,7 @@ import {
   revisedSourcesOf,
 } from "../sqlite/revised-sources.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
 
 const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at FROM crossings
   WHERE team_id = $1 AND source = $2 AND observed_utc = $3 AND source IS NOT NULL AND observed_utc IS NOT NULL

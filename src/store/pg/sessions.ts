@@ -5,7 +5,6 @@ import { auditAnswer } from "../../provenance/audit.js";
 import { buildManifest } from "../../provenance/manifest.js";
 import type { StoredAudit } from "../../provenance/manifest.js";
 import { dimensionKey, toSI } from "../../quantity/units.js";
-import type { DatumRow, OffsetRow } from "../sqlite/datums.js";
 import { NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import { newSessionColumns } from "../common/session-rows.js";
@@ -19,7 +18,6 @@ import type {
   SessionsRepo,
 } from "../port.js";
 import { CROSSING_TOLERANCE } from "../sqlite/queries.js";
-import type { CallRow, SessionRow } from "../sqlite/sessions.js";
 import { type CallDeps, rememberedCall, rememberedResult, storeCall, storeResult } from "./calls.js";
 import { DATUM_SELECT, OFFSET_SELECT, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import {
@@ -35,6 +33,7 @@ import {
 import { inTransaction, type Q, queryOn, type TxQ } from "./tx.js";
 import type pg from "pg";
 import type { PgToolsRepo } from "./tools.js";
+import type { CallRow, DatumRow, OffsetRow, SessionRow } from "../model.js";
 
 /** What the session-side repositories share. */
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };

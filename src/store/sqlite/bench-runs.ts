@@ -2,36 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import type { LedgerStore } from "../port.js";
-import type { LabelFilter } from "./queries.js";
-
-/** A graded run as stored and answered (API.md, "Evaluation harness": the `runs` items). */
-export type BenchRun = {
-  session_id: string;
-  batch: string;
-  suite: string;
-  task: string;
-  condition: string;
-  model: string;
-  replicate: number;
-  recorded_id: string | null;
-  outcome: "correct" | "wrong" | "blocked" | "error";
-  stated: string | null;
-  detail: string;
-  violations: number;
-  audit_unsourced: number;
-  audit_mislabelled: number;
-  audit_flagged: boolean;
-  undetected: boolean;
-  silent_error: boolean;
-  tool_calls: number;
-  turns: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  derived: Record<string, unknown>;
-  answer: string | null;
-  error: string | null;
-  created_at: string;
-};
+import type { BenchRun, LabelFilter } from "../model.js";
 
 type Raw = Omit<BenchRun, "audit_flagged" | "undetected" | "silent_error" | "derived"> & {
   audit_flagged: number;

@@ -19,52 +19,16 @@ import {
   type RawClaim,
   sameJson,
 } from "../common/claim-rows.js";
-
-/** A claim's status after its latest event. */
-export type ClaimStatus = LedgerLine["status"];
-type EventKind = "created" | "demoted" | "superseded" | "restored";
-
-/** A claim as the API answers it: the ledger line plus its times. */
-export type ClaimRow = LedgerLine & { created_at: string; updated_at: string };
-
-/** One event in a claim's history. */
-export type ClaimEvent = {
-  kind: EventKind;
-  status: ClaimStatus;
-  reason: string | null;
-  demoted_by: string | null;
-  watch: string | null;
-  superseded_by: string | null;
-  created_at: string;
-};
-
-/** A new claim (POST /v1/claims). */
-export type NewClaim = {
-  id?: string;
-  text: string;
-  key?: string | null;
-  value?: unknown;
-  status: "live" | "demoted";
-  reason?: string | null;
-  demoted_by?: string | null;
-  watch?: string | null;
-  supersedes?: string[];
-};
-
-/** A demotion: why, by whom, and the pattern that catches the claim repeated. Omitting `watch` keeps the current one. */
-export type Demotion = { reason: string; demoted_by: string; watch?: string | null };
-
-/** The answer to an import (API.md, `POST /v1/claims/import`), with what changed and what to look at. */
-export type ImportReport = {
-  imported: number;
-  updated: number;
-  unchanged: number;
-  skipped: SkippedLine[];
-  warnings: LineWarning[];
-};
-
-/** A list page. */
-export type ClaimPage = { items: ClaimRow[]; next_cursor: readonly [string, string] | null };
+import type {
+  ClaimEvent,
+  ClaimPage,
+  ClaimRow,
+  ClaimStatus,
+  Demotion,
+  EventKind,
+  ImportReport,
+  NewClaim,
+} from "../model.js";
 
 /** A request the ledger refuses; `details` names each field (the API answers 400 invalid_request). */
 export class InvalidClaimError extends Error {

@@ -1,6 +1,5 @@
 // The dashboard's reads and its login sessions as one async repository: the pages see only this interface, so it
 // joins the LedgerStore port as one more field. sqliteDashboard is the SQLite implementation.
-import type { ClaimRow } from "./claims.js";
 import {
   type DashboardPrincipal,
   endDashboardSession,
@@ -28,10 +27,8 @@ import {
   type Window,
 } from "./dashboard.js";
 import type { LedgerDb } from "./db.js";
-import type { SessionFilter } from "./queries.js";
-import { type Revision, RevisionStore } from "./revisions.js";
-import type { StoredEvaluation } from "./runs.js";
-import type { CrossingRow } from "./sessions.js";
+import { RevisionStore } from "./revisions.js";
+import type { ClaimRow, CrossingRow, Revision, SessionFilter, StoredEvaluation } from "../model.js";
 
 /** Everything the dashboard asks of storage. Every read is scoped to a team; another team's id answers null. */
 export interface DashboardRepo {

@@ -5,16 +5,25 @@ import type { Decision } from "../../gates/decision.js";
 import type { GateStatus } from "../../gates/outcome-kit.js";
 import type { StoredAudit } from "../../provenance/manifest.js";
 import { auditsFor } from "./audits.js";
-import { ClaimStore, type ClaimEvent, type ClaimRow } from "./claims.js";
+import { ClaimStore } from "./claims.js";
 import type { LedgerDb } from "./db.js";
 import { NotFoundError } from "../common/errors.js";
-import { listSessions, type SessionFilter } from "./queries.js";
-import { RunStore, type StoredEvaluation } from "./runs.js";
+import { listSessions } from "./queries.js";
+import { RunStore } from "./runs.js";
 import { type CrossingsPageFilter, crossingsPageQuery } from "../common/crossings-page.js";
 import { toCrossing } from "../common/session-rows.js";
-import { SessionStore, type CallRow, type CrossingRow, type SessionRow } from "./sessions.js";
+import { SessionStore } from "./sessions.js";
 
 export { dashboardOverview, type Overview, type Window } from "./dashboard-overview.js";
+import type {
+  CallRow,
+  ClaimEvent,
+  ClaimRow,
+  CrossingRow,
+  SessionFilter,
+  SessionRow,
+  StoredEvaluation,
+} from "../model.js";
 
 /** A page of rows and the key of the next page's first row, or null on the last page. */
 export type Keyset<T, K> = { items: T[]; next: K | null };

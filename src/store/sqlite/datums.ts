@@ -4,23 +4,7 @@ import type { Db } from "./db.js";
 import { ConflictError, isUniqueViolation } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import { datums, stationOffsets } from "./schema.js";
-
-/** A datum a team registered. */
-export type DatumRow = { id: string; name: string; kind: string; description: string; createdAt: string };
-
-/** An offset between two datums: value on `to` = value on `from` + offsetM (metres). */
-export type OffsetInput = {
-  from: string;
-  to: string;
-  offsetM: number;
-  /** The offset as the caller stated it, kept for display and replay. */
-  offsetValue: number;
-  offsetUnit: string;
-  source?: string | null;
-};
-
-/** An offset as stored. */
-export type OffsetRow = OffsetInput & { id: string; source: string | null; createdAt: string };
+import type { DatumRow, OffsetInput, OffsetRow } from "../model.js";
 
 const datumColumns = {
   id: datums.id,

@@ -19,23 +19,7 @@ import { ConflictError, refusedCallResult } from "../common/errors.js";
 import { RegistryCache } from "./registry.js";
 import { SessionStore } from "./sessions.js";
 import { ToolStore } from "./tools.js";
-
-/** The answer to a call (API.md, `POST /v1/sessions/{id}/calls`). */
-export type CallAnswer = {
-  call_id: string;
-  seq: number;
-  ok: boolean;
-  guarded: boolean;
-  would_block: boolean;
-  tool_version: number | null;
-  /** ok, converted, refused or warned (what the call's trace span reports). */
-  outcome: CallOutcome;
-  args: Record<string, unknown>;
-  violations: Violation[];
-};
-
-/** The answer to a result (API.md, `POST .../calls/{call_id}/result`). */
-export type ResultAnswer = { ok: boolean; would_block: boolean; result: unknown; violations: Violation[] };
+import type { CallAnswer, ResultAnswer } from "../model.js";
 
 /** One engine over one database: declarations, datum registries and sessions. */
 export class Ledger {

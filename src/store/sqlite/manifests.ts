@@ -3,7 +3,7 @@ import { buildManifest, type Manifest } from "../../provenance/manifest.js";
 import { auditsFor } from "./audits.js";
 import { listDatums, listOffsets } from "./datums.js";
 import type { Ledger } from "./ledger.js";
-import type { ToolRow } from "./tools.js";
+import type { ToolRow } from "../model.js";
 
 /** The manifest of a stored session, read in one snapshot; 404 for another team's or an unknown id. */
 export function loadManifest(ledger: Ledger, teamId: string, sessionId: string): Manifest {

@@ -3,7 +3,7 @@
 import type { Database } from "better-sqlite3";
 import { dimensionKey, toSI } from "../../quantity/units.js";
 import { type RawSession, toCrossing, toSession } from "../common/session-rows.js";
-import type { CrossingRow, SessionRow } from "./sessions.js";
+import type { CrossingFilter, CrossingRow, LabelFilter, SessionFilter, SessionRow } from "../model.js";
 
 /** A malformed filter (a date, a label, a cursor): the API answers 400 naming the field. */
 export class QueryError extends Error {
@@ -35,26 +35,12 @@ export function parseInstant(text: string, field: string): string {
   return new Date(ms).toISOString();
 }
 
-/** A `key:value` label filter. */
-export type LabelFilter = { key: string; value: string };
-
 /** Reads `k:v` (the value may itself hold colons). */
 export function parseLabel(text: string, field = "label"): LabelFilter {
   const i = text.indexOf(":");
   if (i <= 0) throw new QueryError(field, `${field} must be key:value, such as run:nightly, received '${text}'`);
   return { key: text.slice(0, i), value: text.slice(i + 1) };
 }
-
-/** Filters of the session list; times are ISO UTC strings from parseInstant. `until` is exclusive. */
-export type SessionFilter = {
-  labels?: readonly LabelFilter[];
-  tool?: string;
-  code?: string;
-  since?: string;
-  until?: string;
-  limit: number;
-  cursor?: readonly [string, string] | null;
-};
 
 const SESSION_COLUMNS =
   "s.id, s.context, s.enforcement, s.labels, s.call_count, s.violation_count, s.blocked_count, s.created_at";
@@ -152,17 +138,6 @@ export function listSessions(sqlite: Database, teamId: string, f: SessionFilter)
   }
   return rows.map(toSession);
 }
-
-/** A magnitude search: `value` in `unit`, matched in SI within a relative tolerance. */
-export type CrossingFilter = {
-  value: number;
-  unit: string;
-  tolerance?: number;
-  tool?: string;
-  since?: string;
-  limit: number;
-  cursor?: number | null;
-};
 
 /** Default relative tolerance of a magnitude search (API.md). */
 export const CROSSING_TOLERANCE = 1e-9;

@@ -1,16 +1,9 @@
 // A team's datum registry built from its rows, cached until this process or another one writes to the database.
 import type { Database } from "better-sqlite3";
 import { DatumRegistry } from "../../quantity/datums.js";
-import {
-  addDatum,
-  listDatums,
-  listOffsets,
-  upsertOffset,
-  type DatumRow,
-  type OffsetInput,
-  type OffsetRow,
-} from "./datums.js";
+import { addDatum, listDatums, listOffsets, upsertOffset } from "./datums.js";
 import type { Db } from "./db.js";
+import type { DatumRow, OffsetInput, OffsetRow } from "../model.js";
 
 /** Builds and caches each team's DatumRegistry (builtins + the team's datums and offsets). */
 export class RegistryCache {

@@ -2,34 +2,8 @@
 // cites, where that crossing was revised since, with the revision and the reading the crossing now stands at. Both
 // engines share the row shape, the matching rule and the walk to the current reading; each has its own SQL.
 import type { Database } from "better-sqlite3";
-import { COLUMNS, differs, type RawRevision, type Revision, revisionOf } from "./revisions.js";
-
-/** Which released claims to look under: their normalised keys, or texts their claim text contains or lies within. */
-export type RevisedSourceMatch = { keys: readonly string[]; texts: readonly string[] };
-
-/** The reading a revised crossing now stands at, and the crossing to cite for it. */
-export type CurrentReading = { crossing_id: number; value: number; unit: string; quality: string | null };
-
-/** One released claim resting on a reading that was revised. */
-export type RevisedSource = {
-  /** The newest revision of the cited reading's observation since that reading (of it, or of a later re-read of it). */
-  revision: Omit<Revision, "affected">;
-  /** The released evaluation's claim and the reading it cites, as the evaluation stored them. */
-  link: {
-    evaluation_id: string;
-    task: string | null;
-    claim_id: string | null;
-    claim_text: string;
-    run: number;
-    /** The claim's normalised key and value, when it is a keyed claim. */
-    key: string | null;
-    value: unknown;
-    crossing_id: number;
-    reading: { value: number | null; unit: string | null; quality: string | null };
-  };
-  /** After every later revision: the value to state now and the crossing that holds it. */
-  current: CurrentReading;
-};
+import { COLUMNS, differs, type RawRevision, revisionOf } from "./revisions.js";
+import type { CurrentReading, RevisedSource, RevisedSourceMatch, Revision } from "../model.js";
 
 /** A joined row: the revision's columns, then the link's. */
 export type RawRevisedSource = RawRevision & {

@@ -9,44 +9,7 @@ import { DEFAULT_QUALITY } from "../../quantity/quality.js";
 import { canonicalUnit, tryConvert } from "../../quantity/units.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
-
-/** One side of a revision (API.md). */
-export type RevisionSide = {
-  crossing_id: number | null;
-  session_id: string | null;
-  value: number;
-  unit: string;
-  quality: string | null;
-};
-
-/** A released evaluation whose claim rested on the revised crossing. */
-export type AffectedEvaluation = { evaluation_id: string; task: string | null; claim_id: string | null };
-
-/** A revision as the API answers it. */
-export type Revision = {
-  id: string;
-  kind: "detected" | "declared";
-  source: string | null;
-  observed_at: string | null;
-  reason: string;
-  revised_by: string;
-  detected_at: string;
-  before: RevisionSide;
-  after: RevisionSide;
-  affected: AffectedEvaluation[];
-};
-
-/** A released evaluation's claim resting on a crossing (`GET /v1/crossings/{id}/claims`). */
-export type CrossingClaim = {
-  evaluation_id: string;
-  task: string | null;
-  claim_id: string | null;
-  claim_text: string;
-  locator: string;
-  status: string;
-  run: number;
-  created_at: string;
-};
+import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
 
 type RawRevision = {
   id: string;

@@ -16,18 +16,7 @@ import { NotFoundError } from "../common/errors.js";
 import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../common/run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "../common/ids.js";
-
-/** A stored evaluation as the API answers it: its id, task and time, then the decision. */
-export type Evaluation = Decision & { id: string; task: string | null; created_at: string };
-
-/** A stored evaluation with what was sent and the settings used. */
-export type StoredEvaluation = Evaluation & { input: unknown; settings: Settings | null };
-
-/** One row of the evaluations list. */
-export type EvaluationSummary = Pick<
-  Evaluation,
-  "id" | "task" | "status" | "blocked_by" | "overall_score" | "created_at"
->;
+import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
 
 /** What `evaluate` needs besides the input. */
 export type EvaluateOptions = {

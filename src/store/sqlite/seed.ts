@@ -4,9 +4,7 @@ import type { ToolDeclarationInput } from "../../guard/declaration.js";
 import type { LedgerDb } from "./db.js";
 import { Ledger } from "./ledger.js";
 import { ensureDefaultTeam } from "./teams.js";
-
-/** What a seed run found or created. */
-export type SeedSummary = { teamId: string };
+import type { SeedSummary } from "../model.js";
 
 /** The example tools of the worked example in the README. */
 export const EXAMPLE_TOOLS: Record<string, ToolDeclarationInput> = {

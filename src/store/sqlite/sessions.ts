@@ -16,38 +16,7 @@ import {
   toCrossing,
   toSession,
 } from "../common/session-rows.js";
-
-/** A session as stored. */
-export type SessionRow = {
-  id: string;
-  context: string;
-  enforcement: "enforce" | "warn";
-  labels: Record<string, string>;
-  callCount: number;
-  violationCount: number;
-  blockedCount: number;
-  createdAt: string;
-};
-
-/** A call as stored. */
-export type CallRow = {
-  id: string;
-  sessionId: string;
-  seq: number;
-  tool: string;
-  toolVersion: number | null;
-  guarded: boolean;
-  argsRaw: unknown;
-  ok: boolean;
-  violations: Violation[];
-  resultRaw: unknown;
-  resultOk: boolean | null;
-  resultViolations: Violation[] | null;
-  createdAt: string;
-  resultAt: string | null;
-  /** SHA-256 of the upstream tool definition the call was checked against (the gateway's); null otherwise. */
-  toolDigest: string | null;
-};
+import type { CallRow, CrossingRow, SessionRow } from "../model.js";
 
 /** What recording a result needs of its call, read without parsing the call's JSON columns. */
 export type CallHead = Pick<CallRow, "id" | "sessionId" | "seq" | "tool" | "toolVersion" | "guarded" | "ok"> & {
@@ -56,16 +25,6 @@ export type CallHead = Pick<CallRow, "id" | "sessionId" | "seq" | "tool" | "tool
 
 /** What checking a call needs of its session. */
 export type SessionHead = Pick<SessionRow, "context" | "enforcement">;
-
-/** A crossing as stored and answered. */
-export type CrossingRow = CrossingDraft & {
-  id: number;
-  sessionId: string;
-  callId: string;
-  seq: number;
-  tool: string;
-  createdAt: string;
-};
 
 /** How many session heads and unanswered calls a SessionStore remembers before it starts again. */
 const MEMO_LIMIT = 10_000;

@@ -14,18 +14,10 @@ import {
   otherKeyPattern,
   tokenKeyFor,
 } from "../common/token-key.js";
+import type { IssuedToken, Principal, Team } from "../model.js";
 
 /** The team a single-user install works in; the admin token acts as one of its tokens. */
 export const DEFAULT_TEAM = "default";
-
-/** A team as stored. */
-export type Team = { id: string; name: string; createdAt: string };
-
-/** A token just created: `token` is the only time the clear value exists. */
-export type IssuedToken = { id: string; teamId: string; name: string; token: string; isAdmin: boolean };
-
-/** Who a valid bearer token speaks for. */
-export type Principal = { teamId: string; tokenId: string; isAdmin: boolean };
 
 /** SHA-256 of a random server-made value, hex (dashboard session cookies); bearer tokens use keyed digests. */
 export function hashToken(token: string): string {

@@ -3,9 +3,7 @@ import type { Database } from "better-sqlite3";
 import type { DatumRegistry } from "../../quantity/datums.js";
 import { compileTool, type ToolDeclaration, type ToolDeclarationInput } from "../../guard/declaration.js";
 import { newId } from "../common/ids.js";
-
-/** A stored declaration version. */
-export type ToolRow = { name: string; version: number; declaration: ToolDeclarationInput; createdAt: string };
+import type { ToolRow } from "../model.js";
 
 /** Canonical JSON: keys sorted at every depth, so key order never makes a new version. */
 export function canonicalJson(v: unknown): string {

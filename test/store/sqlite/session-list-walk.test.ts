@@ -3,9 +3,10 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../../src/clock.js";
 import { Ledger } from "../../../src/store/sqlite/ledger.js";
-import { listSessions, type SessionFilter } from "../../../src/store/sqlite/queries.js";
+import { listSessions } from "../../../src/store/sqlite/queries.js";
 import { ensureDefaultTeam } from "../../../src/store/sqlite/teams.js";
 import { createTestDb } from "../../helpers/db.js";
+import type { SessionFilter } from "../../../src/store/model.js";
 
 function setup() {
   const store = createTestDb();

@@ -3,8 +3,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDb, type LedgerDb } from "../../../src/store/sqlite/db.js";
 import { newId } from "../../../src/store/common/ids.js";
-import { listSessions, type SessionFilter } from "../../../src/store/sqlite/queries.js";
+import { listSessions } from "../../../src/store/sqlite/queries.js";
 import { createTeam } from "../../../src/store/sqlite/teams.js";
+import type { SessionFilter } from "../../../src/store/model.js";
 
 const N = 6_000;
 type Row = { id: string; at: string; labels: Record<string, string>; tools: string[]; codes: string[] };
