@@ -2,14 +2,7 @@
 // superseded, restored), each carrying the full state after it, so the latest event is the current state.
 import type { Database, Statement } from "better-sqlite3";
 import { normaliseKey } from "../../gates/values.js";
-import {
-  ledgerLineText,
-  parseLedgerText,
-  watchProblem,
-  type LedgerLine,
-  type LineWarning,
-  type SkippedLine,
-} from "../common/claims-jsonl.js";
+import { ledgerLineText, parseLedgerText, watchProblem, type LedgerLine } from "../common/claims-jsonl.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import {

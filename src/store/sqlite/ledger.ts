@@ -4,14 +4,7 @@ import type { ToolDeclaration } from "../../guard/declaration.js";
 import { enforcementReport, type EnforcementReport } from "../../guard/report.js";
 import { refusedVerdict } from "../../guard/verdict.js";
 import type { CallOptions } from "../port.js";
-import {
-  type CallOutcome,
-  callOutcome,
-  checkCall,
-  checkResult,
-  type UndeclaredTools,
-  type Violation,
-} from "../../guard/verdict.js";
+import { callOutcome, checkCall, checkResult, type UndeclaredTools } from "../../guard/verdict.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
 import type { LedgerDb } from "./db.js";
 import { WriteBatcher } from "./batch.js";

@@ -3,7 +3,7 @@
 // engines share the row shape, the matching rule and the walk to the current reading; each has its own SQL.
 import type { Database } from "better-sqlite3";
 import { COLUMNS, differs, type RawRevision, revisionOf } from "./revisions.js";
-import type { CurrentReading, RevisedSource, RevisedSourceMatch, Revision } from "../model.js";
+import type { CurrentReading, RevisedSource, RevisedSourceMatch } from "../model.js";
 
 /** A joined row: the revision's columns, then the link's. */
 export type RawRevisedSource = RawRevision & {

@@ -5,7 +5,6 @@ import { contractGate } from "../../gates/contract.js";
 import { splitEvaluationInput, type Result } from "../../gates/contracts.js";
 import { keyedClaims } from "../../gates/contradiction.js";
 import { decide } from "../../gates/decide.js";
-import type { Decision } from "../../gates/decision.js";
 import type { ClaimHistory } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
