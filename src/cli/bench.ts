@@ -14,9 +14,9 @@ import { CONDITION_NAMES, SelectionError, selectConditions, selectTasks, taskDat
 import { buildTables, renderTables } from "../harness/tables.js";
 import { newId } from "../store/common/ids.js";
 import { parseLabel, QueryError } from "../store/sqlite/queries.js";
-import { DEFAULT_TEAM } from "../store/sqlite/teams.js";
 import { CliError, cliConfig, openConfiguredStore, say } from "./shared.js";
 import type { BenchRun } from "../store/model.js";
+import { DEFAULT_TEAM } from "../store/common/tokens.js";
 
 /** Where runs are recorded: flags shared by run and report. */
 type TargetFlags = { db?: string; team: string; ledgerUrl?: string; token?: string };

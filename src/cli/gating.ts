@@ -15,9 +15,9 @@ import { parseLedgerText, type LedgerLine } from "../store/common/claims-jsonl.j
 import { openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 import { openSqliteStore } from "../store/sqlite/store.js";
-import { DEFAULT_TEAM } from "../store/sqlite/teams.js";
 import { CliError, cliConfig, type DbFlags } from "./shared.js";
 import type { Evaluation } from "../store/model.js";
+import { DEFAULT_TEAM } from "../store/common/tokens.js";
 
 /** Flags of `evaluate` and `validate`. */
 export type GateFlags = DbFlags & { settings?: string; team: string };

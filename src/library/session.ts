@@ -10,7 +10,7 @@ import type { LedgerDb } from "../store/sqlite/db.js";
 import { newId } from "../store/common/ids.js";
 import { type Ledger, ledgerFor } from "../store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../store/sqlite/teams.js";
-import { canonicalJson } from "../store/sqlite/tools.js";
+import { canonicalJson } from "../store/common/canonical-json.js";
 
 /** Where a session records: the store's database, and the team it belongs to (the team `default` when omitted). */
 export type StoreTarget = { store: LedgerDb; teamId?: string; clock?: Clock };

@@ -12,9 +12,6 @@ import type { Manifest, StoredAudit } from "../provenance/manifest.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { QuantityJSON } from "../quantity/quantity.js";
 import type { LedgerLine } from "./common/claims-jsonl.js";
-import type { BenchRunsRepo } from "./sqlite/bench-runs.js";
-import type { UpstreamsRepo } from "./sqlite/upstreams.js";
-import type { DashboardRepo } from "./sqlite/dashboard-repo.js";
 import type {
   CallAnswer,
   CallRow,
@@ -46,6 +43,14 @@ import type {
   Team,
   ToolRow,
 } from "./model.js";
+import type { DashboardRepo } from "./dashboard.js";
+import type { Approval } from "./common/upstreams.js";
+import type { BenchRun } from "./model.js";
+import type { LabelFilter } from "./model.js";
+import type { PinCheck } from "../gateway/pins.js";
+import type { PinMode } from "../gateway/config.js";
+import type { UpstreamState } from "./common/upstreams.js";
+import type { ToolDefinition } from "../gateway/pins.js";
 
 export type {
   CallAnswer,
@@ -413,4 +418,22 @@ export interface LedgerStore {
   seed(): Promise<SeedSummary>;
   /** Releases the database (a store built over a caller's handle leaves it open). */
   close(): Promise<void>;
+}
+
+/** Graded harness runs, one beside each run's session (a LedgerStore repository). */
+export interface BenchRunsRepo {
+  /** Stores a run beside its session: NotFoundError for a session not in the team, ConflictError when it holds one. */
+  insert(teamId: string, run: BenchRun): Promise<void>;
+  /** The team's runs whose sessions carry every label (and of one batch), oldest first. */
+  list(teamId: string, filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]>;
+}
+
+/** Pins and drifts of the gateway's upstreams; every method is scoped to a team. */
+export interface UpstreamsRepo {
+  /** Checks a new tools/list against the upstream's pins in one transaction, stores new pins and drifts, answers the check. */
+  observe(teamId: string, upstream: string, mode: PinMode, listed: readonly ToolDefinition[]): Promise<PinCheck>;
+  /** Approves the open drifts of one tool (or all of the upstream's): the new definitions become the pins. */
+  approve(teamId: string, upstream: string, tool?: string): Promise<Approval>;
+  /** Every upstream of the team with pins or drifts, by name; tools by name, drifts oldest first. */
+  list(teamId: string): Promise<UpstreamState[]>;
 }

@@ -1,9 +1,9 @@
 // claim_status: what the team's ledger says about a figure or claim, as one word and one sentence an agent can act on.
 import { compareQuantities } from "../../gates/quantity-compare.js";
 import { normaliseKey, sameValue } from "../../gates/values.js";
-import { fmt } from "../../store/sqlite/revisions.js";
 import { claimsAbout, type ClaimMatch, type TeamAccess } from "./access.js";
 import type { ClaimRow, RevisedSource } from "../../store/model.js";
+import { fmt } from "../../store/common/revision-rules.js";
 
 /** The answer of claim_status, worst first. */
 export type ClaimAnswer = "demoted" | "superseded" | "revised" | "live" | "not_in_ledger";

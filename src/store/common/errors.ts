@@ -69,3 +69,24 @@ export function storeFaultOf(e: unknown): StoreFault | null {
   if (typeof code !== "string") return null;
   return FAULTS.find((f) => f.test(code))?.fault ?? null;
 }
+
+/** A request the ledger refuses; `details` names each field (the API answers 400 invalid_request). */
+export class InvalidClaimError extends Error {
+  readonly code = "invalid_request";
+  constructor(
+    message: string,
+    readonly details: { path: string; message: string }[],
+  ) {
+    super(message);
+    this.name = "InvalidClaimError";
+  }
+}
+
+/** Raised when the schema cannot be brought up to date or its foreign keys are inconsistent. */
+export class MigrationError extends Error {
+  readonly code = "migration_failed";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "MigrationError";
+  }
+}

@@ -1,6 +1,7 @@
 // What the ledger locators of one evaluation ask of a store, as a few lists for batch queries (one query per list on
 // either engine), and how the answers are put back into one scope per locator.
 import type { EvidenceSnapshot, LedgerCrossing, WellFormedLocator } from "../../gates/ports.js";
+import { tryConvert } from "../../quantity/units.js";
 
 /** A call named by a locator: its session and sequence number. */
 export type CallKey = readonly [sessionId: string, seq: number];
@@ -112,4 +113,25 @@ export function groupByPosition<R>(
     if (keep(r)) list.push(crossing(r));
   }
   return out;
+}
+
+/** How far a chain of revisions is followed (each link is one indexed look-up). */
+export const MAX_CHAIN = 64;
+
+/** A series as stored (the raw value as sent), in the crossing's unit; null when it cannot be read as one. */
+export function seriesOf(raw: string, unit: string): (number | null)[] | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  let from = unit;
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    const o = v as { value?: unknown; unit?: unknown };
+    if (typeof o.unit === "string") from = o.unit;
+    v = o.value;
+  }
+  if (!Array.isArray(v)) return null;
+  return v.map((x) => (typeof x === "number" ? tryConvert(x, from, unit) : null));
 }

@@ -166,3 +166,6 @@ export const toOutput = (r: RawOutput): PriorOutput => ({
   datum: r.datum,
   quality: r.quality,
 });
+
+/** Default relative tolerance of a magnitude search (API.md). */
+export const CROSSING_TOLERANCE = 1e-9;

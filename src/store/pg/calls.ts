@@ -28,13 +28,13 @@ import {
   toCall,
   toOutput,
 } from "./rows.js";
-import { isReading } from "../sqlite/revisions.js";
 import { detectRevisions } from "./revisions.js";
 import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
 import { groupCalls, groupResults } from "./call-batch.js";
 import { GroupCommit, SessionsInFlight } from "./group-commit.js";
 import type { CallAnswer, ResultAnswer } from "../model.js";
+import { isReading } from "../common/revision-rules.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
 const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,

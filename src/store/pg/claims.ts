@@ -2,7 +2,6 @@
 // advisory lock, and each bumps the team's `claims` counter, which the demoted-claims cache of every instance reads.
 import type { Clock } from "../../clock.js";
 import { normaliseKey } from "../../gates/values.js";
-import { InvalidClaimError } from "../sqlite/claims.js";
 import {
   CURRENT_CLAIM as CURRENT,
   claimRow as toRow,
@@ -18,6 +17,7 @@ import { bumpVersion } from "./registry.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../model.js";
+import { InvalidClaimError } from "../common/errors.js";
 
 type EventKind = "created" | "demoted" | "superseded" | "restored";
 

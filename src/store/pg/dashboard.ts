@@ -3,25 +3,19 @@
 // thing, and from the same aggregate queries (booleans and counts in PostgreSQL's spelling) where only the pages do.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import type { DashboardRepo } from "../sqlite/dashboard-repo.js";
-import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../sqlite/dashboard-overview.js";
-import { DASHBOARD_SESSION_HOURS } from "../sqlite/dashboard-sessions.js";
-import {
-  type AuditLink,
-  auditedAnswers,
-  type CodeCount,
-  evaluationsPage,
-  KEY_VALUES,
-  type RawEvaluationRow,
-} from "../sqlite/dashboard.js";
 import { crossingsPageQuery } from "../common/crossings-page.js";
 import { NotFoundError } from "../common/errors.js";
 import type { LedgerStore } from "../port.js";
-import { hashToken, sameDigest } from "../sqlite/teams.js";
 import { candidateDigests, type TokenKey } from "../common/token-key.js";
 import { type RawCrossing, toCrossing } from "./rows.js";
 import { inTransaction, type Q, queryOn } from "./tx.js";
 import type { CrossingRow } from "../model.js";
+import type { CodeCount, DashboardRepo } from "../dashboard.js";
+import type { ClosedDays, DayRows, ReadDays } from "../common/dashboard-overview.js";
+import { overviewFrom } from "../common/dashboard-overview.js";
+import { DASHBOARD_SESSION_HOURS, KEY_VALUES, auditedAnswers, evaluationsPage } from "../common/dashboard.js";
+import type { AuditLink, RawEvaluationRow } from "../common/dashboard.js";
+import { hashToken, sameDigest } from "../common/tokens.js";
 
 const RANGE = "team_id = $1 AND created_at >= $2 AND created_at < $3";
 const DAY = "substr(created_at, 1, 10)";

@@ -9,7 +9,6 @@ import { decide, runKeys } from "../../gates/decide.js";
 import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
-import { overlayHistory } from "../sqlite/claim-history.js";
 import { NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { EvaluationsRepo } from "../port.js";
@@ -20,6 +19,7 @@ import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 import type { Evaluation } from "../model.js";
+import { overlayHistory } from "../common/claim-history.js";
 
 // The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
 // (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.

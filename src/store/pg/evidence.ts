@@ -3,9 +3,9 @@
 import type { Result } from "../../gates/contracts.js";
 import { evidenceLocators, memoryResolver } from "../../gates/ledger-evidence.js";
 import type { EvidenceResolver, LedgerCrossing, RevisedState } from "../../gates/ports.js";
-import { MAX_CHAIN, seriesOf } from "../sqlite/evidence.js";
 import { groupByPosition, ScopePlan } from "../common/evidence-plan.js";
 import type { Q } from "./tx.js";
+import { MAX_CHAIN, seriesOf } from "../common/evidence-plan.js";
 
 /** A crossing row of a batch query: `at` is the 0-based position in the list the query was sent. */
 type RawCrossing = {

@@ -6,6 +6,8 @@ import type { CrossingDraft } from "../../guard/verdict.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { RevisionsRepo } from "../port.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
 import {
   COLUMNS,
   declaredRevision,
@@ -13,19 +15,11 @@ import {
   fmt,
   isReading,
   observedUtc,
-  type RawReading,
-  type RawRevision,
   revisionOf,
-} from "../sqlite/revisions.js";
-import {
-  LINK_COLUMNS,
-  type RawRevisedSource,
-  REVISED_JOINS,
-  REVISION_COLUMNS,
-  revisedSourcesOf,
-} from "../sqlite/revised-sources.js";
-import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
-import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
+} from "../common/revision-rules.js";
+import type { RawReading, RawRevision } from "../common/revision-rules.js";
+import { LINK_COLUMNS, REVISED_JOINS, REVISION_COLUMNS, revisedSourcesOf } from "../common/revised-sources.js";
+import type { RawRevisedSource } from "../common/revised-sources.js";
 
 const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at FROM crossings
   WHERE team_id = $1 AND source = $2 AND observed_utc = $3 AND source IS NOT NULL AND observed_utc IS NOT NULL

@@ -17,7 +17,6 @@ import type {
   PacksRepo,
   SessionsRepo,
 } from "../port.js";
-import { CROSSING_TOLERANCE } from "../sqlite/queries.js";
 import { type CallDeps, rememberedCall, rememberedResult, storeCall, storeResult } from "./calls.js";
 import { DATUM_SELECT, OFFSET_SELECT, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import {
@@ -34,6 +33,7 @@ import { inTransaction, type Q, queryOn, type TxQ } from "./tx.js";
 import type pg from "pg";
 import type { PgToolsRepo } from "./tools.js";
 import type { CallRow, DatumRow, OffsetRow, SessionRow } from "../model.js";
+import { CROSSING_TOLERANCE } from "../common/session-rows.js";
 
 /** What the session-side repositories share. */
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };

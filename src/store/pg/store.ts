@@ -5,7 +5,6 @@ import type { UndeclaredTools } from "../../guard/verdict.js";
 import { fixedClock, systemClock, type Clock } from "../../clock.js";
 import { newId } from "../common/ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
-import { EXAMPLE_TOOLS } from "../sqlite/seed.js";
 import { SessionCache } from "./call-cache.js";
 import { callGroups, storeCall, storeResult } from "./calls.js";
 import { PgBenchRuns } from "./bench-runs.js";
@@ -24,6 +23,7 @@ import { pgUpstreams } from "./upstreams.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
 import { bindTokenKey, resolveTokenKey, tokenKeyFor } from "../common/token-key.js";
 import type { SeedSummary } from "../model.js";
+import { EXAMPLE_TOOLS } from "../common/example-tools.js";
 
 /** How a PostgreSQL store is opened. */
 export type PgStoreOptions = {

@@ -4,7 +4,6 @@ import type { Clock } from "../../clock.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { TeamsRepo } from "../port.js";
-import { DEFAULT_TEAM, generateToken, sameDigest } from "../sqlite/teams.js";
 import {
   type TokenKey,
   TokenKeyMismatchError,
@@ -16,6 +15,7 @@ import type { PgDb } from "./open.js";
 import { teams, tokens } from "./schema.js";
 import { isPgUniqueViolation } from "./tx.js";
 import type { Principal, Team } from "../model.js";
+import { DEFAULT_TEAM, generateToken, sameDigest } from "../common/tokens.js";
 
 /**
  * How long a verified token is trusted without asking the database again. Every request authenticates, and on

@@ -2,10 +2,10 @@
 import { compileTool } from "../../guard/declaration.js";
 import type { ToolsRepo } from "../port.js";
 import { newId } from "../common/ids.js";
-import { canonicalJson } from "../sqlite/tools.js";
 import { type PgRegistryCache, type PgToolCache, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
 import type pg from "pg";
+import { canonicalJson } from "../common/canonical-json.js";
 
 type RawTool = { name: string; version: number; declaration: string; created_at: string };
 

@@ -3,20 +3,19 @@
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import { checkPins, type Drift, type Pin } from "../../gateway/pins.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import {
   DRIFT_COLS,
-  type DriftRaw,
+  PIN_COLS,
   driftOf,
   listedDrift,
   openDrift,
-  PIN_COLS,
-  type PinRaw,
   pinOf,
   planApproval,
-  type UpstreamsRepo,
   upstreamStates,
-} from "../sqlite/upstreams.js";
-import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+} from "../common/upstreams.js";
+import type { DriftRaw, PinRaw } from "../common/upstreams.js";
+import type { UpstreamsRepo } from "../port.js";
 
 /** The upstreams repository of a PostgreSQL ledger; every method is scoped to a team. */
 export function pgUpstreams(pool: pg.Pool, clock: Clock): UpstreamsRepo {

@@ -3,6 +3,8 @@ import type { Database, Statement } from "better-sqlite3";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import type { LedgerStore } from "../port.js";
 import type { BenchRun, LabelFilter } from "../model.js";
+import { BENCH_RUN_COLUMNS } from "../common/bench-runs.js";
+import type { BenchRunsRepo } from "../port.js";
 
 type Raw = Omit<BenchRun, "audit_flagged" | "undetected" | "silent_error" | "derived"> & {
   audit_flagged: number;
@@ -10,35 +12,6 @@ type Raw = Omit<BenchRun, "audit_flagged" | "undetected" | "silent_error" | "der
   silent_error: number;
   derived: string;
 };
-
-/** The columns of bench_runs a run is written and read with (team_id aside), in order. */
-export const BENCH_RUN_COLUMNS = [
-  "session_id",
-  "batch",
-  "suite",
-  "task",
-  "condition",
-  "model",
-  "replicate",
-  "recorded_id",
-  "outcome",
-  "stated",
-  "detail",
-  "violations",
-  "audit_unsourced",
-  "audit_mislabelled",
-  "audit_flagged",
-  "undetected",
-  "silent_error",
-  "tool_calls",
-  "turns",
-  "prompt_tokens",
-  "completion_tokens",
-  "derived",
-  "answer",
-  "error",
-  "created_at",
-] as const;
 
 const toRun = (r: Raw): BenchRun => ({
   ...r,
@@ -96,14 +69,6 @@ export class BenchRunStore {
     if (!s) return "missing";
     return this.sqlite.prepare("SELECT 1 FROM bench_runs WHERE session_id = ?").get(sessionId) ? "taken" : "free";
   }
-}
-
-/** Graded harness runs, one beside each run's session (a LedgerStore repository). */
-export interface BenchRunsRepo {
-  /** Stores a run beside its session: NotFoundError for a session not in the team, ConflictError when it holds one. */
-  insert(teamId: string, run: BenchRun): Promise<void>;
-  /** The team's runs whose sessions carry every label (and of one batch), oldest first. */
-  list(teamId: string, filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]>;
 }
 
 /** The BenchRunsRepo of a SQLite store. */

@@ -22,18 +22,7 @@ import type {
   ImportReport,
   NewClaim,
 } from "../model.js";
-
-/** A request the ledger refuses; `details` names each field (the API answers 400 invalid_request). */
-export class InvalidClaimError extends Error {
-  readonly code = "invalid_request";
-  constructor(
-    message: string,
-    readonly details: { path: string; message: string }[],
-  ) {
-    super(message);
-    this.name = "InvalidClaimError";
-  }
-}
+import { InvalidClaimError } from "../common/errors.js";
 
 /** Repository of one database's claim ledger. Every method is scoped to a team. */
 export class ClaimStore {

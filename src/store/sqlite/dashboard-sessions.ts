@@ -2,16 +2,10 @@
 // a session ends at its expiry, at logout, or as soon as the token it was opened with is revoked.
 import { randomBytes } from "node:crypto";
 import type { LedgerDb } from "./db.js";
-import { authenticate, hashToken } from "./teams.js";
-
-/** How long a dashboard login lasts (absolute, not sliding): one working day. */
-export const DASHBOARD_SESSION_HOURS = 12;
-
-/** A session just opened: `cookie` is the only time the clear value exists. */
-export type OpenedDashboardSession = { cookie: string; teamId: string; expiresAt: string };
-
-/** Who a live dashboard session speaks for. */
-export type DashboardPrincipal = { teamId: string; teamName: string; tokenId: string; expiresAt: string };
+import { authenticate } from "./teams.js";
+import { hashToken } from "../common/tokens.js";
+import type { DashboardPrincipal, OpenedDashboardSession } from "../dashboard.js";
+import { DASHBOARD_SESSION_HOURS } from "../common/dashboard.js";
 
 /**
  * Exchanges a team token for a dashboard session, or answers null (and writes nothing) when the token is unknown

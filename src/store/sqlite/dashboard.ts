@@ -1,9 +1,6 @@
 // The dashboard's reads, one async function per page, on the same repositories and queries as the JSON API, so
 // moving them behind the store port is mechanical. Every function is scoped to a team; another team's id is null.
 import type { Database, Statement } from "better-sqlite3";
-import type { Decision } from "../../gates/decision.js";
-import type { GateStatus } from "../../gates/outcome-kit.js";
-import type { StoredAudit } from "../../provenance/manifest.js";
 import { auditsFor } from "./audits.js";
 import { ClaimStore } from "./claims.js";
 import type { LedgerDb } from "./db.js";
@@ -14,98 +11,12 @@ import { type CrossingsPageFilter, crossingsPageQuery } from "../common/crossing
 import { toCrossing } from "../common/session-rows.js";
 import { SessionStore } from "./sessions.js";
 
-export { dashboardOverview, type Overview, type Window } from "./dashboard-overview.js";
-import type {
-  CallRow,
-  ClaimEvent,
-  ClaimRow,
-  CrossingRow,
-  SessionFilter,
-  SessionRow,
-  StoredEvaluation,
-} from "../model.js";
-
-/** A page of rows and the key of the next page's first row, or null on the last page. */
-export type Keyset<T, K> = { items: T[]; next: K | null };
-
-/** A row of the sessions page: the session and the violation codes its crossings carry. */
-export type SessionListRow = SessionRow & { codes: CodeCount[] };
-
-/** One audited number with the crossing it traces to (null when it traces to none). */
-export type AuditedNumber = {
-  text: string;
-  value: number;
-  unit: string | null;
-  status: string;
-  source: string | null;
-  explanation: string;
-  callSeq: number | null;
-  crossingId: number | null;
-};
-
-/** A stored answer audit with its numbers in text order. */
-export type AuditedAnswer = { id: string; answer: string; ok: boolean; createdAt: string; numbers: AuditedNumber[] };
-
-/** Where one audited number of one audit traces to, as the audit_links rows hold it. */
-export type AuditLink = { audit_id: string; position: number; seq: number | null; crossing_id: number | null };
-
-/** A session's stored audits with each number's call and crossing (the session page, on either engine). */
-export function auditedAnswers(stored: readonly StoredAudit[], linkRows: readonly AuditLink[]): AuditedAnswer[] {
-  const links = new Map(linkRows.map((l) => [`${l.audit_id}/${l.position}`, l]));
-  return stored.map((a) => ({
-    id: a.id,
-    answer: a.answer,
-    ok: a.ok,
-    createdAt: a.createdAt,
-    numbers: a.items.map((i) => {
-      const link = links.get(`${a.id}/${i.position}`);
-      return {
-        text: i.text,
-        value: i.value,
-        unit: i.unit,
-        status: i.status,
-        source: i.source,
-        explanation: i.explanation,
-        callSeq: link?.seq ?? null,
-        crossingId: link?.crossing_id ?? null,
-      };
-    }),
-  }));
-}
-
-/** Everything the session page shows. */
-export type SessionDetail = {
-  session: SessionRow;
-  calls: (CallRow & { crossings: CrossingRow[] })[];
-  audits: AuditedAnswer[];
-};
-
-/** How many crossings carry each violation code. */
-export type CodeCount = { code: string; count: number };
-
-/** One row of the evaluations page: the run and each gate's status. */
-export type EvaluationRow = {
-  id: string;
-  task: string | null;
-  status: "released" | "blocked";
-  overallScore: number;
-  blockedBy: string[];
-  gates: Record<string, GateStatus>;
-  createdAt: string;
-};
-
-/** A key's value in one released run. */
-export type KeyValue = { runId: string; task: string; value: unknown; text: string; createdAt: string };
-
-/** Everything the claim page shows. */
-export type ClaimDetail = {
-  claim: ClaimRow;
-  events: ClaimEvent[];
-  /** The claims this one replaces, and those it was replaced by, as stored rows. */
-  supersedes: ClaimRow[];
-  supersededBy: ClaimRow | null;
-  values: KeyValue[];
-};
+export { dashboardOverview } from "./dashboard-overview.js";
+import type { ClaimRow, CrossingRow, SessionFilter, StoredEvaluation } from "../model.js";
+export type { Overview, Window } from "../dashboard.js";
+import type { ClaimDetail, CodeCount, EvaluationRow, Keyset, SessionDetail, SessionListRow } from "../dashboard.js";
+import type { AuditLink, RawEvaluationRow } from "../common/dashboard.js";
+import { KEY_VALUES, auditedAnswers, evaluationsPage } from "../common/dashboard.js";
 
 type Statements = Record<"auditLinks" | "codeCounts" | "runs" | "keyValues" | "sessionCodes", Statement>;
 
@@ -137,9 +48,6 @@ function prepare(sqlite: Database): Statements {
                      GROUP BY session_id, violation ORDER BY session_id, n DESC, violation`),
   };
 }
-
-/** How many of a key's most recent released values the claim page plots. */
-export const KEY_VALUES = 300;
 
 const statements = new WeakMap<Database, Statements>();
 const prepared = (store: LedgerDb): Statements => {
@@ -245,37 +153,6 @@ export async function dashboardEvaluations(
     limit: f.limit + 1,
   }) as RawEvaluationRow[];
   return evaluationsPage(rows, f.limit);
-}
-
-/** An evaluations-page row as both engines select it. */
-export type RawEvaluationRow = {
-  id: string;
-  task: string | null;
-  status: "released" | "blocked";
-  overall_score: number;
-  report: string;
-  created_at: string;
-};
-
-/** A page of evaluation rows (selected one past `limit`), each with its gates' statuses, and the next page's key. */
-export function evaluationsPage(
-  rows: readonly RawEvaluationRow[],
-  limit: number,
-): Keyset<EvaluationRow, readonly [string, string]> {
-  const items = rows.slice(0, limit).map((r) => {
-    const d = JSON.parse(r.report) as Decision;
-    return {
-      id: r.id,
-      task: r.task,
-      status: r.status,
-      overallScore: r.overall_score,
-      blockedBy: d.blocked_by,
-      gates: Object.fromEntries(Object.entries(d.gates).map(([g, o]) => [g, o.status])),
-      createdAt: r.created_at,
-    };
-  });
-  const last = items[items.length - 1];
-  return { items, next: rows.length > limit && last ? [last.createdAt, last.id] : null };
 }
 
 /** One stored evaluation, or null for an unknown or foreign id. */

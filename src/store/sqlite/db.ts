@@ -9,6 +9,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema.js";
 import { bindTokenKey, resolveTokenKey } from "../common/token-key.js";
+import { MigrationError } from "../common/errors.js";
 
 /** The drizzle handle every repository takes: the database or a transaction on it. */
 export type Db = BaseSQLiteDatabase<"sync", RunResult, typeof schema>;
@@ -23,15 +24,6 @@ export type LedgerDb = {
   applied: number;
   close(): void;
 };
-
-/** Raised when the schema cannot be brought up to date or its foreign keys are inconsistent. */
-export class MigrationError extends Error {
-  readonly code = "migration_failed";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "MigrationError";
-  }
-}
 
 /** The migrations folder shipped beside src/, found from this file so any working directory works. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../migrations", import.meta.url));

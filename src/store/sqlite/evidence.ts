@@ -7,8 +7,8 @@ import type {
   RevisedState,
   WellFormedLocator,
 } from "../../gates/ports.js";
-import { tryConvert } from "../../quantity/units.js";
 import { groupByPosition, ScopePlan } from "../common/evidence-plan.js";
+import { MAX_CHAIN, seriesOf } from "../common/evidence-plan.js";
 
 type Statements = Record<"sessions" | "calls" | "ofSessions" | "ofCalls" | "crossings" | "latestRevision", Statement>;
 
@@ -50,8 +50,6 @@ const columns = (session: string, usable: string): string =>
 /** A usable return crossing. */
 export const USABLE =
   "direction = 'return' AND unit IS NOT NULL AND (crossings.value IS NOT NULL OR is_series = 1) AND outcome != 'refused'";
-/** How far a chain of revisions is followed (each link is one indexed look-up). */
-export const MAX_CHAIN = 64;
 
 const statements = new WeakMap<Database, Statements>();
 
@@ -84,24 +82,6 @@ function prepared(sqlite: Database): Statements {
     statements.set(sqlite, s);
   }
   return s;
-}
-
-/** A series as stored (the raw value as sent), in the crossing's unit; null when it cannot be read as one. */
-export function seriesOf(raw: string, unit: string): (number | null)[] | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  let from = unit;
-  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
-    const o = v as { value?: unknown; unit?: unknown };
-    if (typeof o.unit === "string") from = o.unit;
-    v = o.value;
-  }
-  if (!Array.isArray(v)) return null;
-  return v.map((x) => (typeof x === "number" ? tryConvert(x, from, unit) : null));
 }
 
 /** Follows a crossing's revisions to their end: a detected revision's later reading may itself have been revised. */

@@ -4,6 +4,7 @@ import type { Database } from "better-sqlite3";
 import { dimensionKey, toSI } from "../../quantity/units.js";
 import { type RawSession, toCrossing, toSession } from "../common/session-rows.js";
 import type { CrossingFilter, CrossingRow, LabelFilter, SessionFilter, SessionRow } from "../model.js";
+import { CROSSING_TOLERANCE } from "../common/session-rows.js";
 
 /** A malformed filter (a date, a label, a cursor): the API answers 400 naming the field. */
 export class QueryError extends Error {
@@ -138,9 +139,6 @@ export function listSessions(sqlite: Database, teamId: string, f: SessionFilter)
   }
   return rows.map(toSession);
 }
-
-/** Default relative tolerance of a magnitude search (API.md). */
-export const CROSSING_TOLERANCE = 1e-9;
 
 /**
  * Every crossing of the team with the same dimension and an SI magnitude within the tolerance, newest first,

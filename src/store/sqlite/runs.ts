@@ -9,13 +9,14 @@ import type { ClaimHistory } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
 import type { WatchCache } from "../../gates/watch.js";
-import { claimHistory, overlayHistory } from "./claim-history.js";
+import { claimHistory } from "./claim-history.js";
 import type { LedgerLine } from "../common/claims-jsonl.js";
 import { NotFoundError } from "../common/errors.js";
 import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../common/run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "../common/ids.js";
 import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
+import { overlayHistory } from "../common/claim-history.js";
 
 /** What `evaluate` needs besides the input. */
 export type EvaluateOptions = {

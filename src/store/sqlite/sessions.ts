@@ -5,7 +5,7 @@ import type { History, PriorOutput } from "../../guard/history.js";
 import { atomic } from "./atomic.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
-import { isReading, observedUtc, RevisionStore } from "./revisions.js";
+import { RevisionStore } from "./revisions.js";
 import { SessionOutputs } from "./session-outputs.js";
 import {
   newSessionColumns,
@@ -17,6 +17,7 @@ import {
   toSession,
 } from "../common/session-rows.js";
 import type { CallRow, CrossingRow, SessionRow } from "../model.js";
+import { isReading, observedUtc } from "../common/revision-rules.js";
 
 /** What recording a result needs of its call, read without parsing the call's JSON columns. */
 export type CallHead = Pick<CallRow, "id" | "sessionId" | "seq" | "tool" | "toolVersion" | "guarded" | "ok"> & {

@@ -4,14 +4,15 @@ import type { UndeclaredTools } from "../../guard/verdict.js";
 import { systemClock, type Clock } from "../../clock.js";
 import { openDb, type LedgerDb } from "./db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
-import { type BenchRunsRepo, sqliteBenchRuns } from "./bench-runs.js";
-import type { DashboardRepo } from "./dashboard-repo.js";
+import { sqliteBenchRuns } from "./bench-runs.js";
 import type { RevisionsRepo, WatchRepo } from "../port.js";
 import { sqliteRevisedSources } from "./revised-sources.js";
 import { sqliteWatch } from "./watch.js";
 import { RevisionStore } from "./revisions.js";
-import { sqliteUpstreams, type UpstreamsRepo } from "./upstreams.js";
+import { sqliteUpstreams } from "./upstreams.js";
 import type { SqliteRepos } from "./repos.js";
+import type { BenchRunsRepo, UpstreamsRepo } from "../port.js";
+import type { DashboardRepo } from "../dashboard.js";
 
 /** How a SQLite store is built. */
 export type SqliteStoreOptions = {

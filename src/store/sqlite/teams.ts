@@ -1,6 +1,3 @@
-// Teams and bearer tokens. Tokens are stored as keyed digests (token-key.ts); the clear token is returned once, at
-// creation. A bare SHA-256 from an older database still authenticates and is re-stored keyed on its first use.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { and, eq, inArray, isNull, like, notInArray, notLike, sql } from "drizzle-orm";
 import type { Db } from "./db.js";
 import { ConflictError, NotFoundError, isUniqueViolation } from "../common/errors.js";
@@ -15,19 +12,7 @@ import {
   tokenKeyFor,
 } from "../common/token-key.js";
 import type { IssuedToken, Principal, Team } from "../model.js";
-
-/** The team a single-user install works in; the admin token acts as one of its tokens. */
-export const DEFAULT_TEAM = "default";
-
-/** SHA-256 of a random server-made value, hex (dashboard session cookies); bearer tokens use keyed digests. */
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
-/** A fresh random bearer token: "al_" and 43 base64url characters (256 bits). */
-export function generateToken(): string {
-  return `al_${randomBytes(32).toString("base64url")}`;
-}
+import { DEFAULT_TEAM, generateToken, sameDigest } from "../common/tokens.js";
 
 /** Creates a team; a name in use is a ConflictError. */
 export function createTeam(db: Db, name: string): Team {
@@ -94,13 +79,6 @@ function prepareLookup(db: Db) {
     .from(tokens)
     .where(and(inArray(tokens.hash, [sql.placeholder("keyed"), sql.placeholder("bare")]), isNull(tokens.revokedAt)))
     .prepare();
-}
-
-/** True when `stored` equals `expected`, compared in constant time. */
-export function sameDigest(stored: string, expected: string): boolean {
-  const a = Buffer.from(stored, "utf8");
-  const b = Buffer.from(expected, "utf8");
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

@@ -4,18 +4,7 @@ import type { DatumRegistry } from "../../quantity/datums.js";
 import { compileTool, type ToolDeclaration, type ToolDeclarationInput } from "../../guard/declaration.js";
 import { newId } from "../common/ids.js";
 import type { ToolRow } from "../model.js";
-
-/** Canonical JSON: keys sorted at every depth, so key order never makes a new version. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  if (v && typeof v === "object") {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(v);
-}
+import { canonicalJson } from "../common/canonical-json.js";
 
 type Raw = { name: string; version: number; declaration: string; created_at: string };
 const toRow = (r: Raw): ToolRow => ({

@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  claimHistory,
-  DEMOTED_CLAIMS_SQL,
-  LIVE_CLAIMS_SQL,
-  overlayHistory,
-} from "../../../src/store/sqlite/claim-history.js";
+import { claimHistory, DEMOTED_CLAIMS_SQL, LIVE_CLAIMS_SQL } from "../../../src/store/sqlite/claim-history.js";
 import { ClaimStore } from "../../../src/store/sqlite/claims.js";
 import { parseLedgerText } from "../../../src/store/common/claims-jsonl.js";
 import { createTeam, ensureDefaultTeam } from "../../../src/store/sqlite/teams.js";
 import { createTestDb } from "../../helpers/db.js";
 import { CLM1 } from "../../helpers/gated.js";
+import { overlayHistory } from "../../../src/store/common/claim-history.js";
 
 const MARCH = new Date("2026-03-02T09:00:00Z");
 const APRIL = new Date("2026-04-01T09:00:00Z");

@@ -2,18 +2,17 @@ import { keyedDigest, tokenKeyFor } from "../../../src/store/common/token-key.js
 import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError } from "../../../src/store/common/errors.js";
 import {
-  DEFAULT_TEAM,
   authenticate,
   createTeam,
   createToken,
   ensureAdminToken,
   ensureDefaultTeam,
   findTeamByName,
-  hashToken,
   revokeToken,
   rotateAdminToken,
 } from "../../../src/store/sqlite/teams.js";
 import { createTestDb } from "../../helpers/db.js";
+import { DEFAULT_TEAM, hashToken } from "../../../src/store/common/tokens.js";
 
 describe("teams", () => {
   it("creates a team with a sortable id and refuses a second team of the same name with conflict", () => {
