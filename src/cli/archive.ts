@@ -3,8 +3,8 @@
 import type { Command } from "commander";
 import { ArchiveError, archiveSessions } from "../store/sqlite/archive.js";
 import { isPostgresUrl } from "../store/pg/open.js";
-import { parseInstant, QueryError } from "../store/sqlite/queries.js";
 import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { QueryError, parseInstant } from "../api/query-params.js";
 
 type Flags = { db?: string; before: string; to: string };
 

@@ -13,10 +13,10 @@ import type { ModelProvider } from "../harness/providers/types.js";
 import { CONDITION_NAMES, SelectionError, selectConditions, selectTasks, taskData } from "../harness/suites.js";
 import { buildTables, renderTables } from "../harness/tables.js";
 import { newId } from "../store/common/ids.js";
-import { parseLabel, QueryError } from "../store/sqlite/queries.js";
 import { CliError, cliConfig, openConfiguredStore, say } from "./shared.js";
 import type { BenchRun } from "../store/model.js";
 import { DEFAULT_TEAM } from "../store/common/tokens.js";
+import { QueryError, parseLabel } from "../api/query-params.js";
 
 /** Where runs are recorded: flags shared by run and report. */
 type TargetFlags = { db?: string; team: string; ledgerUrl?: string; token?: string };

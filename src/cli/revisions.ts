@@ -3,11 +3,11 @@ import type { Command } from "commander";
 import { usgsClient } from "../packs/ogc/client.js";
 import { parseInterval } from "../config.js";
 import { startWatchLoop, watchPass, watchSummary } from "../packs/ogc/watch.js";
-import { parseInstant } from "../store/sqlite/queries.js";
 import { openStore } from "../store/open.js";
 import { asCliError, teamIdOf } from "./sessions.js";
 import { CliError, cliConfig, say } from "./shared.js";
 import type { Revision } from "../store/model.js";
+import { parseInstant } from "../api/query-params.js";
 
 /** Flags of `revisions`. */
 type Flags = { db?: string; team: string; since?: string; source?: string; limit: string; format: string };

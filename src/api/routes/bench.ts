@@ -2,9 +2,9 @@
 // --ledger-url` and `bench report --ledger-url`).
 import { createRoute, z } from "@hono/zod-openapi";
 import { benchRunsOf } from "../../store/sqlite/bench-runs.js";
-import { parseLabel } from "../../store/sqlite/queries.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
+import { parseLabel } from "../query-params.js";
 
 const Count = z.number().int().min(0);
 const BenchRunBody = z

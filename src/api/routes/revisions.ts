@@ -1,6 +1,5 @@
 // Readings and their revisions over HTTP: declare one, list and read them, and follow a crossing to the reports resting on it.
 import { createRoute, z } from "@hono/zod-openapi";
-import { parseInstant } from "../../store/sqlite/queries.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
 import {
@@ -12,6 +11,7 @@ import {
   pageSchema,
   PageQuerySchema,
 } from "../http.js";
+import { parseInstant } from "../query-params.js";
 
 const SideSchema = z
   .object({

@@ -2,7 +2,6 @@
 // claim, its events, and its key's values across every task's released runs as a strip plot.
 import type { Child } from "hono/jsx";
 import { tryConvert } from "../../quantity/units.js";
-import { QueryError } from "../../store/sqlite/queries.js";
 import { type StripPoint, StripPlot } from "../charts/strip.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
@@ -12,6 +11,7 @@ import { Layout } from "../layout.js";
 import { problemPage } from "../problem.js";
 import type { ClaimRow } from "../../store/model.js";
 import type { KeyValue } from "../../store/dashboard.js";
+import { QueryError } from "../../api/query-params.js";
 
 const NAMES = ["status", "q", "cursor"] as const;
 const STATUSES = ["live", "demoted", "superseded"] as const;
