@@ -18,6 +18,7 @@ import { findCorpus, readRuns, readTasks } from "./corpus.js";
 import { client, loadRun, type Observed, replayRun, setUpTeams } from "./load.js";
 import { renderReport } from "./report.js";
 import { score } from "./score.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const arg = (name: string): string | undefined => {
@@ -44,7 +45,7 @@ try {
   const adminToken = "bench-corpus-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);
   const app = createApp({
-    db: store,
+    store: sqliteStore(store, { clock: systemClock }),
     config: defaultConfig(),
     clock: systemClock,
     logger: { error: (m, e) => console.error(m, e) },

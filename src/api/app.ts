@@ -5,9 +5,7 @@ import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
-import type { LedgerDb } from "../store/sqlite/db.js";
 import type { LedgerStore } from "../store/port.js";
-import { asStore } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
@@ -53,14 +51,9 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerUpstreamRoutes,
 ];
 
-/**
- * What createApp needs; only the store is required. `store` is the LedgerStore port; a LedgerDb (as `store` or, as
- * before, `db`) is wrapped in a SQLite store stamped by `clock`.
- */
-export type CreateAppOptions = (
-  | { store: LedgerStore | LedgerDb; db?: undefined }
-  | { db: LedgerDb; store?: undefined }
-) & {
+/** What createApp needs; only the store (the LedgerStore port, opened by src/store/open.ts) is required. */
+export type CreateAppOptions = {
+  store: LedgerStore;
   config?: Config;
   clock?: Clock;
   logger?: Logger;
@@ -164,7 +157,7 @@ const healthRoute = createRoute({
 export function createApp(options: CreateAppOptions): LedgerApp {
   const clock = options.clock ?? systemClock;
   const deps: AppDeps = {
-    store: asStore((options.store ?? options.db)!, { clock }),
+    store: options.store,
     config: options.config ?? defaultConfig(),
     clock,
     logger: options.logger ?? consoleLogger,

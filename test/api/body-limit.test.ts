@@ -10,6 +10,7 @@ import type { LedgerDb } from "../../src/store/sqlite/db.js";
 import { seedDatabase } from "../../src/store/sqlite/seed.js";
 import { ensureAdminToken } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 const TOKEN = "body-limit-admin-token-0123456789";
 const MB = 1024 * 1024;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   store = createTestDb();
   seedDatabase(store);
   ensureAdminToken(store.db, TOKEN);
-  server = await startServer(defaultConfig({ host: "127.0.0.1", port: 0 }), store);
+  server = await startServer(defaultConfig({ host: "127.0.0.1", port: 0 }), sqliteStore(store));
   port = Number(new URL(server.url).port);
 });
 

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Cell, runBatch } from "../../src/harness/batch.js";
 import { StoreHarnessLedger } from "../../src/harness/ledger.js";
-import { asStore } from "../../src/store/sqlite/store.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 import { anthropicProvider } from "../../src/harness/providers/anthropic.js";
 import type { RetryPolicy } from "../../src/harness/providers/http.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
@@ -45,7 +45,7 @@ async function bench(
   stub ??= await startStub(script, { dieAfter: o.dieAfter });
   store ??= createTestDb();
   const teamId = ensureDefaultTeam(store.db);
-  const ledger = new StoreHarnessLedger(asStore(store), teamId, "default");
+  const ledger = new StoreHarnessLedger(sqliteStore(store), teamId, "default");
   const provider =
     o.format === "anthropic"
       ? anthropicProvider(stub.anthropicUrl, "k", FAST)

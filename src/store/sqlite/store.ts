@@ -175,11 +175,6 @@ export function openSqliteStore(
   });
 }
 
-/** True for an open LedgerDb handle (as opposed to a LedgerStore). */
-export function isLedgerDb(x: LedgerStore | LedgerDb): x is LedgerDb {
-  return !("engine" in x) && "sqlite" in x;
-}
-
 /**
  * The SQLite handle under a store, for code not yet behind the port (the dashboard, the harness routes); any other
  * engine is refused with what to configure instead.
@@ -190,9 +185,4 @@ export function sqliteHandleOf(store: LedgerStore, what: string): LedgerDb {
     `${what} needs a SQLite store in this version, but AGENT_LEDGER_DB names a ${store.engine} database; ` +
       "set AGENT_LEDGER_DB to a SQLite file path",
   );
-}
-
-/** The store itself, or a SQLite store over a caller's LedgerDb (for callers that still hold one). */
-export function asStore(x: LedgerStore | LedgerDb, options: { clock?: Clock } = {}): LedgerStore {
-  return isLedgerDb(x) ? sqliteStore(x, options) : x;
 }

@@ -7,6 +7,7 @@ import { openDb } from "../../../src/store/sqlite/db.js";
 import { seedDatabase } from "../../../src/store/sqlite/seed.js";
 import { ensureAdminToken } from "../../../src/store/sqlite/teams.js";
 import { stageResult } from "../../helpers/gated.js";
+import { sqliteStore } from "../../../src/store/sqlite/store.js";
 
 const GROWING = [
   "sessions",
@@ -58,7 +59,7 @@ function recordingApp() {
     return prepare(sql);
   }) as typeof store.sqlite.prepare;
   recording = true; // the app's constructors prepare their statements too
-  const app = createApp({ db: store, config: defaultConfig() });
+  const app = createApp({ store: sqliteStore(store), config: defaultConfig() });
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await app.request(path, {
       method,
