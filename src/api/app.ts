@@ -222,21 +222,16 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     c.header("Cache-Control", "public, max-age=3600");
     return typeof asset.body === "string" ? c.body(asset.body) : c.body(asset.body);
   });
-  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. Both engines
-  // have a dashboard repository; a store without one (a caller's own LedgerStore) serves no /ui, and / leads to /docs.
-  if (deps.store.dashboard !== undefined) {
-    app.get("/", (c) => c.redirect("/ui", 302));
-    app.route(
-      "/ui",
-      createDashboard({
-        dashboard: deps.store.dashboard,
-        clock: deps.clock,
-        upstreams: deps.store.upstreams,
-        watch: deps.store.watch,
-      }),
-    );
-  } else {
-    app.get("/", (c) => c.redirect("/docs", 302));
-  }
+  // The dashboard reads the store port (never this API) and authenticates with its own cookie session.
+  app.get("/", (c) => c.redirect("/ui", 302));
+  app.route(
+    "/ui",
+    createDashboard({
+      dashboard: deps.store.dashboard,
+      clock: deps.clock,
+      upstreams: deps.store.upstreams,
+      watch: deps.store.watch,
+    }),
+  );
   return app;
 }

@@ -40,7 +40,6 @@ async function run(flags: Flags): Promise<void> {
     const teamId = await teamIdOf(store, flags.team);
     const since =
       flags.since === undefined ? undefined : asCliError(() => parseInstant(flags.since as string, "since"));
-    if (!store.revisions) throw new CliError("this database engine does not list revisions yet; use a SQLite file");
     const page = await store.revisions.list(teamId, {
       limit,
       ...(since ? { since } : {}),

@@ -402,14 +402,14 @@ export interface LedgerStore {
   readonly packs: PacksRepo;
   readonly claims: ClaimsRepo;
   readonly evaluations: EvaluationsRepo;
-  /** The dashboard's reads and login sessions (both engines have them; a store built elsewhere may not, and serves no /ui). */
-  readonly dashboard?: DashboardRepo;
-  /** Revisions and crossing-to-claim links; optional until the PostgreSQL store implements it (routes mount only with it). */
-  readonly revisions?: RevisionsRepo;
+  /** The dashboard's reads and login sessions. */
+  readonly dashboard: DashboardRepo;
+  /** Revisions and crossing-to-claim links. */
+  readonly revisions: RevisionsRepo;
   /** The revision watch's reads and state. */
   readonly watch: WatchRepo;
-  /** The evaluation harness's graded runs (table bench_runs); absent on an engine that does not implement them yet. */
-  readonly benchRuns?: BenchRunsRepo;
+  /** The evaluation harness's graded runs (table bench_runs). */
+  readonly benchRuns: BenchRunsRepo;
   /** The gateway's pinned upstream tool definitions and their drifts. */
   readonly upstreams: UpstreamsRepo;
   /** Engine, location and schema state. */

@@ -145,8 +145,6 @@ const claimsRoute = createRoute({
 /** Registers the revision routes and the crossing-to-claims link. */
 export function registerRevisionRoutes(app: LedgerApp, deps: AppDeps): void {
   const revisions = deps.store.revisions;
-  // The PostgreSQL store has no revisions repository yet: the routes are served where the store has one.
-  if (!revisions) return;
 
   app.openapi(reviseRoute, async (c) => {
     const { id } = c.req.valid("param");

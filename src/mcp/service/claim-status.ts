@@ -149,7 +149,7 @@ export async function claimStatus(a: TeamAccess, q: { claim_id?: string; text?: 
   const asked = q.text !== undefined ? JSON.stringify(q.text) : `claim ${q.claim_id}`;
   const keys = [...new Set(matches.flatMap((m) => (m.claim.key === null ? [] : [normaliseKey(m.claim.key)])))];
   const texts = [...matches.filter((m) => m.claim.key === null).map((m) => m.claim.text), q.text?.trim() ?? ""];
-  const links = (await a.deps.store.revisions?.revisedSources(a.teamId, { keys, texts }, LINK_LIMIT)) ?? [];
+  const links = await a.deps.store.revisions.revisedSources(a.teamId, { keys, texts }, LINK_LIMIT);
   const revised = readings(relevant(links, matches, q.text));
   const revisedClaims = new Set(revised.flatMap((r) => r.ledger_claims));
   const claims = matches.map((m) => ({

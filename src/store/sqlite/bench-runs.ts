@@ -1,7 +1,6 @@
 // Graded evaluation-harness runs, one row beside each run's ledger session (table bench_runs).
 import type { Database, Statement } from "better-sqlite3";
 import { ConflictError, NotFoundError } from "../common/errors.js";
-import type { LedgerStore } from "../port.js";
 import type { BenchRun, LabelFilter } from "../model.js";
 import { BENCH_RUN_COLUMNS } from "../common/bench-runs.js";
 import type { BenchRunsRepo } from "../port.js";
@@ -85,12 +84,4 @@ export function sqliteBenchRuns(sqlite: Database): BenchRunsRepo {
     },
     list: async (teamId, filter) => runs.list(teamId, filter),
   };
-}
-
-/** The store's harness runs, or an error naming what to configure on an engine that does not hold them yet. */
-export function benchRunsOf(store: LedgerStore): BenchRunsRepo {
-  if (store.benchRuns) return store.benchRuns;
-  throw new Error(
-    `harness runs are not stored on ${store.engine} in this version; set AGENT_LEDGER_DB to a SQLite file path to record them`,
-  );
 }
