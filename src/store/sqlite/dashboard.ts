@@ -13,7 +13,6 @@ import { SessionStore } from "./sessions.js";
 
 export { dashboardOverview } from "./dashboard-overview.js";
 import type { ClaimRow, CrossingRow, SessionFilter, StoredEvaluation } from "../model.js";
-export type { Overview, Window } from "../dashboard.js";
 import type { ClaimDetail, CodeCount, EvaluationRow, Keyset, SessionDetail, SessionListRow } from "../dashboard.js";
 import type { AuditLink, RawEvaluationRow } from "../common/dashboard.js";
 import { KEY_VALUES, auditedAnswers, evaluationsPage } from "../common/dashboard.js";

@@ -1,7 +1,7 @@
 // /ui: the overview of a window (7, 30 or 90 days to now): headline figures, calls per day by outcome, refusals by
 // code over time, evaluations released and blocked over time.
 import type { Child } from "hono/jsx";
-import type { Overview } from "../../store/sqlite/dashboard.js";
+import type { Overview } from "../../store/dashboard.js";
 import { type BarSeries, StackedBars } from "../charts/bars.js";
 import { CodeChip, Stat } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
