@@ -1,10 +1,9 @@
 // The dashboard's shared steps: the overview's day figures from any engine's per-day rows, the audited answers and
-// the evaluations page from rows both engines select alike.
-import type { AuditedAnswer } from "../dashboard.js";
+// the sessions and evaluations pages from rows both engines select alike.
 import type { Decision } from "../../gates/decision.js";
-import type { EvaluationRow } from "../dashboard.js";
-import type { Keyset } from "../dashboard.js";
 import type { StoredAudit } from "../../provenance/manifest.js";
+import type { AuditedAnswer, CodeCount, EvaluationRow, Keyset, SessionListRow } from "../dashboard.js";
+import type { SessionRow } from "../model.js";
 
 /** Where one audited number of one audit traces to, as the audit_links rows hold it. */
 export type AuditLink = { audit_id: string; position: number; seq: number | null; crossing_id: number | null };
@@ -69,3 +68,21 @@ export function evaluationsPage(
 
 /** How long a dashboard login lasts (absolute, not sliding): one working day. */
 export const DASHBOARD_SESSION_HOURS = 12;
+
+/** One session's violation code count, as both engines select them for a page of sessions. */
+export type SessionCodeRow = { session_id: string; code: string; n: number };
+
+/** A page of sessions (selected one past `limit`) with each session's violation codes, and the next page's key. */
+export function sessionsPage(
+  rows: readonly SessionRow[],
+  limit: number,
+  found: readonly SessionCodeRow[],
+): Keyset<SessionListRow, readonly [string, string]> {
+  const codes = new Map<string, CodeCount[]>();
+  for (const r of found)
+    codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
+      codes.set(r.session_id, [{ code: r.code, count: r.n }]);
+  const items = rows.slice(0, limit).map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
+  const last = items[items.length - 1];
+  return { items, next: rows.length > limit && last ? [last.createdAt, last.id] : null };
+}

@@ -4,6 +4,7 @@ import type { PriorOutput } from "../../guard/history.js";
 import type { CrossingDraft, Violation } from "../../guard/verdict.js";
 import { newId } from "./ids.js";
 import type { CallRow, CrossingRow, SessionRow } from "../model.js";
+import { type EnforcementReport, enforcementReport } from "../../guard/report.js";
 
 /** A stored flag: SQLite answers 0 or 1, PostgreSQL a boolean. */
 const flag = (v: number | boolean): boolean => v === true || v === 1;
@@ -169,3 +170,17 @@ export const toOutput = (r: RawOutput): PriorOutput => ({
 
 /** Default relative tolerance of a magnitude search (API.md). */
 export const CROSSING_TOLERANCE = 1e-9;
+
+/** A session's enforcement report from its row and calls: every call's and result's violations, in call order. */
+export function sessionReport(session: SessionRow, calls: readonly CallRow[]): EnforcementReport {
+  const violations = calls.flatMap((c) =>
+    [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
+      callId: c.id,
+      tool: c.tool,
+      param: v.param,
+      code: v.code,
+      message: v.message,
+    })),
+  );
+  return enforcementReport(session.callCount, violations, session.enforcement);
+}

@@ -16,6 +16,7 @@ import { overviewFrom } from "../common/dashboard-overview.js";
 import { DASHBOARD_SESSION_HOURS, KEY_VALUES, auditedAnswers, evaluationsPage } from "../common/dashboard.js";
 import type { AuditLink, RawEvaluationRow } from "../common/dashboard.js";
 import { hashToken, sameDigest } from "../common/tokens.js";
+import { type SessionCodeRow, sessionsPage } from "../common/dashboard.js";
 
 const RANGE = "team_id = $1 AND created_at >= $2 AND created_at < $3";
 const DAY = "substr(created_at, 1, 10)";
@@ -143,20 +144,9 @@ export function pgDashboard(
     overview: (teamId, window, now) => overviewFrom(readDays, closed, teamId, window, now),
     sessions: async (teamId, filter) => {
       const rows = await store.sessions.list(teamId, filter);
-      const page = rows.slice(0, filter.limit);
-      const codes = new Map<string, CodeCount[]>();
-      if (page.length > 0) {
-        const found = await q<{ session_id: string; code: string; n: number }>(SESSION_CODES, [
-          page.map((r) => r.id),
-          teamId,
-        ]);
-        for (const r of found)
-          codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
-            codes.set(r.session_id, [{ code: r.code, count: r.n }]);
-      }
-      const items = page.map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
-      const last = items[items.length - 1];
-      return { items, next: rows.length > filter.limit && last ? [last.createdAt, last.id] : null };
+      const ids = rows.slice(0, filter.limit).map((r) => r.id);
+      const found = ids.length > 0 ? await q<SessionCodeRow>(SESSION_CODES, [ids, teamId]) : [];
+      return sessionsPage(rows, filter.limit, found);
     },
     session: async (teamId, id) => {
       const session = await orNull(store.sessions.get(teamId, id));

@@ -1,6 +1,5 @@
 // Sessions, calls, crossings, audits, manifests and packs on PostgreSQL: the session side of the PgStore.
 import type { Clock } from "../../clock.js";
-import { enforcementReport } from "../../guard/report.js";
 import { auditAnswer } from "../../provenance/audit.js";
 import { buildManifest } from "../../provenance/manifest.js";
 import type { StoredAudit } from "../../provenance/manifest.js";
@@ -34,6 +33,7 @@ import type pg from "pg";
 import type { PgToolsRepo } from "./tools.js";
 import type { CallRow, DatumRow, OffsetRow, SessionRow } from "../model.js";
 import { CROSSING_TOLERANCE } from "../common/session-rows.js";
+import { sessionReport } from "../common/session-rows.js";
 
 /** What the session-side repositories share. */
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };
@@ -128,17 +128,7 @@ export function pgSessions({ pool, clock, sessionCache }: SessionDeps): Sessions
     },
     report: async (teamId, sessionId) => {
       const session = await getSession(q, teamId, sessionId);
-      const calls = await listCalls(q, teamId, sessionId);
-      const violations = calls.flatMap((c) =>
-        [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
-          callId: c.id,
-          tool: c.tool,
-          param: v.param,
-          code: v.code,
-          message: v.message,
-        })),
-      );
-      return enforcementReport(session.callCount, violations, session.enforcement);
+      return sessionReport(session, await listCalls(q, teamId, sessionId));
     },
   };
 }

@@ -16,6 +16,7 @@ import type { ClaimRow, CrossingRow, SessionFilter, StoredEvaluation } from "../
 import type { ClaimDetail, CodeCount, EvaluationRow, Keyset, SessionDetail, SessionListRow } from "../dashboard.js";
 import type { AuditLink, RawEvaluationRow } from "../common/dashboard.js";
 import { KEY_VALUES, auditedAnswers, evaluationsPage } from "../common/dashboard.js";
+import { type SessionCodeRow, sessionsPage } from "../common/dashboard.js";
 
 type Statements = Record<"auditLinks" | "codeCounts" | "runs" | "keyValues" | "sessionCodes", Statement>;
 
@@ -81,21 +82,10 @@ export async function dashboardSessions(
   filter: SessionFilter,
 ): Promise<Keyset<SessionListRow, readonly [string, string]>> {
   const rows = listSessions(store.sqlite, teamId, filter);
-  const page = rows.slice(0, filter.limit);
-  const codes = new Map<string, CodeCount[]>();
-  if (page.length > 0) {
-    const found = prepared(store).sessionCodes.all(JSON.stringify(page.map((r) => r.id)), teamId) as {
-      session_id: string;
-      code: string;
-      n: number;
-    }[];
-    for (const r of found)
-      codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
-        codes.set(r.session_id, [{ code: r.code, count: r.n }]);
-  }
-  const items = page.map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
-  const last = items[items.length - 1];
-  return { items, next: rows.length > filter.limit && last ? [last.createdAt, last.id] : null };
+  const ids = rows.slice(0, filter.limit).map((r) => r.id);
+  const found =
+    ids.length > 0 ? (prepared(store).sessionCodes.all(JSON.stringify(ids), teamId) as SessionCodeRow[]) : [];
+  return sessionsPage(rows, filter.limit, found);
 }
 
 /** A session with its calls, each call's crossings, and its audited answers; null for an unknown or foreign id. */

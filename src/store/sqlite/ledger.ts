@@ -1,7 +1,7 @@
 // The guarded-call service: the pure verdict run against stored declarations and history, its writes one transaction.
 import type { Clock } from "../../clock.js";
 import type { ToolDeclaration } from "../../guard/declaration.js";
-import { enforcementReport, type EnforcementReport } from "../../guard/report.js";
+import type { EnforcementReport } from "../../guard/report.js";
 import { refusedVerdict } from "../../guard/verdict.js";
 import type { CallOptions } from "../port.js";
 import { callOutcome, checkCall, checkResult, type UndeclaredTools } from "../../guard/verdict.js";
@@ -13,6 +13,7 @@ import { RegistryCache } from "./registry.js";
 import { SessionStore } from "./sessions.js";
 import { ToolStore } from "./tools.js";
 import type { CallAnswer, ResultAnswer } from "../model.js";
+import { sessionReport } from "../common/session-rows.js";
 
 /** One engine over one database: declarations, datum registries and sessions. */
 export class Ledger {
@@ -148,17 +149,7 @@ export class Ledger {
 
   /** The enforcement report of a session. */
   report(teamId: string, sessionId: string): EnforcementReport {
-    const session = this.sessions.get(teamId, sessionId);
-    const violations = this.sessions.calls(teamId, sessionId).flatMap((c) =>
-      [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
-        callId: c.id,
-        tool: c.tool,
-        param: v.param,
-        code: v.code,
-        message: v.message,
-      })),
-    );
-    return enforcementReport(session.callCount, violations, session.enforcement);
+    return sessionReport(this.sessions.get(teamId, sessionId), this.sessions.calls(teamId, sessionId));
   }
 }
 

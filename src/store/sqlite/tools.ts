@@ -5,6 +5,7 @@ import { compileTool, type ToolDeclaration, type ToolDeclarationInput } from "..
 import { newId } from "../common/ids.js";
 import type { ToolRow } from "../model.js";
 import { canonicalJson } from "../common/canonical-json.js";
+import { CompiledTools } from "../common/compiled-tools.js";
 
 type Raw = { name: string; version: number; declaration: string; created_at: string };
 const toRow = (r: Raw): ToolRow => ({
@@ -21,7 +22,7 @@ export class ToolStore {
   private readonly insertStmt;
   private readonly listStmt;
   private readonly latestVersionStmt;
-  private readonly byVersion = new Map<string, ToolDeclaration>();
+  private readonly cache = new CompiledTools();
 
   constructor(private readonly sqlite: Database) {
     this.latestStmt = sqlite.prepare<[string, string], Raw>(
@@ -96,7 +97,7 @@ export class ToolStore {
   ): ToolDeclaration | null {
     const v = version ?? this.latestVersionStmt.get(teamId, name)?.version;
     if (v === undefined) return null;
-    const hit = this.byVersion.get(`${teamId}\u0000${name}\u0000${v}`);
+    const hit = this.cache.remembered(teamId, name, v);
     if (hit) return hit;
     const row = this.version(teamId, name, v);
     return row ? this.compiledOf(teamId, row, datums) : null;
@@ -104,13 +105,6 @@ export class ToolStore {
 
   /** The compiled declaration of a stored version, cached: versions never change once written. */
   compiledOf(teamId: string, row: ToolRow, datums: DatumRegistry): ToolDeclaration {
-    const key = `${teamId}\u0000${row.name}\u0000${row.version}`;
-    let c = this.byVersion.get(key);
-    if (!c) {
-      c = compileTool(row.name, row.declaration, { datums }, row.version);
-      if (this.byVersion.size > 5000) this.byVersion.clear();
-      this.byVersion.set(key, c);
-    }
-    return c;
+    return this.cache.compiledOf(teamId, row, datums);
   }
 }
