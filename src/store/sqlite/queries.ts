@@ -3,7 +3,7 @@
 import type { Database } from "better-sqlite3";
 import { dimensionKey, toSI } from "../../quantity/units.js";
 import { type RawSession, toCrossing, toSession } from "../common/session-rows.js";
-import type { CrossingFilter, CrossingRow, LabelFilter, SessionFilter, SessionRow } from "../model.js";
+import type { CrossingFilter, CrossingRow, SessionFilter, SessionRow } from "../model.js";
 import { CROSSING_TOLERANCE } from "../common/session-rows.js";
 
 const SESSION_COLUMNS =
