@@ -1,6 +1,6 @@
 // What the ledger locators of one evaluation ask of a store, as a few lists for batch queries (one query per list on
 // either engine), and how the answers are put back into one scope per locator.
-import type { EvidenceSnapshot, LedgerCrossing, WellFormedLocator } from "../../gates/ports.js";
+import type { EvidenceSnapshot, LedgerCrossing, WellFormedLocator, RevisedState } from "../../gates/ports.js";
 import { tryConvert } from "../../quantity/units.js";
 
 /** A call named by a locator: its session and sequence number. */
@@ -134,4 +134,26 @@ export function seriesOf(raw: string, unit: string): (number | null)[] | null {
   }
   if (!Array.isArray(v)) return null;
   return v.map((x) => (typeof x === "number" ? tryConvert(x, from, unit) : null));
+}
+
+/** A crossing's latest revision as both resolvers select it (columns of revisions). */
+export type RevisionStepRow = {
+  id: string;
+  after_crossing_id: number | null;
+  after_value: number;
+  after_unit: string;
+  after_quality: string | null;
+  detected_at: string;
+};
+
+/** The revised state one revision leads to (PostgreSQL may answer the bigint crossing id as text). */
+export function revisedStep(r: RevisionStepRow): RevisedState {
+  return {
+    revision_id: r.id,
+    value: r.after_value,
+    unit: r.after_unit,
+    quality: r.after_quality,
+    detected_at: r.detected_at,
+    crossing_id: r.after_crossing_id === null ? null : Number(r.after_crossing_id),
+  };
 }

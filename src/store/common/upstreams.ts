@@ -116,3 +116,17 @@ export const PIN_COLS = "upstream, tool, definition, digest, pinned_at";
 
 /** Columns of upstream_drifts read. */
 export const DRIFT_COLS = "id, upstream, tool, kind, before, after, detected_at, approved_at";
+
+/** The values of a drift row after its team and upstream, in the order of the INSERT both engines write. */
+export function driftValues(team: string, upstream: string, d: Drift): (string | null)[] {
+  return [
+    team,
+    upstream,
+    d.tool,
+    d.kind,
+    d.before === null ? null : JSON.stringify(d.before),
+    d.after === null ? null : JSON.stringify(d.after),
+    d.detected_at,
+    d.approved_at,
+  ];
+}

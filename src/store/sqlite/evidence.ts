@@ -9,6 +9,7 @@ import type {
 } from "../../gates/ports.js";
 import { groupByPosition, ScopePlan } from "../common/evidence-plan.js";
 import { MAX_CHAIN, seriesOf } from "../common/evidence-plan.js";
+import { type RevisionStepRow, revisedStep } from "../common/evidence-plan.js";
 
 type Statements = Record<"sessions" | "calls" | "ofSessions" | "ofCalls" | "crossings" | "latestRevision", Statement>;
 
@@ -29,15 +30,6 @@ type RawCrossing = [
   revised: number,
   usable: number,
 ];
-
-type RawRevision = {
-  id: string;
-  after_crossing_id: number | null;
-  after_value: number;
-  after_unit: string;
-  after_quality: string | null;
-  detected_at: string;
-};
 
 // Only what resolution reads: `raw` only for a series, the session id only where the locator does not give it, and
 // `revised` as one probe of revisions_before_idx per row, so only a crossing that was revised has its chain followed.
@@ -89,17 +81,11 @@ function revisedState(s: Statements, teamId: string, crossingId: number): Revise
   let state: RevisedState | null = null;
   let at: number | null = crossingId;
   for (let i = 0; at !== null && i < MAX_CHAIN; i++) {
-    const r = s.latestRevision.get(at, teamId) as RawRevision | undefined;
+    const r = s.latestRevision.get(at, teamId) as RevisionStepRow | undefined;
     if (!r) break;
-    state = {
-      revision_id: r.id,
-      value: r.after_value,
-      unit: r.after_unit,
-      quality: r.after_quality,
-      detected_at: r.detected_at,
-      crossing_id: r.after_crossing_id,
-    };
-    at = r.after_crossing_id;
+    const next = revisedStep(r);
+    state = next;
+    at = next.crossing_id;
   }
   return state;
 }

@@ -16,6 +16,7 @@ import {
   planApproval,
   upstreamStates,
 } from "../common/upstreams.js";
+import { driftValues } from "../common/upstreams.js";
 
 /** The upstreams repository over a SQLite handle; every write runs in one IMMEDIATE transaction. */
 export function sqliteUpstreams(db: Database, clock: Clock): UpstreamsRepo {
@@ -46,16 +47,7 @@ export function sqliteUpstreams(db: Database, clock: Clock): UpstreamsRepo {
       .prepare(
         "INSERT INTO upstream_drifts (team_id, upstream, tool, kind, before, after, detected_at, approved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(
-        team,
-        upstream,
-        d.tool,
-        d.kind,
-        d.before === null ? null : JSON.stringify(d.before),
-        d.after === null ? null : JSON.stringify(d.after),
-        d.detected_at,
-        d.approved_at,
-      );
+      .run(driftValues(team, upstream, d));
   return {
     observe: async (team, upstream, mode, listed) =>
       db
