@@ -34,6 +34,7 @@ import type { PgToolsRepo } from "./tools.js";
 import type { CallRow, DatumRow, OffsetRow, SessionRow } from "../model.js";
 import { CROSSING_TOLERANCE } from "../common/session-rows.js";
 import { sessionReport } from "../common/session-rows.js";
+import { type RawAudit, type RawAuditItem, storedAudits } from "../common/audit-rows.js";
 
 /** What the session-side repositories share. */
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };
@@ -188,52 +189,17 @@ export function pgCrossings({ pool }: SessionDeps): CrossingsRepo {
   };
 }
 
-type RawAudit = { id: string; answer: string; context: string; ok: boolean; created_at: string };
-type RawItem = {
-  audit_id: string;
-  position: number;
-  text: string;
-  value: number;
-  unit: string | null;
-  status: string;
-  source: string | null;
-  source_call_id: string | null;
-  explanation: string;
-};
-
 async function auditsOf(q: Q, teamId: string, sessionId: string): Promise<StoredAudit[]> {
-  const items = new Map<string, StoredAudit["items"]>();
-  const rows = await q<RawItem>(
+  const rows = await q<RawAuditItem>(
     `SELECT i.audit_id, i.position, i.text, i.value, i.unit, i.status, i.source, i.source_call_id, i.explanation
      FROM audit_items i JOIN audits a ON a.id = i.audit_id WHERE a.session_id = $1 AND a.team_id = $2 ORDER BY i.audit_id, i.position`,
     [sessionId, teamId],
   );
-  for (const r of rows) {
-    const list = items.get(r.audit_id) ?? [];
-    list.push({
-      position: r.position,
-      text: r.text,
-      value: r.value,
-      unit: r.unit,
-      status: r.status,
-      source: r.source,
-      sourceCallId: r.source_call_id,
-      explanation: r.explanation,
-    });
-    items.set(r.audit_id, list);
-  }
   const audits = await q<RawAudit>(
     "SELECT id, answer, context, ok, created_at FROM audits WHERE session_id = $1 AND team_id = $2 ORDER BY created_at, id",
     [sessionId, teamId],
   );
-  return audits.map((a) => ({
-    id: a.id,
-    answer: a.answer,
-    context: a.context,
-    ok: a.ok,
-    createdAt: a.created_at,
-    items: items.get(a.id) ?? [],
-  }));
+  return storedAudits(audits, rows);
 }
 
 /** Answer audits: the session locked, its outputs read and the audit stored in one transaction. */

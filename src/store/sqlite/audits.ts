@@ -2,6 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { StoredAudit } from "../../provenance/manifest.js";
 import { newId } from "../common/ids.js";
+import { type RawAudit, type RawAuditItem, storedAudits } from "../common/audit-rows.js";
 
 /** One audited number as the store takes it (the audit core's number fits). */
 export type AuditItemInput = {
@@ -11,19 +12,6 @@ export type AuditItemInput = {
   status: string;
   source?: string | null;
   callId?: string | null;
-  explanation: string;
-};
-
-type RawAudit = { id: string; answer: string; context: string; ok: number; created_at: string };
-type RawItem = {
-  audit_id: string;
-  position: number;
-  text: string;
-  value: number;
-  unit: string | null;
-  status: string;
-  source: string | null;
-  source_call_id: string | null;
   explanation: string;
 };
 
@@ -82,29 +70,8 @@ export class AuditStore {
 
   /** A session's audits, oldest first, each with its numbers in text order. */
   forSession(teamId: string, sessionId: string): StoredAudit[] {
-    const items = new Map<string, StoredAudit["items"]>();
-    for (const r of this.s.listItems.all(sessionId, teamId) as RawItem[]) {
-      const list = items.get(r.audit_id) ?? [];
-      list.push({
-        position: r.position,
-        text: r.text,
-        value: r.value,
-        unit: r.unit,
-        status: r.status,
-        source: r.source,
-        sourceCallId: r.source_call_id,
-        explanation: r.explanation,
-      });
-      items.set(r.audit_id, list);
-    }
-    return (this.s.listAudits.all(sessionId, teamId) as RawAudit[]).map((a) => ({
-      id: a.id,
-      answer: a.answer,
-      context: a.context,
-      ok: a.ok === 1,
-      createdAt: a.created_at,
-      items: items.get(a.id) ?? [],
-    }));
+    const items = this.s.listItems.all(sessionId, teamId) as RawAuditItem[];
+    return storedAudits(this.s.listAudits.all(sessionId, teamId) as RawAudit[], items);
   }
 }
 
