@@ -3,8 +3,7 @@
 // decide over it, and the run is written before the lock is released.
 import type { Clock } from "../../clock.js";
 import { contractGate } from "../../gates/contract.js";
-import { type Result, splitEvaluationInput } from "../../gates/contracts.js";
-import { keyedClaims } from "../../gates/contradiction.js";
+import { splitEvaluationInput } from "../../gates/contracts.js";
 import { decide, runKeys } from "../../gates/decide.js";
 import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
@@ -12,7 +11,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/sett
 import { NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { EvaluationsRepo } from "../port.js";
-import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../common/run-rows.js";
+import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "../common/run-rows.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
 import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
@@ -20,6 +19,7 @@ import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 import type { Evaluation } from "../model.js";
 import { overlayHistory } from "../common/claim-history.js";
+import { type EvaluationRows, evaluationRows, type RunClaimRow } from "../common/evaluation-rows.js";
 
 // The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
 // (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.
@@ -100,59 +100,40 @@ async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unkn
   };
 }
 
+/** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
 async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, settings: Settings): Promise<void> {
-  const { id, task, created_at: at, ...decision } = e;
+  const rows = evaluationRows(e, input, settings);
+  const [id, task, ...rest] = rows.run;
   await q(
     "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    [
-      id,
-      teamId,
-      task,
-      e.status,
-      e.overall_score,
-      JSON.stringify(decision),
-      JSON.stringify(input),
-      JSON.stringify(settings),
-      at,
-    ],
+    [id, teamId, task, ...rest],
   );
-  const contract = contractGate(splitEvaluationInput(input));
-  if (!contract.ok) return;
-  if (e.status === "released") await insertSources(q, teamId, e, contract.runs);
-  if (task === null) return;
-  const rows: unknown[][] = [];
-  contract.runs.forEach((run: Result, i) => {
-    for (const c of keyedClaims(run)) {
-      const named =
-        c.supersedes === undefined || c.supersedes === null
-          ? []
-          : Array.isArray(c.supersedes)
-            ? c.supersedes
-            : [c.supersedes];
-      rows.push([
-        c.key,
-        JSON.stringify(c.value ?? null),
-        c.text,
-        c.id ?? null,
-        i + 1,
-        named.length > 0 ? JSON.stringify(named) : null,
-      ]);
-    }
-  });
-  if (rows.length === 0) return;
-  const col = (n: number) => rows.map((r) => r[n]);
-  const released = e.status === "released";
+  if (rows.sources.length > 0) await insertSources(q, teamId, e, rows.sources);
+  if (task === null || rows.claims.length === 0) return;
+  const col = <K extends keyof RunClaimRow>(k: K) => rows.claims.map((c) => c[k]);
+  const at = e.created_at;
   const stored = await q<{ id: number; key: string; value: string; text: string; claim_id: string | null }>(
     `INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
      SELECT $1, $2, $3, r.key, r.value, r.text, r.claim_id, r.run_index, $4, r.supersedes, $5
      FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
        WITH ORDINALITY AS r(key, value, text, claim_id, run_index, supersedes, n) ORDER BY r.n
      RETURNING id, key, value, text, claim_id`,
-    [id, teamId, task, released, at, col(0), col(1), col(2), col(3), col(4), col(5)],
+    [
+      id,
+      teamId,
+      task,
+      rows.released,
+      at,
+      col("key"),
+      col("value"),
+      col("text"),
+      col("claimId"),
+      col("runIndex"),
+      col("supersedes"),
+    ],
   );
-  if (!released) return;
-  const restarted = [...new Set(rows.filter((r) => r[5] !== null).map((r) => r[0] as string))];
-  if (restarted.length > 0) await q(RESTART_KEYS, [teamId, task, restarted]);
+  if (!rows.released) return;
+  if (rows.restartedKeys.length > 0) await q(RESTART_KEYS, [teamId, task, rows.restartedKeys]);
   const of = <K extends keyof (typeof stored)[number]>(k: K) => stored.map((r) => r[k]);
   await q(SUMMARISE, [teamId, task, id, at, of("id"), of("key"), of("value"), of("text"), of("claim_id")]);
 }
@@ -167,9 +148,7 @@ const INSERT_SOURCES = `INSERT INTO evaluation_sources (run_id, team_id, task, r
       quality, observed_at, match, n) ORDER BY r.n`;
 
 /** The released evaluation's links to the sources its claims cite, in report order (as the SQLite store writes them). */
-async function insertSources(q: Q, teamId: string, e: Evaluation, runs: readonly Result[]): Promise<void> {
-  if (e.sources.length === 0) return;
-  const rows = e.sources.map((l) => sourceColumns(l, runs));
+async function insertSources(q: Q, teamId: string, e: Evaluation, rows: EvaluationRows["sources"]): Promise<void> {
   const col = (n: number) => rows.map((r) => r[n] ?? null);
   await q(INSERT_SOURCES, [e.id, teamId, e.task, e.created_at, ...Array.from({ length: 14 }, (_, i) => col(i))]);
 }

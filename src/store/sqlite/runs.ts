@@ -1,9 +1,7 @@
 // Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
 import type { Database, Statement } from "better-sqlite3";
 import type { Clock } from "../../clock.js";
-import { contractGate } from "../../gates/contract.js";
-import { splitEvaluationInput, type Result } from "../../gates/contracts.js";
-import { keyedClaims } from "../../gates/contradiction.js";
+import { splitEvaluationInput } from "../../gates/contracts.js";
 import { decide } from "../../gates/decide.js";
 import type { ClaimHistory } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
@@ -12,11 +10,12 @@ import type { WatchCache } from "../../gates/watch.js";
 import { claimHistory } from "./claim-history.js";
 import type { LedgerLine } from "../common/claims-jsonl.js";
 import { NotFoundError } from "../common/errors.js";
-import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../common/run-rows.js";
+import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "../common/run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "../common/ids.js";
 import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
 import { overlayHistory } from "../common/claim-history.js";
+import { evaluationRows } from "../common/evaluation-rows.js";
 
 /** What `evaluate` needs besides the input. */
 export type EvaluateOptions = {
@@ -109,55 +108,20 @@ export class RunStore {
     return { evaluation, settings, recorded: options.record !== false };
   }
 
-  /** Writes the run row and, for a task with an id whose input meets the contract, its keyed claims. */
+  /** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
   private insert(teamId: string, e: Evaluation, input: unknown, settings: Settings): void {
-    const { id, task, created_at: at, ...decision } = e;
-    this.s.insertRun.run(
-      id,
-      teamId,
-      task,
-      e.status,
-      e.overall_score,
-      JSON.stringify(decision),
-      JSON.stringify(input),
-      JSON.stringify(settings),
-      at,
-    );
-    const contract = contractGate(splitEvaluationInput(input));
-    if (!contract.ok) return;
-    if (e.status === "released") this.insertSources(teamId, e, contract.runs);
-    if (task === null) return;
-    const released = e.status === "released" ? 1 : 0;
-    const stored: { key: string; value: string; claimId: string | null; text: string; rowId: number }[] = [];
-    const restarted = new Set<string>();
-    contract.runs.forEach((run: Result, i) => {
-      // The same claims claimsToRecord gives, with what each names in supersedes (which retires earlier values).
-      for (const c of keyedClaims(run)) {
-        const named =
-          c.supersedes === undefined || c.supersedes === null
-            ? []
-            : Array.isArray(c.supersedes)
-              ? c.supersedes
-              : [c.supersedes];
-        const value = JSON.stringify(c.value ?? null);
-        const rowId = this.s.insertClaim.run(
-          id,
-          teamId,
-          task,
-          c.key,
-          value,
-          c.text,
-          c.id ?? null,
-          i + 1,
-          released,
-          named.length > 0 ? JSON.stringify(named) : null,
-          at,
-        ).lastInsertRowid;
-        stored.push({ key: c.key, value, claimId: c.id ?? null, text: c.text, rowId: Number(rowId) });
-        if (named.length > 0) restarted.add(c.key);
-      }
+    const rows = evaluationRows(e, input, settings);
+    const [id, task, ...rest] = rows.run;
+    this.s.insertRun.run(id, teamId, task, ...rest);
+    for (const columns of rows.sources) this.s.insertSource.run(id, teamId, task, ...columns, e.created_at);
+    if (task === null || rows.claims.length === 0) return;
+    const released = rows.released ? 1 : 0;
+    const stored = rows.claims.map((c) => {
+      const at = e.created_at;
+      const row = [id, teamId, task, c.key, c.value, c.text, c.claimId, c.runIndex, released, c.supersedes, at];
+      return { ...c, rowId: Number(this.s.insertClaim.run(...row).lastInsertRowid) };
     });
-    if (released) this.summarise(teamId, task, id, at, stored, restarted);
+    if (rows.released) this.summarise(teamId, task, id, e.created_at, stored, rows.restartedKeys);
   }
 
   /**
@@ -170,7 +134,7 @@ export class RunStore {
     runId: string,
     at: string,
     stored: readonly { key: string; value: string; claimId: string | null; text: string; rowId: number }[],
-    restarted: ReadonlySet<string>,
+    restarted: Iterable<string>,
   ): void {
     for (const key of restarted) this.s.restartKey.run(teamId, task, key);
     for (const c of stored) {
@@ -185,13 +149,6 @@ export class RunStore {
         text: c.text,
         at,
       });
-    }
-  }
-
-  /** A released evaluation keeps its ledger sources, so a crossing leads to the reports that rest on it and back. */
-  private insertSources(teamId: string, e: Evaluation, runs: readonly Result[]): void {
-    for (const l of e.sources) {
-      this.s.insertSource.run(e.id, teamId, e.task, ...sourceColumns(l, runs), e.created_at);
     }
   }
 
