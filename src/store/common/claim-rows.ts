@@ -1,6 +1,7 @@
 // A claim as both engines store it: the claim row joined to its latest event, read into the ClaimRow the port answers.
-import type { LedgerLine } from "./claims-jsonl.js";
-import type { ClaimRow, ClaimStatus, NewClaim } from "../model.js";
+import { normaliseKey } from "../../gates/values.js";
+import type { ClaimRow, ClaimStatus, EventKind, ImportReport, NewClaim } from "../model.js";
+import type { LedgerLine, LineWarning, SkippedLine } from "./claims-jsonl.js";
 
 /** A claim joined to its latest event, as the CURRENT_CLAIM query returns it. */
 export type RawClaim = {
@@ -60,5 +61,52 @@ export function newClaimLine(id: string, input: NewClaim, supersedes: string[]):
     watch: input.watch ?? null,
     supersedes,
     superseded_by: null,
+  };
+}
+
+/** What importing one well-formed line does to a claim already in the ledger. */
+export type ImportStep =
+  | { action: "skip"; reason: string }
+  | { action: "unchanged" }
+  | { action: "event"; kind: Exclude<EventKind, "created">; wanted: LedgerLine };
+
+/**
+ * The step for a line whose id the ledger holds: a changed text, key, value or supersedes is refused (claims are
+ * immutable); the same state is unchanged; another status becomes an event.
+ */
+export function importStep(claim: LedgerLine, existing: ClaimRow): ImportStep {
+  const content = (["text", "key", "value", "supersedes"] as const).filter(
+    (f) => !sameJson(f === "key" && claim.key !== null ? normaliseKey(claim.key) : claim[f], existing[f]),
+  );
+  if (content.length > 0)
+    return {
+      action: "skip",
+      reason:
+        `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; ` +
+        `claims are immutable, so give the changed claim its own id and name '${claim.id}' in supersedes`,
+    };
+  // superseded_by is our extension of the format: a line without it keeps the ledger's.
+  const wanted = { ...claim, superseded_by: claim.superseded_by ?? existing.superseded_by };
+  const state = ["status", "reason", "demoted_by", "watch", "superseded_by"] as const;
+  if (state.every((f) => existing[f] === wanted[f])) return { action: "unchanged" };
+  const kind = wanted.status === "demoted" ? "demoted" : wanted.status === "superseded" ? "superseded" : "restored";
+  return { action: "event", kind, wanted };
+}
+
+/** An import's report before any line is applied: the lines the parser skipped or warned about. */
+export function importReportOf(parsed: {
+  skipped: readonly SkippedLine[];
+  warnings: readonly LineWarning[];
+}): ImportReport {
+  return { imported: 0, updated: 0, unchanged: 0, skipped: [...parsed.skipped], warnings: [...parsed.warnings] };
+}
+
+/** The warning for a supersedes naming a claim that is neither in the ledger nor in the file. */
+export function danglingSupersedes(line: number, id: string, old: string): LineWarning {
+  return {
+    line,
+    id,
+    field: "supersedes",
+    reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
   };
 }

@@ -5,13 +5,7 @@ import { normaliseKey } from "../../gates/values.js";
 import { ledgerLineText, parseLedgerText, watchProblem, type LedgerLine } from "../common/claims-jsonl.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
-import {
-  CURRENT_CLAIM as CURRENT,
-  claimRow as toRow,
-  newClaimLine,
-  type RawClaim,
-  sameJson,
-} from "../common/claim-rows.js";
+import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim } from "../common/claim-rows.js";
 import type {
   ClaimEvent,
   ClaimPage,
@@ -23,6 +17,7 @@ import type {
   NewClaim,
 } from "../model.js";
 import { InvalidClaimError } from "../common/errors.js";
+import { danglingSupersedes, importReportOf, importStep } from "../common/claim-rows.js";
 
 /** Repository of one database's claim ledger. Every method is scoped to a team. */
 export class ClaimStore {
@@ -156,13 +151,7 @@ export class ClaimStore {
   /** Imports JSON Lines text in one transaction: new ids are added, changed statuses become events, bad lines are reported. */
   importText(teamId: string, text: string, now: Date): ImportReport {
     const parsed = parseLedgerText(text);
-    const report: ImportReport = {
-      imported: 0,
-      updated: 0,
-      unchanged: 0,
-      skipped: [...parsed.skipped],
-      warnings: [...parsed.warnings],
-    };
+    const report = importReportOf(parsed);
     this.transaction(() => {
       const accepted: { line: number; claim: LedgerLine }[] = [];
       for (const { line, claim } of parsed.claims) {
@@ -173,43 +162,24 @@ export class ClaimStore {
           accepted.push({ line, claim });
           continue;
         }
-        const content = (["text", "key", "value", "supersedes"] as const).filter(
-          (f) => !sameJson(f === "key" && claim.key !== null ? normaliseKey(claim.key) : claim[f], existing[f]),
-        );
-        if (content.length > 0) {
-          report.skipped.push({
-            line,
-            reason:
-              `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; ` +
-              `claims are immutable, so give the changed claim its own id and name '${claim.id}' in ` +
-              `supersedes`,
-          });
+        const step = importStep(claim, existing);
+        if (step.action === "skip") {
+          report.skipped.push({ line, reason: step.reason });
           report.warnings = report.warnings.filter((w) => w.line !== line);
           continue;
         }
         accepted.push({ line, claim });
-        // superseded_by is our extension of the format: a line without it keeps the ledger's.
-        const wanted = { ...claim, superseded_by: claim.superseded_by ?? existing.superseded_by };
-        const state = ["status", "reason", "demoted_by", "watch", "superseded_by"] as const;
-        if (state.every((f) => existing[f] === wanted[f])) {
+        if (step.action === "unchanged") {
           report.unchanged += 1;
           continue;
         }
-        const kind: EventKind =
-          wanted.status === "demoted" ? "demoted" : wanted.status === "superseded" ? "superseded" : "restored";
-        this.event(teamId, claim.id, kind, wanted, now);
+        this.event(teamId, claim.id, step.kind, step.wanted, now);
         report.updated += 1;
       }
       for (const { line, claim } of accepted) {
         for (const old of claim.supersedes) {
           const target = this.find(teamId, old);
-          if (!target)
-            report.warnings.push({
-              line,
-              id: claim.id,
-              field: "supersedes",
-              reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
-            });
+          if (!target) report.warnings.push(danglingSupersedes(line, claim.id, old));
           else if (target.superseded_by !== claim.id) this.markSuperseded(teamId, old, claim.id, now);
         }
       }
