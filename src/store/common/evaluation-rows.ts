@@ -1,11 +1,11 @@
 // The rows an evaluation writes, computed once from the decided evaluation and its input (pure: no I/O, so it can run
 // anywhere, a worker thread included); each engine only writes them, in its own SQL, in the evaluation's transaction.
-import { contractGate } from "../../gates/contract.js";
+import { type ContractVerdict, contractGate } from "../../gates/contract.js";
 import { splitEvaluationInput } from "../../gates/contracts.js";
 import { keyedClaims } from "../../gates/contradiction.js";
 import type { Settings } from "../../gates/settings.js";
 import type { Evaluation } from "../model.js";
-import { sourceColumns } from "./run-rows.js";
+import { sourceColumns, taskIdOfTask } from "./run-rows.js";
 
 /** One keyed claim of a run, as run_claims stores it (value and supersedes as JSON text). */
 export type RunClaimRow = {
@@ -32,8 +32,25 @@ export type EvaluationRows = {
   released: boolean;
 };
 
-/** The rows of a decided evaluation; the input is split and its contract checked here once. */
-export function evaluationRows(e: Evaluation, input: unknown, settings: Settings): EvaluationRows {
+/** An evaluation's input split and checked against the result contract once, for every step of the store that reads it. */
+export type ParsedEvaluation = {
+  input: unknown;
+  /** The input's own settings, merged over the store's base settings by the caller. */
+  settings: unknown;
+  /** The task id the input names (kept even when the contract fails, for listing), or null. */
+  taskId: string | null;
+  contract: ContractVerdict;
+};
+
+/** Splits an evaluation's input and runs the contract gate over it, once. */
+export function parseEvaluation(input: unknown): ParsedEvaluation {
+  const raw = splitEvaluationInput(input);
+  return { input, settings: raw.settings, taskId: taskIdOfTask(raw.task), contract: contractGate(raw) };
+}
+
+/** The rows of a decided evaluation, from its input as parseEvaluation split and checked it. */
+export function evaluationRows(e: Evaluation, parsed: ParsedEvaluation, settings: Settings): EvaluationRows {
+  const { input, contract } = parsed;
   const { id, task, created_at: at, ...decision } = e;
   const run = [
     id,
@@ -46,7 +63,6 @@ export function evaluationRows(e: Evaluation, input: unknown, settings: Settings
     at,
   ] as const;
   const released = e.status === "released";
-  const contract = contractGate(splitEvaluationInput(input));
   if (!contract.ok) return { run, sources: [], claims: [], restartedKeys: [], released };
   const sources = released ? e.sources.map((l) => sourceColumns(l, contract.runs)) : [];
   if (task === null) return { run, sources, claims: [], restartedKeys: [], released };

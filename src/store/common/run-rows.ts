@@ -19,7 +19,12 @@ export type RawRun = {
 
 /** The task id the input names, when it names one as a string (kept even when the contract fails, for listing). */
 export function taskIdOf(input: unknown): string | null {
-  const task = splitEvaluationInput(input).task as { id?: unknown } | undefined;
+  return taskIdOfTask(splitEvaluationInput(input).task);
+}
+
+/** The id of an input's `task` (as splitEvaluationInput gives it), when it is a non-blank string. */
+export function taskIdOfTask(given: unknown): string | null {
+  const task = given as { id?: unknown } | undefined;
   return task && typeof task.id === "string" && task.id.trim() !== "" ? task.id : null;
 }
 

@@ -2,8 +2,7 @@
 // instances evaluating one task never miss each other: the history snapshot is read under the lock, the pure gates
 // decide over it, and the run is written before the lock is released.
 import type { Clock } from "../../clock.js";
-import { contractGate } from "../../gates/contract.js";
-import { splitEvaluationInput } from "../../gates/contracts.js";
+import type { ContractVerdict } from "../../gates/contract.js";
 import { decide, runKeys } from "../../gates/decide.js";
 import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
@@ -11,7 +10,7 @@ import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/sett
 import { NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { EvaluationsRepo } from "../port.js";
-import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "../common/run-rows.js";
+import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-rows.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
 import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
@@ -19,7 +18,13 @@ import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 import type { Evaluation } from "../model.js";
 import { overlayHistory } from "../common/claim-history.js";
-import { type EvaluationRows, evaluationRows, type RunClaimRow } from "../common/evaluation-rows.js";
+import {
+  type EvaluationRows,
+  evaluationRows,
+  type ParsedEvaluation,
+  parseEvaluation,
+  type RunClaimRow,
+} from "../common/evaluation-rows.js";
 
 // The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
 // (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.
@@ -71,8 +76,7 @@ export class DemotedCache {
 }
 
 /** Everything the gates will ask of history for this input, read up front (the ClaimHistory port is synchronous). */
-async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unknown): Promise<ClaimHistory> {
-  const contract = contractGate(splitEvaluationInput(input));
+async function snapshot(q: Q, demoted: DemotedCache, teamId: string, contract: ContractVerdict): Promise<ClaimHistory> {
   const keys = contract.ok ? runKeys(contract.runs) : [];
   const task = contract.ok ? contract.task.id : "";
   const dem = await demoted.read(q, teamId);
@@ -101,8 +105,14 @@ async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unkn
 }
 
 /** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
-async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, settings: Settings): Promise<void> {
-  const rows = evaluationRows(e, input, settings);
+async function insertRun(
+  q: Q,
+  teamId: string,
+  e: Evaluation,
+  parsed: ParsedEvaluation,
+  settings: Settings,
+): Promise<void> {
+  const rows = evaluationRows(e, parsed, settings);
   const [id, task, ...rest] = rows.run;
   await q(
     "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -159,15 +169,16 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
   const demoted = new DemotedCache();
   return {
     evaluate: async (teamId, input, options = {}) => {
-      const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+      const parsed = parseEvaluation(input);
+      const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, parsed.settings);
       const record = options.record !== false;
-      const task = taskIdOf(input);
+      const task = parsed.taskId;
       const run = async (tq: Q): Promise<Evaluation> => {
         if (record && task !== null)
           await tq("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("evaluate", teamId, task)]);
         const datums = await registries.current(tq, teamId);
-        const history = overlayHistory(await snapshot(tq, demoted, teamId, input), options.extraLedger ?? []);
-        const contract = contractGate(splitEvaluationInput(input));
+        const history = overlayHistory(await snapshot(tq, demoted, teamId, parsed.contract), options.extraLedger ?? []);
+        const { contract } = parsed;
         const evidence =
           options.resolveLedger === false
             ? null
@@ -182,7 +193,7 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
           ...(options.pathExists ? { pathExists: options.pathExists } : {}),
         });
         const evaluation: Evaluation = { id: newId(now.getTime()), task, created_at: now.toISOString(), ...decision };
-        if (record) await insertRun(tq, teamId, evaluation, input, settings);
+        if (record) await insertRun(tq, teamId, evaluation, parsed, settings);
         return evaluation;
       };
       const evaluation = record ? await inTransaction(pool, run) : await run(q);

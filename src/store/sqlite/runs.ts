@@ -1,7 +1,6 @@
 // Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
 import type { Database, Statement } from "better-sqlite3";
 import type { Clock } from "../../clock.js";
-import { splitEvaluationInput } from "../../gates/contracts.js";
 import { decide } from "../../gates/decide.js";
 import type { ClaimHistory } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
@@ -10,12 +9,12 @@ import type { WatchCache } from "../../gates/watch.js";
 import { claimHistory } from "./claim-history.js";
 import type { LedgerLine } from "../common/claims-jsonl.js";
 import { NotFoundError } from "../common/errors.js";
-import { evaluationSummary, type RawRun, storedEvaluation, taskIdOf } from "../common/run-rows.js";
+import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-rows.js";
 import { evidenceResolver } from "./evidence.js";
 import { newId } from "../common/ids.js";
 import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
 import { overlayHistory } from "../common/claim-history.js";
-import { evaluationRows } from "../common/evaluation-rows.js";
+import { evaluationRows, type ParsedEvaluation, parseEvaluation } from "../common/evaluation-rows.js";
 
 /** What `evaluate` needs besides the input. */
 export type EvaluateOptions = {
@@ -87,7 +86,8 @@ export class RunStore {
     input: unknown,
     options: EvaluateOptions,
   ): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
-    const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+    const parsed = parseEvaluation(input);
+    const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, parsed.settings);
     const history: ClaimHistory = overlayHistory(claimHistory(this.sqlite, teamId), options.extraLedger ?? []);
     const run = () => {
       const now = options.clock.now();
@@ -100,8 +100,8 @@ export class RunStore {
         ...(options.pathExists ? { pathExists: options.pathExists } : {}),
       });
       const id = newId(now.getTime());
-      const evaluation: Evaluation = { id, task: taskIdOf(input), created_at: now.toISOString(), ...decision };
-      if (options.record !== false) this.insert(teamId, evaluation, input, settings);
+      const evaluation: Evaluation = { id, task: parsed.taskId, created_at: now.toISOString(), ...decision };
+      if (options.record !== false) this.insert(teamId, evaluation, parsed, settings);
       return evaluation;
     };
     const evaluation = options.record === false ? run() : this.sqlite.transaction(run).immediate();
@@ -109,8 +109,8 @@ export class RunStore {
   }
 
   /** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
-  private insert(teamId: string, e: Evaluation, input: unknown, settings: Settings): void {
-    const rows = evaluationRows(e, input, settings);
+  private insert(teamId: string, e: Evaluation, parsed: ParsedEvaluation, settings: Settings): void {
+    const rows = evaluationRows(e, parsed, settings);
     const [id, task, ...rest] = rows.run;
     this.s.insertRun.run(id, teamId, task, ...rest);
     for (const columns of rows.sources) this.s.insertSource.run(id, teamId, task, ...columns, e.created_at);
