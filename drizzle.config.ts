@@ -2,7 +2,7 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/store/schema.ts",
+  schema: "./src/store/sqlite/schema.ts",
   out: "./migrations",
   dbCredentials: { url: "./data/dev.db" },
 });

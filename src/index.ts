@@ -128,9 +128,9 @@ export { InvalidArguments } from "./quantity/errors.js";
 // The store, for store-backed sessions
 
 /** Opens (and migrates) a ledger database; ":memory:" gives a private one. */
-export { openDb } from "./store/db.js";
+export { openDb } from "./store/sqlite/db.js";
 /** An open ledger database. */
-export type { LedgerDb } from "./store/db.js";
+export type { LedgerDb } from "./store/sqlite/db.js";
 
 // The USGS pack on the Water Data OGC API, and the revision watch
 

@@ -13,11 +13,38 @@ const LEAVES = ["clock.ts", "config.ts", "ledger-http-error.ts", "limits.ts", "t
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   // The command line: serves the API, runs the proxy and the harness, and reads the store directly.
-  cli: ["api", "harness", "mcp", "packs", "store", "telemetry", "gateway", "gates", "provenance", ...LEAVES],
+  cli: [
+    "api",
+    "harness",
+    "mcp",
+    "packs",
+    "chain",
+    "query-params.ts",
+    "store",
+    "telemetry",
+    "gateway",
+    "gates",
+    "provenance",
+    ...LEAVES,
+  ],
   // The HTTP service: its routes, the ledger's own MCP tools (api/mcp) and the dashboard it mounts.
-  api: ["mcp", "ui", "packs", "store", "telemetry", "gateway", "gates", "provenance", "guard", "quantity", ...LEAVES],
+  api: [
+    "mcp",
+    "ui",
+    "packs",
+    "chain",
+    "query-params.ts",
+    "store",
+    "telemetry",
+    "gateway",
+    "gates",
+    "provenance",
+    "guard",
+    "quantity",
+    ...LEAVES,
+  ],
   // The dashboard: pages over the store, mounted by the API.
-  ui: ["packs", "store", "gateway", "gates", "guard", "quantity", ...LEAVES],
+  ui: ["packs", "query-params.ts", "store", "gateway", "gates", "guard", "quantity", ...LEAVES],
   // The MCP proxy and the MCP plumbing the API's /mcp shares (sessions over HTTP, tool results).
   mcp: ["store", "telemetry", "gateway", "guard", "quantity", ...LEAVES],
   // The evaluation harness: records into a store, or into a running service over HTTP.
@@ -27,6 +54,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   library: ["store", "guard", "quantity", ...LEAVES],
   // Retrieval packs; the OGC watch records revisions through the store's port.
   packs: ["store", "guard", "quantity", ...LEAVES],
+  // The ledger chain's signing key, signed heads and self-contained proofs, over the store's chain.
+  chain: ["store", "provenance"],
+  // Request parsing shared by the API, the command line and the dashboard (times, labels, the 400 they answer).
+  "query-params.ts": ["store"],
   // Storage, treated here as one area (its inner rules are the store's own tests).
   store: ["gateway", "gates", "provenance", "guard", "quantity", ...LEAVES],
   telemetry: ["guard", ...LEAVES],

@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixedClock } from "../../src/clock.js";
 import { chainSettings } from "../../src/store/common/chain.js";
-import { openDb } from "../../src/store/db.js";
-import { Ledger } from "../../src/store/ledger.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { sqliteChain } from "../../src/store/sqlite/chain.js";
-import { createTeam } from "../../src/store/teams.js";
+import { createTeam } from "../../src/store/sqlite/teams.js";
 import { buildLedger } from "../scale/build.js";
 
 const CROSSINGS = Number(process.env.CHAIN_CROSSINGS ?? 1_000_000);

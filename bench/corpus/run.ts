@@ -11,13 +11,14 @@ import { fileURLToPath } from "node:url";
 import { createApp } from "../../src/api/app.js";
 import { systemClock } from "../../src/clock.js";
 import { defaultConfig } from "../../src/config.js";
-import { openDb } from "../../src/store/db.js";
-import { seedDatabase } from "../../src/store/seed.js";
-import { ensureAdminToken } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { seedDatabase } from "../../src/store/sqlite/seed.js";
+import { ensureAdminToken } from "../../src/store/sqlite/teams.js";
 import { findCorpus, readRuns, readTasks } from "./corpus.js";
 import { client, loadRun, type Observed, replayRun, setUpTeams } from "./load.js";
 import { renderReport } from "./report.js";
 import { score } from "./score.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const arg = (name: string): string | undefined => {
@@ -44,7 +45,7 @@ try {
   const adminToken = "bench-corpus-admin-token-0123456789";
   ensureAdminToken(store.db, adminToken);
   const app = createApp({
-    db: store,
+    store: sqliteStore(store, { clock: systemClock }),
     config: defaultConfig(),
     clock: systemClock,
     logger: { error: (m, e) => console.error(m, e) },

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock.js";
-import { openDb } from "../../src/store/db.js";
-import { newId } from "../../src/store/ids.js";
-import { RunStore } from "../../src/store/runs.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { newId } from "../../src/store/common/ids.js";
+import { RunStore } from "../../src/store/sqlite/runs.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 
 const CROSSINGS = Number(process.env.BENCH_LEDGER_CROSSINGS ?? 1_000_000);
 const CALLS_PER_SESSION = 25;

@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock.js";
-import { PRIOR_RUN_CLAIMS_SQL } from "../../src/store/claim-history.js";
-import { ClaimStore } from "../../src/store/claims.js";
-import { openDb } from "../../src/store/db.js";
-import { newId } from "../../src/store/ids.js";
-import { RunStore } from "../../src/store/runs.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { PRIOR_RUN_CLAIMS_SQL } from "../../src/store/sqlite/claim-history.js";
+import { ClaimStore } from "../../src/store/sqlite/claims.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { newId } from "../../src/store/common/ids.js";
+import { RunStore } from "../../src/store/sqlite/runs.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { ledgerCase } from "./ledger.js";
 
 const LEDGER_SIZES = (process.env.BENCH_SIZES ?? "10,1000,10000").split(",").map(Number);

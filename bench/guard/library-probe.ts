@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { libraryCallUs, median } from "./library.js";
 
 const AGENTS = Number(process.env.PROBE_AGENTS ?? 32);

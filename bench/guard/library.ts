@@ -1,6 +1,6 @@
 // The in-process library's guarded call on a store-backed session: batched (concurrent agents sharing group commits)
 // against one agent alone (every write its own commit) and a bare prepared insert, measured in rounds in one run.
-import type { LedgerDb } from "../../src/store/db.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
 import { type GuardedTool, openSession, quantityTool, withSession } from "../../src/index.js";
 
 /** The tools of bench:guard, as library tools: a reading of area in km^2 and runoff_depth with a sourced area. */

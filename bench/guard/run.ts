@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock.js";
-import { openDb } from "../../src/store/db.js";
-import { Ledger } from "../../src/store/ledger.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { Ledger } from "../../src/store/sqlite/ledger.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { libraryCallUs, median } from "./library.js";
 
 const LENGTHS = (process.env.BENCH_LENGTHS ?? "1000,10000,100000").split(",").map(Number);

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { startRecordedServer } from "../../demo/usgs-server.js";
 import { OgcClient } from "../../src/packs/ogc/client.js";
 import { startWatchLoop } from "../../src/packs/ogc/watch.js";
-import { openDb } from "../../src/store/db.js";
-import { asStore } from "../../src/store/sqlite/store.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { libraryCallUs, median } from "./library.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -20,7 +20,7 @@ const SERIES = "8f3c6b0e2d0a4b7e9c1f5a2d3e4b6c70";
 
 const dir = mkdtempSync(join(tmpdir(), "bench-guard-watch-"));
 const db = openDb(join(dir, "ledger.db"));
-const store = asStore(db);
+const store = sqliteStore(db);
 const teamId = ensureDefaultTeam(db.db);
 const usgs = await startRecordedServer((url) =>
   url.pathname.endsWith("/continuous/items") ? { file: "usgs_daily_empty.json" } : null,

@@ -8,14 +8,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBatch } from "../../src/harness/batch.js";
 import { StoreHarnessLedger } from "../../src/harness/ledger.js";
-import { asStore } from "../../src/store/sqlite/store.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 import { readRecorded, recordedCells, recordedProvider } from "../../src/harness/providers/recorded.js";
 import { CONDITION_NAMES, taskData } from "../../src/harness/suites.js";
 import { buildTables } from "../../src/harness/tables.js";
-import type { BenchRun } from "../../src/store/bench-runs.js";
-import { openDb } from "../../src/store/db.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { findCorpus } from "../corpus/corpus.js";
+import type { BenchRun } from "../../src/store/model.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const { dir, looked } = findCorpus(ROOT);
@@ -35,7 +35,7 @@ const store = openDb(join(tmp, "ledger.db"));
 let runs: BenchRun[];
 let seconds: number;
 try {
-  const ledger = new StoreHarnessLedger(asStore(store), ensureDefaultTeam(store.db), "default");
+  const ledger = new StoreHarnessLedger(sqliteStore(store), ensureDefaultTeam(store.db), "default");
   const t0 = performance.now();
   const r = await runBatch({
     batch: "recorded",

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Cell, runBatch } from "../../src/harness/batch.js";
 import { StoreHarnessLedger } from "../../src/harness/ledger.js";
-import { asStore } from "../../src/store/sqlite/store.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
 import { taskData } from "../../src/harness/suites.js";
-import { openDb } from "../../src/store/db.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { type Script, startStub } from "../../test/harness/stub-provider.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -71,7 +71,7 @@ async function leg(latency: number, concurrency: number, runs: number, batch: st
   const tmp = mkdtempSync(join(tmpdir(), "bench-harness-"));
   const store = openDb(join(tmp, "ledger.db"));
   try {
-    const ledger = new StoreHarnessLedger(asStore(store), ensureDefaultTeam(store.db), "default");
+    const ledger = new StoreHarnessLedger(sqliteStore(store), ensureDefaultTeam(store.db), "default");
     const provider = openaiProvider(stub.openaiUrl, "k", retry);
     const cells: Cell[] = Array.from({ length: runs }, (_, replicate) => ({
       task,

@@ -4,10 +4,10 @@
 // leg's p50 and p90 and the ratio of the p50s.
 import { createApp } from "../../src/api/app.js";
 import { defaultConfig } from "../../src/config.js";
-import { openDb } from "../../src/store/db.js";
-import { seedDatabase } from "../../src/store/seed.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { seedDatabase } from "../../src/store/sqlite/seed.js";
 import { sqliteStore } from "../../src/store/sqlite/store.js";
-import { ensureAdminToken } from "../../src/store/teams.js";
+import { ensureAdminToken } from "../../src/store/sqlite/teams.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const WARMUP = 500;

@@ -2,12 +2,12 @@
 // core, RunStore.evaluate, ClaimStore): sessions of about 10 crossings over a year, three teams, a hundred tools.
 import { fixedClock } from "../../src/clock.js";
 import type { ToolDeclarationInput } from "../../src/guard/declaration.js";
-import { atomicGroup } from "../../src/store/atomic.js";
-import { ClaimStore } from "../../src/store/claims.js";
-import type { LedgerDb } from "../../src/store/db.js";
-import { Ledger } from "../../src/store/ledger.js";
-import { RunStore } from "../../src/store/runs.js";
-import { createTeam, createToken } from "../../src/store/teams.js";
+import { atomicGroup } from "../../src/store/sqlite/atomic.js";
+import { ClaimStore } from "../../src/store/sqlite/claims.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
+import { Ledger } from "../../src/store/sqlite/ledger.js";
+import { RunStore } from "../../src/store/sqlite/runs.js";
+import { createTeam, createToken } from "../../src/store/sqlite/teams.js";
 
 /** Rates of the things a session can go wrong with, per session (RESULTS.md, corpus replay: would-block calls in
  * 362 of 2,144 un-enforced runs, about 17 %; carry-overs the most common, then unit strings, then bad arguments). */

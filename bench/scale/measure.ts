@@ -4,9 +4,10 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startServer } from "../../src/cli/serve.js";
 import { defaultConfig } from "../../src/config.js";
-import type { LedgerDb } from "../../src/store/db.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
 import { libraryCallUs } from "../guard/library.js";
 import { type Built, keyedResult } from "./build.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 /** Milliseconds of each probe of one operation. */
 export type Samples = number[];
@@ -37,7 +38,7 @@ export async function measure(
   built: Built,
   scale = 1,
 ): Promise<Record<string, Samples>> {
-  const server = await startServer(defaultConfig({ port: 0, host: "127.0.0.1" }), store);
+  const server = await startServer(defaultConfig({ port: 0, host: "127.0.0.1" }), sqliteStore(store));
   const headers = { authorization: `Bearer ${built.token}`, "content-type": "application/json" };
   const send = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${server.url}${path}`, {

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { sqliteChain } from "../../src/store/sqlite/chain.js";
 import { type Built, buildLedger } from "./build.js";
 import { bytesPerCrossing, measure, percentile, type Samples } from "./measure.js";

@@ -2,9 +2,9 @@
 // claims) spread over the year before NOW, written straight into a migrated SQLite file in one transaction.
 import { existsSync } from "node:fs";
 import { GATE_NAMES } from "../../src/gates/outcome-kit.js";
-import { openDb, type LedgerDb } from "../../src/store/db.js";
-import { newId } from "../../src/store/ids.js";
-import { createTeam, createToken, findTeamByName } from "../../src/store/teams.js";
+import { openDb, type LedgerDb } from "../../src/store/sqlite/db.js";
+import { newId } from "../../src/store/common/ids.js";
+import { createTeam, createToken, findTeamByName } from "../../src/store/sqlite/teams.js";
 
 /** The bench's "now": every row is written in the 365 days before it. */
 export const NOW = "2026-12-01T00:00:00.000Z";

@@ -6,6 +6,7 @@ import { createApp } from "../../src/api/app.js";
 import { fixedClock } from "../../src/clock.js";
 import { defaultConfig } from "../../src/config.js";
 import { benchLedger, CROSSINGS_PER_SESSION, NOW, SESSIONS } from "./ledger.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 const FILE = process.env.BENCH_UI_DB ?? join(tmpdir(), `agent-ledger-bench-ui-${SESSIONS}.db`);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
@@ -22,7 +23,11 @@ log(
     `(${CROSSINGS_PER_SESSION} crossings a session over the 365 days before ${NOW})`,
 );
 
-const app = createApp({ db: l.store, config: defaultConfig(), clock: fixedClock(NOW) });
+const app = createApp({
+  store: sqliteStore(l.store, { clock: fixedClock(NOW) }),
+  config: defaultConfig(),
+  clock: fixedClock(NOW),
+});
 const login = await app.request("/ui/login", {
   method: "POST",
   headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost" },

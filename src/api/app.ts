@@ -5,9 +5,7 @@ import type { ZodError } from "zod";
 import { systemClock, type Clock } from "../clock.js";
 import { defaultConfig, type Config } from "../config.js";
 import { cachingFetch, httpFetch, type Fetch } from "../packs/fetch.js";
-import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
-import { asStore } from "../store/sqlite/store.js";
 import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { createDashboard } from "../ui/app.js";
 import { VERSION } from "../version.js";
@@ -34,8 +32,8 @@ import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerToolRoutes } from "./routes/tools.js";
 import { registerUpstreamRoutes } from "./routes/upstreams.js";
 import { registerWatchRoutes } from "./routes/watch.js";
-import type { Principal } from "../store/teams.js";
-import { TokenKeyMismatchError } from "../store/token-key.js";
+import { TokenKeyMismatchError } from "../store/common/token-key.js";
+import type { Principal } from "../store/model.js";
 
 /** Every route module, in registration order. Add a module here and nowhere else. */
 const ROUTE_MODULES: readonly RegisterRoutes[] = [
@@ -55,14 +53,9 @@ const ROUTE_MODULES: readonly RegisterRoutes[] = [
   registerLedgerRoutes,
 ];
 
-/**
- * What createApp needs; only the store is required. `store` is the LedgerStore port; a LedgerDb (as `store` or, as
- * before, `db`) is wrapped in a SQLite store stamped by `clock`.
- */
-export type CreateAppOptions = (
-  | { store: LedgerStore | LedgerDb; db?: undefined }
-  | { db: LedgerDb; store?: undefined }
-) & {
+/** What createApp needs; only the store (the LedgerStore port, opened by src/store/open.ts) is required. */
+export type CreateAppOptions = {
+  store: LedgerStore;
   config?: Config;
   clock?: Clock;
   logger?: Logger;
@@ -166,7 +159,7 @@ const healthRoute = createRoute({
 export function createApp(options: CreateAppOptions): LedgerApp {
   const clock = options.clock ?? systemClock;
   const deps: AppDeps = {
-    store: asStore((options.store ?? options.db)!, { clock }),
+    store: options.store,
     config: options.config ?? defaultConfig(),
     clock,
     logger: options.logger ?? consoleLogger,
@@ -231,21 +224,16 @@ export function createApp(options: CreateAppOptions): LedgerApp {
     c.header("Cache-Control", "public, max-age=3600");
     return typeof asset.body === "string" ? c.body(asset.body) : c.body(asset.body);
   });
-  // The dashboard reads the store port (never this API) and authenticates with its own cookie session. Both engines
-  // have a dashboard repository; a store without one (a caller's own LedgerStore) serves no /ui, and / leads to /docs.
-  if (deps.store.dashboard !== undefined) {
-    app.get("/", (c) => c.redirect("/ui", 302));
-    app.route(
-      "/ui",
-      createDashboard({
-        dashboard: deps.store.dashboard,
-        clock: deps.clock,
-        upstreams: deps.store.upstreams,
-        watch: deps.store.watch,
-      }),
-    );
-  } else {
-    app.get("/", (c) => c.redirect("/docs", 302));
-  }
+  // The dashboard reads the store port (never this API) and authenticates with its own cookie session.
+  app.get("/", (c) => c.redirect("/ui", 302));
+  app.route(
+    "/ui",
+    createDashboard({
+      dashboard: deps.store.dashboard,
+      clock: deps.clock,
+      upstreams: deps.store.upstreams,
+      watch: deps.store.watch,
+    }),
+  );
   return app;
 }

@@ -2,7 +2,7 @@
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { VIOLATION_CODES } from "../quantity/errors.js";
-import { storeFaultOf } from "../store/errors.js";
+import { storeFaultOf } from "../store/common/errors.js";
 
 /** The body of every error answer. */
 export type ErrorBody = { error: { code: string; message: string; details?: unknown } };

@@ -1,10 +1,10 @@
 // `agent-ledger archive --before DATE --to FILE`: moves older sessions into a SQLite archive that `sessions`,
 // `export` and `replay --archive FILE` still read; nothing leaves the live file before the archive holds it.
 import type { Command } from "commander";
-import { ArchiveError, archiveSessions } from "../store/archive.js";
+import { ArchiveError, archiveSessions } from "../store/sqlite/archive.js";
 import { isPostgresUrl } from "../store/pg/open.js";
-import { parseInstant, QueryError } from "../store/queries.js";
 import { CliError, cliConfig, openConfiguredDb, say } from "./shared.js";
+import { QueryError, parseInstant } from "../query-params.js";
 
 type Flags = { db?: string; before: string; to: string };
 

@@ -12,11 +12,11 @@ import { readRecorded, recordedCells, recordedProvider } from "../harness/provid
 import type { ModelProvider } from "../harness/providers/types.js";
 import { CONDITION_NAMES, SelectionError, selectConditions, selectTasks, taskData } from "../harness/suites.js";
 import { buildTables, renderTables } from "../harness/tables.js";
-import type { BenchRun } from "../store/bench-runs.js";
-import { newId } from "../store/ids.js";
-import { parseLabel, QueryError } from "../store/queries.js";
-import { DEFAULT_TEAM } from "../store/teams.js";
+import { newId } from "../store/common/ids.js";
 import { CliError, cliConfig, openConfiguredStore, say } from "./shared.js";
+import type { BenchRun } from "../store/model.js";
+import { DEFAULT_TEAM } from "../store/common/tokens.js";
+import { QueryError, parseLabel } from "../query-params.js";
 
 /** Where runs are recorded: flags shared by run and report. */
 type TargetFlags = { db?: string; team: string; ledgerUrl?: string; token?: string };

@@ -2,8 +2,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { ClaimsRepo } from "../store/port.js";
-import { DEFAULT_TEAM } from "../store/teams.js";
 import { CliError, cliConfig, say, withStore } from "./shared.js";
+import { DEFAULT_TEAM } from "../store/common/tokens.js";
 
 type Flags = { db?: string; team: string };
 

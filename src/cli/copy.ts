@@ -5,13 +5,13 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { systemClock } from "../clock.js";
 import { replayManifest } from "../provenance/replay.js";
-import { openDb } from "../store/db.js";
-import { Ledger } from "../store/ledger.js";
-import { loadManifest } from "../store/manifests.js";
+import { openDb } from "../store/sqlite/db.js";
+import { Ledger } from "../store/sqlite/ledger.js";
+import { loadManifest } from "../store/sqlite/manifests.js";
 import { copySqliteToPg, pgCounts, sqliteCounts, TargetNotEmptyError } from "../store/pg/copy.js";
 import { isPostgresUrl, redactUrl } from "../store/pg/open.js";
 import { openPgStore } from "../store/pg/store.js";
-import { schemaDifferences } from "../store/schema-check.js";
+import { schemaDifferences } from "../store/sqlite/schema-check.js";
 import { queryOn } from "../store/pg/tx.js";
 import { CliError, say } from "./shared.js";
 

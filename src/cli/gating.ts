@@ -11,13 +11,13 @@ import {
   SettingsError,
   type Settings,
 } from "../gates/settings.js";
-import { parseLedgerText, type LedgerLine } from "../store/claims-jsonl.js";
+import { parseLedgerText, type LedgerLine } from "../store/common/claims-jsonl.js";
 import { openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
-import type { Evaluation } from "../store/runs.js";
 import { openSqliteStore } from "../store/sqlite/store.js";
-import { DEFAULT_TEAM } from "../store/teams.js";
 import { CliError, cliConfig, type DbFlags } from "./shared.js";
+import type { Evaluation } from "../store/model.js";
+import { DEFAULT_TEAM } from "../store/common/tokens.js";
 
 /** Flags of `evaluate` and `validate`. */
 export type GateFlags = DbFlags & { settings?: string; team: string };

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { openDb } from "../store/db.js";
-import { appliedMigrations, migrationCount, schemaDifferences } from "../store/schema-check.js";
+import { openDb } from "../store/sqlite/db.js";
+import { appliedMigrations, migrationCount, schemaDifferences } from "../store/sqlite/schema-check.js";
 import { CliError } from "./shared.js";
 
 /** Opens an existing SQLite file as it is (no migration, no pragmas beyond a busy timeout). */

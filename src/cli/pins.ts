@@ -2,9 +2,9 @@
 // and approval of the current definitions, on the local database (SQLite file or postgres:// URL).
 import type { Command } from "commander";
 import { driftLines } from "../gateway/diff.js";
-import type { UpstreamsRepo } from "../store/upstreams.js";
-import { DEFAULT_TEAM } from "../store/teams.js";
 import { CliError, cliConfig, say, withStore } from "./shared.js";
+import type { UpstreamsRepo } from "../store/port.js";
+import { DEFAULT_TEAM } from "../store/common/tokens.js";
 
 type Flags = { db?: string; team: string; format?: string };
 

@@ -2,9 +2,9 @@
 import type { Command } from "commander";
 import { replayManifest, type ReplayDifference } from "../provenance/replay.js";
 import type { LedgerStore } from "../store/port.js";
-import { parseInstant, parseLabel } from "../store/queries.js";
 import { asCliError, teamIdOf } from "./sessions.js";
 import { CliError, say, withStore, readConfig } from "./shared.js";
+import { parseInstant, parseLabel } from "../query-params.js";
 
 /** Exit code when at least one replayed verdict differs from the stored one. */
 export const EXIT_DIFFERS = 2;

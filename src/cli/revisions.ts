@@ -3,11 +3,11 @@ import type { Command } from "commander";
 import { usgsClient } from "../packs/ogc/client.js";
 import { parseInterval } from "../config.js";
 import { startWatchLoop, watchPass, watchSummary } from "../packs/ogc/watch.js";
-import { parseInstant } from "../store/queries.js";
 import { openStore } from "../store/open.js";
-import type { Revision } from "../store/revisions.js";
 import { asCliError, teamIdOf } from "./sessions.js";
 import { CliError, cliConfig, say } from "./shared.js";
+import type { Revision } from "../store/model.js";
+import { parseInstant } from "../query-params.js";
 
 /** Flags of `revisions`. */
 type Flags = { db?: string; team: string; since?: string; source?: string; limit: string; format: string };
@@ -40,7 +40,6 @@ async function run(flags: Flags): Promise<void> {
     const teamId = await teamIdOf(store, flags.team);
     const since =
       flags.since === undefined ? undefined : asCliError(() => parseInstant(flags.since as string, "since"));
-    if (!store.revisions) throw new CliError("this database engine does not list revisions yet; use a SQLite file");
     const page = await store.revisions.list(teamId, {
       limit,
       ...(since ? { since } : {}),

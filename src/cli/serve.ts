@@ -6,7 +6,6 @@ import { usgsClient } from "../packs/ogc/client.js";
 import { startWatchLoop, type WatchLoop, watchSummary } from "../packs/ogc/watch.js";
 import { duration } from "../packs/shared.js";
 import { redactDbLocation, type Config } from "../config.js";
-import type { LedgerDb } from "../store/db.js";
 import type { LedgerStore } from "../store/port.js";
 import { loadTelemetry, noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
@@ -16,10 +15,10 @@ import { cliConfig, openConfiguredStore, say } from "./shared.js";
 /** A running server. */
 export type RunningServer = { url: string; close(): Promise<void> };
 
-/** Starts the service on config.host:config.port over an already open store (a LedgerDb is wrapped in a SQLite store). */
+/** Starts the service on config.host:config.port over an already open store. */
 export function startServer(
   config: Config,
-  store: LedgerStore | LedgerDb,
+  store: LedgerStore,
   telemetry: Telemetry = noTelemetry,
 ): Promise<RunningServer> {
   const app = createApp({ store, config, telemetry });

@@ -1,8 +1,8 @@
 // `agent-ledger sessions`: past sessions of a team by label, tool, violation code and time, newest first.
 import type { Command } from "commander";
 import type { LedgerStore } from "../store/port.js";
-import { parseInstant, parseLabel, QueryError } from "../store/queries.js";
 import { CliError, say, withStore, readConfig } from "./shared.js";
+import { QueryError, parseInstant, parseLabel } from "../query-params.js";
 
 /** Flags of `sessions`. */
 type Flags = {

@@ -1,7 +1,7 @@
 // Helpers the CLI commands share: settings from the environment plus flags, and opening the database.
 import { existsSync } from "node:fs";
 import { loadConfig, type Config } from "../config.js";
-import { openDb, type LedgerDb } from "../store/db.js";
+import { openDb, type LedgerDb } from "../store/sqlite/db.js";
 import { openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
 

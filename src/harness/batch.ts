@@ -1,6 +1,5 @@
 // A batch: every (task, condition, model, replicate) cell run once as a ledger session, graded and stored beside it,
 // a concurrency limit at a time; cells already stored in the batch (with an outcome other than `error`) are skipped.
-import type { BenchRun } from "../store/bench-runs.js";
 import { deriveLabels } from "./derived.js";
 import { gradeAnswer } from "./grade.js";
 import type { HarnessLedger } from "./ledger.js";
@@ -11,6 +10,7 @@ import { CONDITIONS, type Condition, type Task, type TaskData } from "./suites.j
 import { definitionsOf, taskDatums } from "./tools.js";
 import { DatumRegistry } from "../quantity/datums.js";
 import { convertMagnitude } from "../quantity/units.js";
+import type { BenchRun } from "../store/model.js";
 
 /** One run to make. */
 export type Cell = { task: Task; condition: Condition; model: string; replicate: number; recordedId?: string };

@@ -2,10 +2,9 @@
 // local database, the team `default` unless told otherwise) or a running service over HTTP (remote-ledger.ts).
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import type { Violation } from "../guard/verdict.js";
-import { type BenchRun, benchRunsOf } from "../store/bench-runs.js";
 import type { LedgerStore } from "../store/port.js";
-import type { LabelFilter } from "../store/queries.js";
 import { convertMagnitude } from "../quantity/units.js";
+import type { BenchRun, LabelFilter } from "../store/model.js";
 
 /** The guard's verdict on a call, as the harness reads it. */
 export type CallVerdict = { callId: string; ok: boolean; args: Record<string, unknown>; violations: Violation[] };
@@ -121,11 +120,11 @@ export class StoreHarnessLedger implements HarnessLedger {
   }
 
   async saveRun(run: BenchRun): Promise<void> {
-    await benchRunsOf(this.store).insert(this.teamId, run);
+    await this.store.benchRuns.insert(this.teamId, run);
   }
 
   async listRuns(filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]> {
-    return benchRunsOf(this.store).list(this.teamId, filter);
+    return this.store.benchRuns.list(this.teamId, filter);
   }
 
   async close(): Promise<void> {

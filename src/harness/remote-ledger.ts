@@ -1,9 +1,8 @@
 // The harness recording into a running agent-ledger service (API.md routes), reached with a team token.
 import type { ToolDeclarationInput } from "../guard/declaration.js";
 import { LedgerHttpError } from "../ledger-http-error.js";
-import type { BenchRun } from "../store/bench-runs.js";
-import type { LabelFilter } from "../store/queries.js";
 import type { AuditCounts, CallVerdict, HarnessLedger, ResultVerdict } from "./ledger.js";
+import type { BenchRun, LabelFilter } from "../store/model.js";
 
 type Json = Record<string, unknown>;
 

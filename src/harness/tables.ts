@@ -1,7 +1,7 @@
 // The reference's tables from stored runs: by condition, by task, and unit carry-over sent per model. Runs with
 // outcome `error` (cut off by the provider) are excluded from every table and only counted.
-import type { BenchRun } from "../store/bench-runs.js";
 import { CONDITION_NAMES } from "./suites.js";
+import type { BenchRun } from "../store/model.js";
 
 /** One row of the table by condition. */
 export type ConditionRow = {

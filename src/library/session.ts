@@ -6,11 +6,11 @@ import { type EnforcementReport, enforcementReport } from "../guard/report.js";
 import { type CrossingDraft, type Enforcement, type Violation, checkCall, checkResult } from "../guard/verdict.js";
 import { MemoryHistory } from "../guard/history.js";
 import type { DatumRegistry } from "../quantity/datums.js";
-import type { LedgerDb } from "../store/db.js";
-import { newId } from "../store/ids.js";
-import { type Ledger, ledgerFor } from "../store/ledger.js";
-import { ensureDefaultTeam } from "../store/teams.js";
-import { canonicalJson } from "../store/tools.js";
+import type { LedgerDb } from "../store/sqlite/db.js";
+import { newId } from "../store/common/ids.js";
+import { type Ledger, ledgerFor } from "../store/sqlite/ledger.js";
+import { ensureDefaultTeam } from "../store/sqlite/teams.js";
+import { canonicalJson } from "../store/common/canonical-json.js";
 
 /** Where a session records: the store's database, and the team it belongs to (the team `default` when omitted). */
 export type StoreTarget = { store: LedgerDb; teamId?: string; clock?: Clock };

@@ -7,7 +7,16 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { FrontConnection, Reply } from "./front.js";
 
 type Id = string | number;
-type Asking = { front: FrontConnection; id: Id };
+/**
+ * An agent's request in flight to an upstream. A 2026-07-28 agent's call is `held` (gateway-rounds.ts): the upstream's
+ * requests go to it, and its `front` and `id` follow the agent's latest round.
+ */
+export type InFlight = {
+  front: FrontConnection;
+  id: Id;
+  held?: { ask(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Reply> };
+};
+type Asking = InFlight;
 
 /** The fronts of one gateway, with what each has in flight and subscribed to. */
 export class GatewayAgents {
@@ -15,6 +24,8 @@ export class GatewayAgents {
   private readonly inFlight = new Map<string, Asking[]>();
   private readonly lastAsker = new Map<string, FrontConnection>();
   private readonly subscriptions = new Map<FrontConnection, Set<string>>();
+  private readonly progress = new Map<string, { asking: InFlight; agentToken: string | number }>();
+  private nextProgress = 0;
 
   /** Every connected front. */
   get all(): FrontConnection[] {
@@ -37,23 +48,53 @@ export class GatewayAgents {
 
   /** Runs `work`, front's request `id` to `upstream`: meanwhile that upstream's own requests go to this front. */
   async during<T>(upstream: string, front: FrontConnection, id: Id, work: () => Promise<T>): Promise<T> {
-    const asking: Asking = { front, id };
-    const list = this.inFlight.get(upstream) ?? [];
-    list.push(asking);
-    this.inFlight.set(upstream, list);
-    this.lastAsker.set(upstream, front);
+    const leave = this.enter(upstream, { front, id });
     try {
       return await work();
     } finally {
+      leave();
+    }
+  }
+
+  /** `asking` is in flight to `upstream` until the answered function is called. */
+  enter(upstream: string, asking: InFlight): () => void {
+    const list = this.inFlight.get(upstream) ?? [];
+    list.push(asking);
+    this.inFlight.set(upstream, list);
+    this.lastAsker.set(upstream, asking.front);
+    return () => {
       const at = list.indexOf(asking);
       if (at >= 0) list.splice(at, 1);
-    }
+    };
+  }
+
+  /**
+   * The token sent upstream for an agent's progress token: the upstream's notifications/progress with it reach
+   * `asking` (its front and request at the time) under the agent's own token, until `release`. Agents choose their
+   * tokens, so two may choose the same one; the upstream only ever sees the gateway's.
+   */
+  progressToken(
+    asking: InFlight,
+    token: string | number,
+  ): { token: string; agentToken: string | number; release(): void } {
+    const mine = `agent-ledger-progress-${++this.nextProgress}`;
+    const entry = { asking, agentToken: token, token: mine, release: () => this.progress.delete(mine) };
+    this.progress.set(mine, entry);
+    return entry;
+  }
+
+  /** Sends an upstream's notifications/progress to the agent whose call it belongs to; dropped when none. */
+  progressed(params: Record<string, unknown>): void {
+    const entry = typeof params.progressToken === "string" ? this.progress.get(params.progressToken) : undefined;
+    if (!entry) return;
+    const { front, id } = entry.asking;
+    front.notify("notifications/progress", { ...params, progressToken: entry.agentToken }, id);
   }
 
   /** The agent an upstream's request goes to, with the request of its that it belongs to (none when idle). */
   private target(upstream: string): Asking | { front: FrontConnection; id?: undefined } | null {
     const latest = this.inFlight.get(upstream)?.at(-1);
-    if (latest && this.fronts.has(latest.front)) return latest;
+    if (latest && (latest.held !== undefined || this.fronts.has(latest.front))) return latest;
     const last = this.lastAsker.get(upstream) ?? [...this.fronts].at(-1);
     return last ? { front: last } : null;
   }
@@ -68,6 +109,7 @@ export class GatewayAgents {
           message: `no agent is connected to the gateway to answer ${method} of upstream '${upstream}'`,
         },
       });
+    if ("held" in to && to.held) return to.held.ask(method, params, signal);
     return to.front.request(method, params, to.id, signal);
   }
 

@@ -23,9 +23,10 @@ import { DatumRegistry } from "../quantity/datums.js";
 import { noTelemetry, traceParentOf, type Telemetry } from "../telemetry/telemetry.js";
 import { VERSION } from "../version.js";
 import { type Annotations, loadAnnotations } from "./annotations.js";
-import { FrontConnection, type Reply } from "./front.js";
+import { FrontConnection, MODERN_REVISION, type Reply } from "./front.js";
 import { GatewayAgents } from "./gateway-agents.js";
 import { type Asking, GatewayRoutes } from "./gateway-routes.js";
+import { HeldCalls, routedRound } from "./gateway-rounds.js";
 import { type ProxyLedger, renderedDeclaration } from "./ledger-client.js";
 import { GuardedProxy } from "./proxy.js";
 import { toolError } from "./results.js";
@@ -115,6 +116,7 @@ export class GatewayProxy {
   private readonly now: () => number;
   private readonly maxDepth: number;
   private readonly agents = new GatewayAgents();
+  private readonly held: HeldCalls;
   private readonly routes: GatewayRoutes;
   private view: GatewayView;
   private connections = 0;
@@ -126,6 +128,8 @@ export class GatewayProxy {
     this.limiter = gatewayLimiter(options.config);
     this.now = options.now ?? Date.now;
     this.maxDepth = options.maxDepth ?? DEFAULT_LIMITS.depth;
+    // An agent has as long to come back with its answers as an upstream has to answer a request.
+    this.held = new HeldCalls(options.timeoutMs ?? 60_000);
     const ledger = shared(options.ledger);
     this.members = options.config.upstreams.map((u) => {
       const annotations: Annotations = u.annotations ? loadAnnotations(u.annotations) : new Map();
@@ -288,6 +292,10 @@ export class GatewayProxy {
       this.agents.log(upstream, { ...params, logger });
       return;
     }
+    if (method === "notifications/progress") {
+      this.agents.progressed(params);
+      return;
+    }
     if (method === "notifications/resources/updated") {
       this.agents.updated(params);
       return;
@@ -351,7 +359,8 @@ export class GatewayProxy {
             sessionId: mcpSessionId,
             requestId: id,
           };
-          return this.call(params, session, parent, mcp, { front, id });
+          const modern = options.modern === true || mcp.protocolVersion === MODERN_REVISION;
+          return this.call(params, session, parent, mcp, { front, id, modern });
         },
         "prompts/list": async () => {
           await this.refresh();
@@ -397,7 +406,7 @@ export class GatewayProxy {
     session: () => Promise<string>,
     parent: ReturnType<typeof traceParentOf>,
     mcp: { method: string; protocolVersion?: string; sessionId?: string; requestId: string | number },
-    asking: Asking,
+    asking: Asking & { modern: boolean },
   ): Promise<Reply> {
     const { name, arguments: args } = params;
     const badArgs = args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args));
@@ -431,9 +440,18 @@ export class GatewayProxy {
     }
     const member = this.byName.get(decision.upstream)!;
     const forwarded = (args ?? {}) as Record<string, unknown>;
-    return this.agents.during(decision.upstream, asking.front, asking.id, () =>
-      member.proxy.guardCall(decision.tool, forwarded, session, parent, mcp, decision.digest),
-    );
+    const tool = decision.tool;
+    const { round, run } = routedRound({
+      upstream: decision.upstream,
+      forward: (a, meta) => member.proxy.forward(tool, a, meta),
+      agents: this.agents,
+      held: this.held,
+      front: asking.front,
+      id: asking.id,
+      params,
+      modern: asking.modern,
+    });
+    return run(() => member.proxy.guardCall(tool, forwarded, session, parent, mcp, decision.digest, round));
   }
 
   /** Stores a refusal of an annotated tool as a refused call of the agent's session, as the guard's refusals are. */

@@ -4,10 +4,8 @@ import { systemClock, type Clock } from "../clock.js";
 import { redactDbLocation } from "../config.js";
 import { LedgerHttpError } from "../ledger-http-error.js";
 import { declarationToJSON, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
-import type { LedgerDb } from "../store/db.js";
 import { type OpenStoreOptions, openStore } from "../store/open.js";
 import type { LedgerStore } from "../store/port.js";
-import { asStore } from "../store/sqlite/store.js";
 import type { TraceParent } from "../telemetry/telemetry.js";
 import type { Violation } from "../guard/verdict.js";
 import type { PinMode } from "../gateway/config.js";
@@ -130,12 +128,12 @@ export class LocalLedger implements ProxyLedger {
   }
 
   constructor(
-    store: LedgerStore | LedgerDb,
+    store: LedgerStore,
     readonly teamId: string,
     clock: Clock = systemClock,
     private readonly ownsStore = false,
   ) {
-    this.store = asStore(store, { clock });
+    this.store = store;
     this.where = `database ${redactDbLocation(this.store.where)}`;
   }
 

@@ -48,6 +48,15 @@ export type ProxyOptions = {
   planDeclarations?: (planned: PlannedDeclaration[]) => Promise<PlannedDeclaration[]>;
 };
 
+/**
+ * How a gateway sends one round of a call (its progress token, its input_required rounds): `send` replaces the plain
+ * forward (`extra.requestState` is the upstream's state of a later round), `requestState` is the agent's.
+ */
+export type GatewayRound = {
+  requestState?: unknown;
+  send?: (forwarded: Record<string, unknown>, extra?: { requestState?: unknown }) => Promise<Reply>;
+};
+
 // API.md: label values are at most 256 characters.
 const labelValue = (s: string) => (s.length > 256 ? `${s.slice(0, 255)}…` : s);
 
@@ -396,8 +405,14 @@ export class GuardedProxy {
     parent: TraceParent | undefined,
     mcp?: McpRequestInfo,
     digest?: string,
+    round: GatewayRound = {},
   ): Promise<Reply> {
-    return this.callTool(name, args, sessionId, parent, (forwarded) => this.forward(name, forwarded), mcp, digest);
+    const send = round.send ?? ((forwarded: Record<string, unknown>) => this.forward(name, forwarded));
+    const annotation = this.annotations.get(name);
+    // A later input_required round of a guarded call goes on as the call recorded at its first round.
+    const earlier = annotation ? this.rounds.unwrap(round.requestState) : null;
+    if (annotation && earlier !== null) return this.laterRound(annotation, earlier, send);
+    return this.callTool(name, args, sessionId, parent, send, mcp, digest);
   }
 
   private async listTools(): Promise<RawTool[]> {
@@ -541,12 +556,12 @@ export class GuardedProxy {
   }
 
   /**
-   * Relays a call upstream and answers its result or JSON-RPC error as it came; a crash or a timeout becomes a tool
-   * error.
+   * Relays a call upstream (`meta` as its `_meta`) and answers its result or JSON-RPC error as it came; a crash or a
+   * timeout becomes a tool error.
    */
-  private async forward(name: string, args: Record<string, unknown>): Promise<Reply> {
+  async forward(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<Reply> {
     try {
-      return await this.upstream.callTool(name, args);
+      return await this.upstream.callTool(name, args, meta);
     } catch (e) {
       if (e instanceof UpstreamExited || e instanceof UpstreamUnavailable) {
         this.log(e.message);

@@ -117,10 +117,12 @@ export class Upstream {
 
   /**
    * Calls a tool and answers the upstream's result or JSON-RPC error as it came (relayed, not parsed); UpstreamExited
-   * when the upstream goes away before answering, UpstreamUnavailable when it cannot be reached.
+   * when the upstream goes away before answering, UpstreamUnavailable when it cannot be reached. `meta` is sent as the
+   * request's `_meta` (a gateway's progress token).
    */
-  async callTool(name: string, args: Record<string, unknown>): Promise<RawAnswer> {
-    return this.withConnection(name, (conn) => conn.raw.request("tools/call", { name, arguments: args }));
+  async callTool(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<RawAnswer> {
+    const params = meta === undefined ? { name, arguments: args } : { name, arguments: args, _meta: meta };
+    return this.withConnection(name, (conn) => conn.raw.request("tools/call", params));
   }
 
   /** Stops the upstream (ends the HTTP session); later requests fail. */

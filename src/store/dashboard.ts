@@ -1,20 +1,60 @@
-// The dashboard's reads, one async function per page, on the same repositories and queries as the JSON API, so
-// moving them behind the store port is mechanical. Every function is scoped to a team; another team's id is null.
-import type { Database, Statement } from "better-sqlite3";
-import type { Decision } from "../gates/decision.js";
+// The dashboard's port: the DashboardRepo every engine implements and the rows and pages it answers.
+import type { CallRow } from "./model.js";
+import type { ClaimEvent } from "./model.js";
+import type { ClaimRow } from "./model.js";
+import type { CrossingRow } from "./model.js";
 import type { GateStatus } from "../gates/outcome-kit.js";
-import type { StoredAudit } from "../provenance/manifest.js";
-import { auditsFor } from "./audits.js";
-import { ClaimStore, type ClaimEvent, type ClaimRow } from "./claims.js";
-import type { LedgerDb } from "./db.js";
-import { NotFoundError } from "./errors.js";
-import { listSessions, type SessionFilter } from "./queries.js";
-import { RunStore, type StoredEvaluation } from "./runs.js";
-import { type CrossingsPageFilter, crossingsPageQuery } from "./crossings-page.js";
-import { toCrossing } from "./session-rows.js";
-import { SessionStore, type CallRow, type CrossingRow, type SessionRow } from "./sessions.js";
+import type { Revision } from "./model.js";
+import type { SessionFilter } from "./model.js";
+import type { SessionRow } from "./model.js";
+import type { StoredEvaluation } from "./model.js";
 
-export { dashboardOverview, type Overview, type Window } from "./dashboard-overview.js";
+/** Everything the dashboard asks of storage. Every read is scoped to a team; another team's id answers null. */
+export interface DashboardRepo {
+  /** Exchanges a team token for a login session, or null (nothing written) for an unknown or revoked token. */
+  openSession(token: string, now: Date): Promise<OpenedDashboardSession | null>;
+  /** The live login a cookie value names, or null (unknown, expired, logged out, token revoked). */
+  findSession(cookie: string, now: Date): Promise<DashboardPrincipal | null>;
+  /** Ends the login a cookie value names. */
+  endSession(cookie: string): Promise<void>;
+  /** The overview figures of a window of whole UTC days. */
+  overview(teamId: string, window: Window, now: Date): Promise<Overview>;
+  /** A page of sessions, newest first (the session list of GET /v1/sessions). */
+  sessions(teamId: string, filter: SessionFilter): Promise<Keyset<SessionListRow, readonly [string, string]>>;
+  /** A session with its calls, crossings and audited answers. */
+  session(teamId: string, id: string): Promise<SessionDetail | null>;
+  /** Violation codes of the team's crossings with their counts. */
+  codeCounts(teamId: string): Promise<CodeCount[]>;
+  /** A page of crossings, newest first, by code and tool. */
+  crossings(
+    teamId: string,
+    filter: { code?: string; tool?: string; limit: number; before?: number | null },
+  ): Promise<Keyset<CrossingRow, number>>;
+  /** A page of evaluations with their gates' statuses, newest first. */
+  evaluations(
+    teamId: string,
+    filter: {
+      task?: string;
+      status?: "released" | "blocked";
+      limit: number;
+      before?: readonly [string, string] | null;
+    },
+  ): Promise<Keyset<EvaluationRow, readonly [string, string]>>;
+  /** One stored evaluation. */
+  evaluation(teamId: string, id: string): Promise<StoredEvaluation | null>;
+  /** A page of the claim ledger, oldest first. */
+  claims(
+    teamId: string,
+    filter: { status?: ClaimRow["status"]; q?: string; limit: number; after?: readonly [string, string] | null },
+  ): Promise<Keyset<ClaimRow, readonly [string, string]>>;
+  /** A claim with its events, supersedes chain and its key's released values. */
+  claim(teamId: string, id: string): Promise<ClaimDetail | null>;
+  /** A page of revisions of the team's readings, newest first, by source and detection time (ISO, inclusive). */
+  revisions(
+    teamId: string,
+    filter: { source?: string; since?: string; limit: number; before?: readonly [string, string] | null },
+  ): Promise<Keyset<Revision, readonly [string, string]>>;
+}
 
 /** A page of rows and the key of the next page's first row, or null on the last page. */
 export type Keyset<T, K> = { items: T[]; next: K | null };
@@ -36,33 +76,6 @@ export type AuditedNumber = {
 
 /** A stored answer audit with its numbers in text order. */
 export type AuditedAnswer = { id: string; answer: string; ok: boolean; createdAt: string; numbers: AuditedNumber[] };
-
-/** Where one audited number of one audit traces to, as the audit_links rows hold it. */
-export type AuditLink = { audit_id: string; position: number; seq: number | null; crossing_id: number | null };
-
-/** A session's stored audits with each number's call and crossing (the session page, on either engine). */
-export function auditedAnswers(stored: readonly StoredAudit[], linkRows: readonly AuditLink[]): AuditedAnswer[] {
-  const links = new Map(linkRows.map((l) => [`${l.audit_id}/${l.position}`, l]));
-  return stored.map((a) => ({
-    id: a.id,
-    answer: a.answer,
-    ok: a.ok,
-    createdAt: a.createdAt,
-    numbers: a.items.map((i) => {
-      const link = links.get(`${a.id}/${i.position}`);
-      return {
-        text: i.text,
-        value: i.value,
-        unit: i.unit,
-        status: i.status,
-        source: i.source,
-        explanation: i.explanation,
-        callSeq: link?.seq ?? null,
-        crossingId: link?.crossing_id ?? null,
-      };
-    }),
-  }));
-}
 
 /** Everything the session page shows. */
 export type SessionDetail = {
@@ -98,226 +111,34 @@ export type ClaimDetail = {
   values: KeyValue[];
 };
 
-type Statements = Record<"auditLinks" | "codeCounts" | "runs" | "keyValues" | "sessionCodes", Statement>;
+/** A time window [since, until) as ISO UTC strings on whole days. */
+export type Window = { since: string; until: string };
 
-function prepare(sqlite: Database): Statements {
-  const p = (sql: string) => sqlite.prepare(sql);
-  return {
-    // An audited number's source is "tool.field" of the call it traces to: that call's return crossing of that field.
-    auditLinks:
-      p(`SELECT i.audit_id, i.position, c.seq, (SELECT min(x.id) FROM crossings x WHERE x.call_id = i.source_call_id
-                     AND x.direction = 'return' AND x.tool || '.' || x.param = i.source) AS crossing_id
-                   FROM audit_items i JOIN audits a ON a.id = i.audit_id LEFT JOIN calls c ON c.id = i.source_call_id
-                   WHERE a.session_id = ? AND a.team_id = ?`),
-    // violation_counts is kept by triggers on crossings: one row per code, however long the history.
-    codeCounts: p(
-      "SELECT code, crossings AS count FROM violation_counts WHERE team_id = ? AND crossings > 0 ORDER BY count DESC, code",
-    ),
-    runs: p(`SELECT id, task, status, overall_score, report, created_at FROM runs WHERE team_id = @team
-             AND (@task IS NULL OR task = @task) AND (@status IS NULL OR status = @status)
-             AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
-    // The most recent released values only: a strip plot of more dots than this is a blot, not a picture.
-    keyValues:
-      p(`SELECT run_id, task, value, text, created_at FROM run_claims WHERE team_id = ? AND key = ? AND released = 1
-                  ORDER BY created_at DESC, id DESC LIMIT ${KEY_VALUES}`),
-    // Codes of a page of sessions, from only those sessions' flagged rows. Named: with a large ledger's statistics the
-    // planner walked crossings_team_violation_session_idx, every flagged crossing of the team.
-    sessionCodes:
-      p(`SELECT session_id, violation AS code, count(*) AS n FROM crossings INDEXED BY crossings_session_violation_idx
-                     WHERE session_id IN (SELECT value FROM json_each(?)) AND team_id = ? AND violation IS NOT NULL
-                     GROUP BY session_id, violation ORDER BY session_id, n DESC, violation`),
-  };
-}
+/** One day of calls: refused (not ok), converted (ok with a value converted) and passed (every other call). */
+export type CallsDay = { day: string; converted: number; passed: number; refused: number };
 
-/** How many of a key's most recent released values the claim page plots. */
-export const KEY_VALUES = 300;
+/** Refused values of one violation code on one day. */
+export type CodeDay = { day: string; code: string; count: number };
 
-const statements = new WeakMap<Database, Statements>();
-const prepared = (store: LedgerDb): Statements => {
-  let s = statements.get(store.sqlite);
-  if (!s) statements.set(store.sqlite, (s = prepare(store.sqlite)));
-  return s;
-};
-const sessionStores = new WeakMap<Database, SessionStore>();
-const claimStores = new WeakMap<Database, ClaimStore>();
-const runStores = new WeakMap<Database, RunStore>();
-const pageStatements = new WeakMap<Database, Map<string, Statement>>();
-function cached<T>(map: WeakMap<Database, T>, sqlite: Database, make: (s: Database) => T): T {
-  let v = map.get(sqlite);
-  if (!v) map.set(sqlite, (v = make(sqlite)));
-  return v;
-}
+/** Evaluations released and blocked on one day. */
+export type EvaluationsDay = { day: string; released: number; blocked: number };
 
-/** null instead of a NotFoundError, so a page answers its own 404. */
-function orNull<T>(fn: () => T): T | null {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof NotFoundError) return null;
-    throw e;
-  }
-}
-
-/** A page of the team's sessions, newest first (the query of GET /v1/sessions). */
-export async function dashboardSessions(
-  store: LedgerDb,
-  teamId: string,
-  filter: SessionFilter,
-): Promise<Keyset<SessionListRow, readonly [string, string]>> {
-  const rows = listSessions(store.sqlite, teamId, filter);
-  const page = rows.slice(0, filter.limit);
-  const codes = new Map<string, CodeCount[]>();
-  if (page.length > 0) {
-    const found = prepared(store).sessionCodes.all(JSON.stringify(page.map((r) => r.id)), teamId) as {
-      session_id: string;
-      code: string;
-      n: number;
-    }[];
-    for (const r of found)
-      codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
-        codes.set(r.session_id, [{ code: r.code, count: r.n }]);
-  }
-  const items = page.map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
-  const last = items[items.length - 1];
-  return { items, next: rows.length > filter.limit && last ? [last.createdAt, last.id] : null };
-}
-
-/** A session with its calls, each call's crossings, and its audited answers; null for an unknown or foreign id. */
-export async function dashboardSession(store: LedgerDb, teamId: string, id: string): Promise<SessionDetail | null> {
-  const sessions = cached(sessionStores, store.sqlite, (s) => new SessionStore(s));
-  const session = orNull(() => sessions.get(teamId, id));
-  if (!session) return null;
-  const byCall = new Map<string, CrossingRow[]>();
-  for (const x of sessions.crossings(teamId, id)) byCall.get(x.callId)?.push(x) ?? byCall.set(x.callId, [x]);
-  const audits = auditedAnswers(
-    auditsFor(store.sqlite).forSession(teamId, id),
-    prepared(store).auditLinks.all(id, teamId) as AuditLink[],
-  );
-  return {
-    session,
-    calls: sessions.calls(teamId, id).map((c) => ({ ...c, crossings: byCall.get(c.id) ?? [] })),
-    audits,
-  };
-}
-
-/** Every violation code of the team's crossings with its count, most frequent first. */
-export async function dashboardCodeCounts(store: LedgerDb, teamId: string): Promise<CodeCount[]> {
-  return prepared(store).codeCounts.all(teamId) as CodeCount[];
-}
-
-/** A page of the team's crossings, newest first, by violation code and tool; `before` is the last id seen. */
-export async function dashboardCrossings(
-  store: LedgerDb,
-  teamId: string,
-  f: CrossingsPageFilter,
-): Promise<Keyset<CrossingRow, number>> {
-  const q = crossingsPageQuery("sqlite", teamId, f);
-  const mine = cached(pageStatements, store.sqlite, () => new Map<string, Statement>());
-  let st = mine.get(q.sql);
-  if (!st) mine.set(q.sql, (st = store.sqlite.prepare(q.sql)));
-  const rows = st.all(...q.args) as Parameters<typeof toCrossing>[0][];
-  const items = rows.slice(0, f.limit).map(toCrossing);
-  const last = items[items.length - 1];
-  return { items, next: rows.length > f.limit && last ? last.id : null };
-}
-
-/** A page of evaluations, newest first, each with its gates' statuses. */
-export async function dashboardEvaluations(
-  store: LedgerDb,
-  teamId: string,
-  f: { task?: string; status?: "released" | "blocked"; limit: number; before?: readonly [string, string] | null },
-): Promise<Keyset<EvaluationRow, readonly [string, string]>> {
-  const rows = prepared(store).runs.all({
-    team: teamId,
-    task: f.task ?? null,
-    status: f.status ?? null,
-    before_at: f.before?.[0] ?? null,
-    before_id: f.before?.[1] ?? null,
-    limit: f.limit + 1,
-  }) as RawEvaluationRow[];
-  return evaluationsPage(rows, f.limit);
-}
-
-/** An evaluations-page row as both engines select it. */
-export type RawEvaluationRow = {
-  id: string;
-  task: string | null;
-  status: "released" | "blocked";
-  overall_score: number;
-  report: string;
-  created_at: string;
+/** Everything the overview shows for a window. */
+export type Overview = {
+  sessions: number;
+  calls: number;
+  refusedCalls: number;
+  auditedNumbers: number;
+  unsourcedNumbers: number;
+  evaluations: number;
+  blockedEvaluations: number;
+  callsPerDay: CallsDay[];
+  refusalsByCode: CodeDay[];
+  evaluationsPerDay: EvaluationsDay[];
 };
 
-/** A page of evaluation rows (selected one past `limit`), each with its gates' statuses, and the next page's key. */
-export function evaluationsPage(
-  rows: readonly RawEvaluationRow[],
-  limit: number,
-): Keyset<EvaluationRow, readonly [string, string]> {
-  const items = rows.slice(0, limit).map((r) => {
-    const d = JSON.parse(r.report) as Decision;
-    return {
-      id: r.id,
-      task: r.task,
-      status: r.status,
-      overallScore: r.overall_score,
-      blockedBy: d.blocked_by,
-      gates: Object.fromEntries(Object.entries(d.gates).map(([g, o]) => [g, o.status])),
-      createdAt: r.created_at,
-    };
-  });
-  const last = items[items.length - 1];
-  return { items, next: rows.length > limit && last ? [last.createdAt, last.id] : null };
-}
+/** A session just opened: `cookie` is the only time the clear value exists. */
+export type OpenedDashboardSession = { cookie: string; teamId: string; expiresAt: string };
 
-/** One stored evaluation, or null for an unknown or foreign id. */
-export async function dashboardEvaluation(
-  store: LedgerDb,
-  teamId: string,
-  id: string,
-): Promise<StoredEvaluation | null> {
-  return orNull(() => cached(runStores, store.sqlite, (s) => new RunStore(s)).get(teamId, id));
-}
-
-/** A page of the claim ledger, oldest first, by status and a search text (the query of GET /v1/claims). */
-export async function dashboardClaims(
-  store: LedgerDb,
-  teamId: string,
-  f: { status?: ClaimRow["status"]; q?: string; limit: number; after?: readonly [string, string] | null },
-): Promise<Keyset<ClaimRow, readonly [string, string]>> {
-  const page = cached(claimStores, store.sqlite, (s) => new ClaimStore(s)).list(teamId, f);
-  return { items: page.items, next: page.next_cursor };
-}
-
-/** A claim with its events, its supersedes chain and its key's values across released runs; null when unknown. */
-export async function dashboardClaim(store: LedgerDb, teamId: string, id: string): Promise<ClaimDetail | null> {
-  const claims = cached(claimStores, store.sqlite, (s) => new ClaimStore(s));
-  const claim = claims.find(teamId, id);
-  if (!claim) return null;
-  const values =
-    claim.key === null
-      ? []
-      : (
-          prepared(store).keyValues.all(teamId, claim.key) as {
-            run_id: string;
-            task: string;
-            value: string | null;
-            text: string;
-            created_at: string;
-          }[]
-        )
-          .reverse()
-          .map((r) => ({
-            runId: r.run_id,
-            task: r.task,
-            value: r.value === null ? null : (JSON.parse(r.value) as unknown),
-            text: r.text,
-            createdAt: r.created_at,
-          }));
-  return {
-    claim,
-    events: claims.events(teamId, id),
-    supersedes: claim.supersedes.flatMap((s) => claims.find(teamId, s) ?? []),
-    supersededBy: claim.superseded_by === null ? null : claims.find(teamId, claim.superseded_by),
-    values,
-  };
-}
+/** Who a live dashboard session speaks for. */
+export type DashboardPrincipal = { teamId: string; teamName: string; tokenId: string; expiresAt: string };

@@ -2,8 +2,6 @@
 // storage, grouped by aggregate. Implemented by src/store/sqlite/ (today's synchronous code behind promises) and
 // src/store/pg/. The pure core stays synchronous: a store fetches what a verdict or a gate decision needs, then
 // calls it. Adding a method: add it here, implement it in sqlite/ and pg/, and pin it in test/store/contract/.
-import type { RevisedSource, RevisedSourceMatch } from "./revised-sources.js";
-import type { CrossingClaim, Revision } from "./revisions.js";
 import type { ToolDeclaration, ToolDeclarationInput } from "../guard/declaration.js";
 import type { EnforcementReport } from "../guard/report.js";
 import type { Violation } from "../guard/verdict.js";
@@ -13,19 +11,46 @@ import type { AuditItem } from "../provenance/audit.js";
 import type { Manifest, StoredAudit } from "../provenance/manifest.js";
 import type { DatumRegistry } from "../quantity/datums.js";
 import type { QuantityJSON } from "../quantity/quantity.js";
-import type { ClaimEvent, ClaimPage, ClaimRow, ClaimStatus, Demotion, ImportReport, NewClaim } from "./claims.js";
-import type { LedgerLine } from "./claims-jsonl.js";
-import type { BenchRunsRepo } from "./bench-runs.js";
-import type { UpstreamsRepo } from "./upstreams.js";
-import type { DashboardRepo } from "./dashboard-repo.js";
-import type { DatumRow, OffsetInput, OffsetRow } from "./datums.js";
-import type { CallAnswer, ResultAnswer } from "./ledger.js";
-import type { CrossingFilter, SessionFilter } from "./queries.js";
-import type { Evaluation, EvaluationSummary, StoredEvaluation } from "./runs.js";
-import type { SeedSummary } from "./seed.js";
-import type { CallRow, CrossingRow, SessionRow } from "./sessions.js";
-import type { IssuedToken, Principal, Team } from "./teams.js";
-import type { ToolRow } from "./tools.js";
+import type { LedgerLine } from "./common/claims-jsonl.js";
+import type {
+  CallAnswer,
+  CallRow,
+  ClaimEvent,
+  ClaimPage,
+  ClaimRow,
+  ClaimStatus,
+  CrossingClaim,
+  CrossingFilter,
+  CrossingRow,
+  DatumRow,
+  Demotion,
+  Evaluation,
+  EvaluationSummary,
+  ImportReport,
+  IssuedToken,
+  NewClaim,
+  OffsetInput,
+  OffsetRow,
+  Principal,
+  ResultAnswer,
+  RevisedSource,
+  RevisedSourceMatch,
+  Revision,
+  SeedSummary,
+  SessionFilter,
+  SessionRow,
+  StoredEvaluation,
+  Team,
+  ToolRow,
+} from "./model.js";
+import type { DashboardRepo } from "./dashboard.js";
+import type { Approval } from "./common/upstreams.js";
+import type { BenchRun } from "./model.js";
+import type { LabelFilter } from "./model.js";
+import type { PinCheck } from "../gateway/pins.js";
+import type { PinMode } from "../gateway/config.js";
+import type { UpstreamState } from "./common/upstreams.js";
+import type { ToolDefinition } from "../gateway/pins.js";
 
 export type {
   CallAnswer,
@@ -379,14 +404,14 @@ export interface LedgerStore {
   readonly packs: PacksRepo;
   readonly claims: ClaimsRepo;
   readonly evaluations: EvaluationsRepo;
-  /** The dashboard's reads and login sessions (both engines have them; a store built elsewhere may not, and serves no /ui). */
-  readonly dashboard?: DashboardRepo;
-  /** Revisions and crossing-to-claim links; optional until the PostgreSQL store implements it (routes mount only with it). */
-  readonly revisions?: RevisionsRepo;
+  /** The dashboard's reads and login sessions. */
+  readonly dashboard: DashboardRepo;
+  /** Revisions and crossing-to-claim links. */
+  readonly revisions: RevisionsRepo;
   /** The revision watch's reads and state. */
   readonly watch: WatchRepo;
-  /** The evaluation harness's graded runs (table bench_runs); absent on an engine that does not implement them yet. */
-  readonly benchRuns?: BenchRunsRepo;
+  /** The evaluation harness's graded runs (table bench_runs). */
+  readonly benchRuns: BenchRunsRepo;
   /** The gateway's pinned upstream tool definitions and their drifts. */
   readonly upstreams: UpstreamsRepo;
   /** Engine, location and schema state. */
@@ -395,4 +420,22 @@ export interface LedgerStore {
   seed(): Promise<SeedSummary>;
   /** Releases the database (a store built over a caller's handle leaves it open). */
   close(): Promise<void>;
+}
+
+/** Graded harness runs, one beside each run's session (a LedgerStore repository). */
+export interface BenchRunsRepo {
+  /** Stores a run beside its session: NotFoundError for a session not in the team, ConflictError when it holds one. */
+  insert(teamId: string, run: BenchRun): Promise<void>;
+  /** The team's runs whose sessions carry every label (and of one batch), oldest first. */
+  list(teamId: string, filter: { labels?: readonly LabelFilter[]; batch?: string }): Promise<BenchRun[]>;
+}
+
+/** Pins and drifts of the gateway's upstreams; every method is scoped to a team. */
+export interface UpstreamsRepo {
+  /** Checks a new tools/list against the upstream's pins in one transaction, stores new pins and drifts, answers the check. */
+  observe(teamId: string, upstream: string, mode: PinMode, listed: readonly ToolDefinition[]): Promise<PinCheck>;
+  /** Approves the open drifts of one tool (or all of the upstream's): the new definitions become the pins. */
+  approve(teamId: string, upstream: string, tool?: string): Promise<Approval>;
+  /** Every upstream of the team with pins or drifts, by name; tools by name, drifts oldest first. */
+  list(teamId: string): Promise<UpstreamState[]>;
 }

@@ -4,7 +4,6 @@ import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import { QueryError } from "../store/queries.js";
 import { ASSET_FILES } from "./assets.js";
 import { formsOnly, registerLogin, requireSession } from "./auth.js";
 import type { UiApp, UiDeps, UiEnv } from "./env.js";
@@ -17,6 +16,7 @@ import { registerRevisionsPage } from "./pages/revisions.js";
 import { registerSessionPage } from "./pages/session.js";
 import { registerSessionsPage } from "./pages/sessions.js";
 import { registerUpstreamsPage } from "./pages/upstreams.js";
+import { QueryError } from "../query-params.js";
 
 /** Every page module, in registration order (static paths before `{id}` paths). Add a page here and nowhere else. */
 const PAGES: readonly ((ui: UiApp, deps: UiDeps) => void)[] = [

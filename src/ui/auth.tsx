@@ -3,10 +3,10 @@
 // here is ignored, and /v1 never reads the cookie.
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { DASHBOARD_SESSION_HOURS } from "../store/dashboard-sessions.js";
 import type { UiApp, UiDeps, UiEnv } from "./env.js";
 import { Layout } from "./layout.js";
 import { LoginPage } from "./pages/login.js";
+import { DASHBOARD_SESSION_HOURS } from "../store/common/dashboard.js";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "agent_ledger_session";

@@ -1,9 +1,9 @@
 // The Hono environment of the dashboard and what its pages receive.
 import type { Hono } from "hono";
 import type { Clock } from "../clock.js";
-import type { DashboardRepo } from "../store/dashboard-repo.js";
-import type { UpstreamsRepo } from "../store/upstreams.js";
 import type { WatchRepo } from "../store/port.js";
+import type { DashboardRepo } from "../store/dashboard.js";
+import type { UpstreamsRepo } from "../store/port.js";
 
 /** Set by the session middleware on every page request. */
 export type UiVariables = { teamId: string; teamName: string };

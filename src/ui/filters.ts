@@ -2,8 +2,9 @@
 // fields, and the session filter the JSON API's list reads too.
 import type { Context } from "hono";
 import { VIOLATION_CODES } from "../quantity/errors.js";
-import { type LabelFilter, parseInstant, parseLabel, QueryError } from "../store/queries.js";
 import { decodeKey, href, type Params } from "./format.js";
+import type { LabelFilter } from "../store/model.js";
+import { QueryError, parseInstant, parseLabel } from "../query-params.js";
 
 /** The known parameters of the request, in order; unknown ones are ignored. */
 export function readParams(c: Context, names: readonly string[]): Params {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DatumMismatch } from "../../src/quantity/errors.js";
-import { ConflictError, NotFoundError } from "../../src/store/errors.js";
+import { ConflictError, NotFoundError } from "../../src/store/common/errors.js";
 import { VERSION } from "../../src/version.js";
 import { captureLogger, createTestApp } from "../helpers/db.js";
 

@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DISCARD_LIMIT } from "../../src/api/body-limit.js";
 import { type RunningServer, startServer } from "../../src/cli/serve.js";
 import { defaultConfig } from "../../src/config.js";
-import type { LedgerDb } from "../../src/store/db.js";
-import { seedDatabase } from "../../src/store/seed.js";
-import { ensureAdminToken } from "../../src/store/teams.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
+import { seedDatabase } from "../../src/store/sqlite/seed.js";
+import { ensureAdminToken } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 const TOKEN = "body-limit-admin-token-0123456789";
 const MB = 1024 * 1024;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   store = createTestDb();
   seedDatabase(store);
   ensureAdminToken(store.db, TOKEN);
-  server = await startServer(defaultConfig({ host: "127.0.0.1", port: 0 }), store);
+  server = await startServer(defaultConfig({ host: "127.0.0.1", port: 0 }), sqliteStore(store));
   port = Number(new URL(server.url).port);
 });
 

@@ -5,12 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/api/app.js";
 import { fixedClock } from "../../src/clock.js";
 import { defaultConfig } from "../../src/config.js";
-import { openDb } from "../../src/store/db.js";
-import { seedDatabase } from "../../src/store/seed.js";
-import { ensureAdminToken } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { seedDatabase } from "../../src/store/sqlite/seed.js";
+import { ensureAdminToken } from "../../src/store/sqlite/teams.js";
 import type { TestApp } from "../helpers/db.js";
 import { createEngineApp, ENGINES } from "../helpers/engines.js";
 import type { StoreEngine } from "../../src/store/port.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 type Finding = { code: string; message: string; severity: string };
 type Source = {
@@ -414,7 +415,14 @@ describe("stored links and replay", () => {
       const db = openDb(file);
       seedDatabase(db);
       ensureAdminToken(db.db, token);
-      return { db, app: createApp({ db, config: defaultConfig(), clock: fixedClock("2026-03-15T09:00:00Z") }) };
+      return {
+        db,
+        app: createApp({
+          store: sqliteStore(db, { clock: fixedClock("2026-03-15T09:00:00Z") }),
+          config: defaultConfig(),
+          clock: fixedClock("2026-03-15T09:00:00Z"),
+        }),
+      };
     };
     const get = async (app: ReturnType<typeof open>["app"], path: string) =>
       (await app.request(path, { headers: { authorization: `Bearer ${token}` } })).json();

@@ -9,12 +9,12 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
 import { auditAnswer } from "../../src/provenance/audit.js";
-import { archiveSessions } from "../../src/store/archive.js";
-import { auditsFor } from "../../src/store/audits.js";
-import { openDb } from "../../src/store/db.js";
-import { Ledger } from "../../src/store/ledger.js";
-import { RunStore } from "../../src/store/runs.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { archiveSessions } from "../../src/store/sqlite/archive.js";
+import { auditsFor } from "../../src/store/sqlite/audits.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { Ledger } from "../../src/store/sqlite/ledger.js";
+import { RunStore } from "../../src/store/sqlite/runs.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { stageResult } from "../helpers/gated.js";
 
 const BIN = fileURLToPath(new URL("../../bin/agent-ledger.js", import.meta.url));

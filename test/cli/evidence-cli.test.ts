@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
-import { openDb } from "../../src/store/db.js";
-import { ledgerFor } from "../../src/store/ledger.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { ledgerFor } from "../../src/store/sqlite/ledger.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 
 const BIN = fileURLToPath(new URL("../../bin/agent-ledger.js", import.meta.url));
 const dirs: string[] = [];

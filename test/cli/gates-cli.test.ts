@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { CLM1, schedulerResult, stageResult } from "../helpers/gated.js";
 
 const BIN = fileURLToPath(new URL("../../bin/agent-ledger.js", import.meta.url));

@@ -6,10 +6,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/clock.js";
 import { auditAnswer } from "../../src/provenance/audit.js";
-import { auditsFor } from "../../src/store/audits.js";
-import { openDb } from "../../src/store/db.js";
-import { Ledger } from "../../src/store/ledger.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { auditsFor } from "../../src/store/sqlite/audits.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { Ledger } from "../../src/store/sqlite/ledger.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 
 const BIN = fileURLToPath(new URL("../../bin/agent-ledger.js", import.meta.url));
 const run = (args: string[]) =>

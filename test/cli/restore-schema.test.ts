@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { ROOT } from "../reliability/harness.js";
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -3,17 +3,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Cell, runBatch } from "../../src/harness/batch.js";
 import { StoreHarnessLedger } from "../../src/harness/ledger.js";
-import { asStore } from "../../src/store/sqlite/store.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 import { anthropicProvider } from "../../src/harness/providers/anthropic.js";
 import type { RetryPolicy } from "../../src/harness/providers/http.js";
 import { openaiProvider } from "../../src/harness/providers/openai.js";
 import { type Condition, taskData } from "../../src/harness/suites.js";
-import type { BenchRun } from "../../src/store/bench-runs.js";
-import type { LedgerDb } from "../../src/store/db.js";
-import { listSessions } from "../../src/store/queries.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
+import { listSessions } from "../../src/store/sqlite/queries.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
 import { type Script, type Stub, startStub } from "./stub-provider.js";
+import type { BenchRun } from "../../src/store/model.js";
 
 const data = taskData();
 const task = (name: string) => data.tasks.find((t) => t.name === name)!;
@@ -45,7 +45,7 @@ async function bench(
   stub ??= await startStub(script, { dieAfter: o.dieAfter });
   store ??= createTestDb();
   const teamId = ensureDefaultTeam(store.db);
-  const ledger = new StoreHarnessLedger(asStore(store), teamId, "default");
+  const ledger = new StoreHarnessLedger(sqliteStore(store), teamId, "default");
   const provider =
     o.format === "anthropic"
       ? anthropicProvider(stub.anthropicUrl, "k", FAST)

@@ -3,11 +3,11 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBatch } from "../../src/harness/batch.js";
 import { StoreHarnessLedger } from "../../src/harness/ledger.js";
-import { asStore } from "../../src/store/sqlite/store.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 import { readRecorded, recordedCells, recordedProvider } from "../../src/harness/providers/recorded.js";
 import { CONDITION_NAMES, taskData } from "../../src/harness/suites.js";
-import type { LedgerDb } from "../../src/store/db.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import type { LedgerDb } from "../../src/store/sqlite/db.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestDb } from "../helpers/db.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/harness/transcripts-sample.jsonl", import.meta.url));
@@ -22,7 +22,7 @@ describe("replaying recorded runs through the live harness", () => {
     store = createTestDb();
     const data = taskData();
     const recorded = readRecorded(FIXTURE);
-    const ledger = new StoreHarnessLedger(asStore(store), ensureDefaultTeam(store.db), "default");
+    const ledger = new StoreHarnessLedger(sqliteStore(store), ensureDefaultTeam(store.db), "default");
     const r = await runBatch({
       batch: "rec",
       cells: recordedCells(recorded, data.tasks, CONDITION_NAMES),

@@ -4,11 +4,11 @@ import type { LedgerApp, Logger } from "../../src/api/env.js";
 import type { Clock } from "../../src/clock.js";
 import type { Fetch } from "../../src/packs/fetch.js";
 import { defaultConfig, type Config } from "../../src/config.js";
-import { openDb, type LedgerDb } from "../../src/store/db.js";
+import { openDb, type LedgerDb } from "../../src/store/sqlite/db.js";
 import type { LedgerStore } from "../../src/store/port.js";
 import { sqliteStore } from "../../src/store/sqlite/store.js";
-import { seedDatabase } from "../../src/store/seed.js";
-import { createTeam, createToken, ensureAdminToken, findTeamByName } from "../../src/store/teams.js";
+import { seedDatabase } from "../../src/store/sqlite/seed.js";
+import { createTeam, createToken, ensureAdminToken, findTeamByName } from "../../src/store/sqlite/teams.js";
 import type { Telemetry } from "../../src/telemetry/telemetry.js";
 
 /** A fresh ":memory:" database, migrated from zero. */

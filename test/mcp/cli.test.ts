@@ -8,7 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as cliMain } from "../../src/cli/main.js";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(ROOT, "bin/agent-ledger.js");

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { createTestApp } from "../helpers/db.js";
 import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
 

@@ -12,7 +12,7 @@ import { parseGatewayConfig } from "../../src/gateway/config.js";
 import { definitionOf, toolDigest } from "../../src/gateway/pins.js";
 import { GatewayProxy } from "../../src/mcp/gateway-proxy.js";
 import { LocalLedger } from "../../src/mcp/ledger-client.js";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { type ListedTool, startPinUpstream } from "./pin-upstream.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

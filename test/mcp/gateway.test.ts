@@ -22,7 +22,7 @@ import { loadAnnotations } from "../../src/mcp/annotations.js";
 import { LocalLedger } from "../../src/mcp/ledger-client.js";
 import { listenProxy } from "../../src/mcp/listen.js";
 import { GuardedProxy } from "../../src/mcp/proxy.js";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
 import { type ModernUpstream, startModernUpstream } from "./modern-upstream.js";
 

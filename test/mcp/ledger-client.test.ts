@@ -4,8 +4,9 @@ import { systemClock } from "../../src/clock.js";
 import type { ToolDeclarationInput } from "../../src/guard/declaration.js";
 import { LedgerHttpError } from "../../src/ledger-http-error.js";
 import { LocalLedger, RemoteLedger, type ProxyLedger } from "../../src/mcp/ledger-client.js";
-import { ensureDefaultTeam } from "../../src/store/teams.js";
+import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestApp, createTestDb } from "../helpers/db.js";
+import { sqliteStore } from "../../src/store/sqlite/store.js";
 
 const READ: ToolDeclarationInput = { params: { station: {} }, returns: { unit: "cfs" } };
 const RUNOFF: ToolDeclarationInput = {
@@ -36,7 +37,7 @@ describe("proxy ledgers", () => {
       Promise.resolve(t.app.request(url, init)),
     );
     const store = createTestDb();
-    const local = new LocalLedger(store, ensureDefaultTeam(store.db), systemClock);
+    const local = new LocalLedger(sqliteStore(store, { clock: systemClock }), ensureDefaultTeam(store.db), systemClock);
     const [r, l] = [await carryOverSequence(remote), await carryOverSequence(local)];
     expect(r.declared).toEqual([{ version: 1 }, { version: 1 }, { version: 1 }]);
     expect(r.labelled).toMatchObject({ ok: true, result: { value: 1250, unit: "cfs" }, violations: [] });

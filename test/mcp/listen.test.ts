@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as cliMain } from "../../src/cli/main.js";
-import { openDb } from "../../src/store/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
 import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -1,6 +1,7 @@
 // A real stdio MCP server for the gateway's pass-through tests, run as `node --import tsx rich-upstream.ts NAME`: it
 // asks its client for sampling, elicitation and roots from inside tool calls, serves a subscribable resource and a
-// template with completion, a prompt with completion, logging, and changes one of its tools at runtime (then says
+// template with completion, a prompt with completion, logging, progress (`count`), a tool that asks for elicitation then
+// sampling before it answers a discharge (`checked_discharge`), and changes one of its tools at runtime (then says
 // notifications/tools/list_changed), so every server-to-client path of the gateway is driven by a real process.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -51,11 +52,41 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     { name: "log", description: "Logs one message.", inputSchema: object },
     { name: "level", description: "The logging level set.", inputSchema: object },
     { name: "touch", description: "Updates the status resource.", inputSchema: object },
+    { name: "count", description: "Counts to two, reporting progress, waiting 100 ms a step.", inputSchema: object },
+    {
+      name: "checked_discharge",
+      description: "Discharge in cfs, after asking the client's user, then its model.",
+      inputSchema: object,
+    },
   ],
 }));
 
-server.setRequestHandler(CallToolRequestSchema, async (req) => {
+server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
   switch (req.params.name) {
+    case "count": {
+      const progressToken = req.params._meta?.progressToken;
+      for (const progress of [1, 2]) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (progressToken !== undefined)
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress, total: 2, message: `${NAME} ${progress}/2` },
+          });
+      }
+      return text(`${NAME} counted 2`);
+    }
+    case "checked_discharge": {
+      const user = await server.elicitInput({
+        message: `${NAME}: read the discharge?`,
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+      });
+      if (user.action !== "accept") return { ...text(`the user said ${user.action}`), isError: true };
+      const model = await server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: `${NAME}: is 1250 plausible?` } }],
+        maxTokens: 10,
+      });
+      return text((model.content as { text: string }).text === "yes" ? "1250" : "0");
+    }
     case "gauge":
       return text(`${NAME} 1250`);
     case "change_gauge":

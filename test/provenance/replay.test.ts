@@ -4,8 +4,8 @@ import type { Manifest } from "../../src/provenance/manifest.js";
 import { ReplayError, replayManifest } from "../../src/provenance/replay.js";
 import { ReplayHistory } from "../../src/provenance/replay-history.js";
 import { toSI } from "../../src/quantity/units.js";
-import { Ledger } from "../../src/store/ledger.js";
-import { loadManifest } from "../../src/store/manifests.js";
+import { Ledger } from "../../src/store/sqlite/ledger.js";
+import { loadManifest } from "../../src/store/sqlite/manifests.js";
 import { createTestApp } from "../helpers/db.js";
 import { ok, runoffSession, type Json } from "./build-session.js";
 

@@ -11,7 +11,7 @@ import { ConfigError, defaultConfig, loadConfig } from "../../src/config.js";
 import type { LedgerStore, StoreEngine } from "../../src/store/port.js";
 import { openPgStore } from "../../src/store/pg/store.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
-import { TokenKeyMismatchError, keyFilePath } from "../../src/store/token-key.js";
+import { TokenKeyMismatchError, keyFilePath } from "../../src/store/common/token-key.js";
 import { ENGINES } from "../helpers/engines.js";
 import { createPgDatabase } from "../helpers/pg.js";
 

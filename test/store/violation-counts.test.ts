@@ -4,10 +4,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DashboardRepo } from "../../src/store/dashboard-repo.js";
-import { MIGRATIONS_DIR } from "../../src/store/db.js";
+import { MIGRATIONS_DIR } from "../../src/store/sqlite/db.js";
 import { PG_MIGRATIONS_DIR } from "../../src/store/pg/open.js";
 import { closeEngineApps, createEngineApp, ENGINES, type EngineApp } from "../helpers/engines.js";
+import type { DashboardRepo } from "../../src/store/dashboard.js";
 
 const READ = { params: { station: {} }, returns: { unit: "cfs" } };
 const RUNOFF = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } } };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashToken } from "../../src/store/teams.js";
 import { login, page, SAME_ORIGIN, seedWorld, type World } from "./world.js";
 import { closeEngineApps, ENGINES } from "../helpers/engines.js";
+import { hashToken } from "../../src/store/common/tokens.js";
 
 describe.each(ENGINES)("on %s", (engine) => {
   afterAll(closeEngineApps);

@@ -6,8 +6,8 @@ import { readQuantity } from "../routes/quantities.js";
 import { crossingJson, sessionJson } from "../routes/sessions.js";
 import { compileWatch, watchMatches } from "../../gates/watch.js";
 import type { QuantityJSON } from "../../quantity/quantity.js";
-import { parseInstant, parseLabel } from "../../store/queries.js";
 import type { ClaimRow, ClaimStatus, Evaluation } from "../../store/port.js";
+import { parseInstant, parseLabel } from "../../query-params.js";
 
 /** One team's view of the ledger. */
 export type TeamAccess = { deps: AppDeps; teamId: string };

@@ -1,10 +1,9 @@
 // claim_status: what the team's ledger says about a figure or claim, as one word and one sentence an agent can act on.
 import { compareQuantities } from "../../gates/quantity-compare.js";
 import { normaliseKey, sameValue } from "../../gates/values.js";
-import type { ClaimRow } from "../../store/claims.js";
-import type { RevisedSource } from "../../store/revised-sources.js";
-import { fmt } from "../../store/revisions.js";
 import { claimsAbout, type ClaimMatch, type TeamAccess } from "./access.js";
+import type { ClaimRow, RevisedSource } from "../../store/model.js";
+import { fmt } from "../../store/common/revision-rules.js";
 
 /** The answer of claim_status, worst first. */
 export type ClaimAnswer = "demoted" | "superseded" | "revised" | "live" | "not_in_ledger";
@@ -150,7 +149,7 @@ export async function claimStatus(a: TeamAccess, q: { claim_id?: string; text?: 
   const asked = q.text !== undefined ? JSON.stringify(q.text) : `claim ${q.claim_id}`;
   const keys = [...new Set(matches.flatMap((m) => (m.claim.key === null ? [] : [normaliseKey(m.claim.key)])))];
   const texts = [...matches.filter((m) => m.claim.key === null).map((m) => m.claim.text), q.text?.trim() ?? ""];
-  const links = (await a.deps.store.revisions?.revisedSources(a.teamId, { keys, texts }, LINK_LIMIT)) ?? [];
+  const links = await a.deps.store.revisions.revisedSources(a.teamId, { keys, texts }, LINK_LIMIT);
   const revised = readings(relevant(links, matches, q.text));
   const revisedClaims = new Set(revised.flatMap((r) => r.ledger_claims));
   const claims = matches.map((m) => ({

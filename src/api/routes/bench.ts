@@ -1,10 +1,9 @@
 // Evaluation-harness runs: store a graded run beside its session, list stored runs by label (for `bench run
 // --ledger-url` and `bench report --ledger-url`).
 import { createRoute, z } from "@hono/zod-openapi";
-import { benchRunsOf } from "../../store/bench-runs.js";
-import { parseLabel } from "../../store/queries.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonBody, jsonResponse } from "../http.js";
+import { parseLabel } from "../../query-params.js";
 
 const Count = z.number().int().min(0);
 const BenchRunBody = z
@@ -73,13 +72,13 @@ const listRoute = createRoute({
 export function registerBenchRoutes(app: LedgerApp, deps: AppDeps): void {
   app.openapi(putRoute, async (c) => {
     const run = { ...c.req.valid("json"), session_id: c.req.valid("param").session_id };
-    await benchRunsOf(deps.store).insert(c.get("teamId"), run);
+    await deps.store.benchRuns.insert(c.get("teamId"), run);
     return c.json(run, 201);
   });
   app.openapi(listRoute, async (c) => {
     const q = c.req.valid("query");
     const labels =
       q.label === undefined ? [] : (Array.isArray(q.label) ? q.label : [q.label]).map((l) => parseLabel(l));
-    return c.json({ items: await benchRunsOf(deps.store).list(c.get("teamId"), { labels, batch: q.batch }) }, 200);
+    return c.json({ items: await deps.store.benchRuns.list(c.get("teamId"), { labels, batch: q.batch }) }, 200);
   });
 }

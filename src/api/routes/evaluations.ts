@@ -5,8 +5,6 @@ import { notAResult } from "../../gates/contracts.js";
 import { GATE_STATUSES } from "../../gates/outcome-kit.js";
 import { renderMarkdown } from "../../gates/report.js";
 import { SettingsError } from "../../gates/settings.js";
-import { parseInstant } from "../../store/queries.js";
-import type { Evaluation } from "../../store/runs.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
@@ -20,6 +18,8 @@ import {
   pageSchema,
   PageQuerySchema,
 } from "../http.js";
+import type { Evaluation } from "../../store/model.js";
+import { parseInstant } from "../../query-params.js";
 
 const FindingSchema = z
   .object({

@@ -3,12 +3,12 @@ import { checkAnswerSize, jsonBytes } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import { ManifestSchema } from "../../provenance/manifest.js";
 import { replayManifest } from "../../provenance/replay.js";
-import { parseInstant, parseLabel } from "../../store/queries.js";
 import { ApiError } from "../errors.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";
 import { strictObject } from "../schemas.js";
 import { crossingJson, sessionJson } from "./sessions.js";
+import { parseInstant, parseLabel } from "../../query-params.js";
 
 const q = (name: string, description: string) => ({ param: { name, in: "query" as const }, description });
 

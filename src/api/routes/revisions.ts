@@ -1,6 +1,5 @@
 // Readings and their revisions over HTTP: declare one, list and read them, and follow a crossing to the reports resting on it.
 import { createRoute, z } from "@hono/zod-openapi";
-import { parseInstant } from "../../store/queries.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { ApiError } from "../errors.js";
 import {
@@ -12,6 +11,7 @@ import {
   pageSchema,
   PageQuerySchema,
 } from "../http.js";
+import { parseInstant } from "../../query-params.js";
 
 const SideSchema = z
   .object({
@@ -145,8 +145,6 @@ const claimsRoute = createRoute({
 /** Registers the revision routes and the crossing-to-claims link. */
 export function registerRevisionRoutes(app: LedgerApp, deps: AppDeps): void {
   const revisions = deps.store.revisions;
-  // The PostgreSQL store has no revisions repository yet: the routes are served where the store has one.
-  if (!revisions) return;
 
   app.openapi(reviseRoute, async (c) => {
     const { id } = c.req.valid("param");

@@ -1,11 +1,11 @@
 // Sessions and guarded calls: open a session, check a call, label its result, read the calls and the report.
 import { checkAnswerSize, checkCrossings, jsonBytes } from "../../limits.js";
 import { createRoute, z } from "@hono/zod-openapi";
-import type { CallRow, CrossingRow, SessionRow } from "../../store/sessions.js";
 import { nowMs, traceParentOf } from "../../telemetry/telemetry.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, toPage } from "../http.js";
 import { strictObject, ViolationSchema } from "../schemas.js";
+import type { CallRow, CrossingRow, SessionRow } from "../../store/model.js";
 
 const LabelsSchema = z
   .record(z.string().min(1).max(64), z.string().max(256))

@@ -2,10 +2,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { declarationToJSON, TOOL_NAME, ToolDeclarationSchema, type ToolDeclaration } from "../../guard/declaration.js";
 import { FLAVOURS, toolDefinition } from "../../guard/schema.js";
-import { NotFoundError } from "../../store/errors.js";
-import type { ToolRow } from "../../store/tools.js";
+import { NotFoundError } from "../../store/common/errors.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { decodeCursor, errorResponses, jsonBody, jsonResponse, PageQuerySchema, pageSchema, toPage } from "../http.js";
+import type { ToolRow } from "../../store/model.js";
 
 const ToolSchema = z
   .object({

@@ -2,12 +2,12 @@
 // request per (site, collection, parameter, page) per interval, asking only for records modified since the last look,
 // and records each changed observation as a later reading, so the store detects the revision and its affected reports.
 import { flagsKey } from "../../quantity/quality.js";
-import { differs, flagsChange } from "../../store/revisions.js";
 import type { LedgerStore, WatchedReading, WatchRepo, WatchState } from "../../store/port.js";
 import { PackRateLimitError } from "../errors.js";
 import { gageDatumName } from "../usgs.js";
 import type { OgcClient } from "./client.js";
 import { type OgcSite, parseOgcReading, type ReadingCollection, seriesFeatures } from "./pack.js";
+import { differs, flagsChange } from "../../store/common/revision-rules.js";
 
 /** How a pass runs. */
 export type WatchOptions = {

@@ -1,9 +1,10 @@
 // Graded harness runs (bench_runs) on PostgreSQL: the same rows and order as ../bench-runs.ts.
 import type pg from "pg";
-import { BENCH_RUN_COLUMNS, type BenchRun, type BenchRunsRepo } from "../bench-runs.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import type { LabelFilter } from "../queries.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
 import { isPgUniqueViolation, queryOn } from "./tx.js";
+import type { BenchRun, LabelFilter } from "../model.js";
+import { BENCH_RUN_COLUMNS } from "../common/bench-runs.js";
+import type { BenchRunsRepo } from "../port.js";
 
 const COLUMNS = BENCH_RUN_COLUMNS;
 

@@ -15,9 +15,8 @@ import {
 } from "../../guard/verdict.js";
 import type { ToolDeclaration } from "../../guard/declaration.js";
 import type { DatumRegistry } from "../../quantity/datums.js";
-import { ConflictError, NotFoundError, refusedCallResult } from "../errors.js";
-import { newId } from "../ids.js";
-import type { CallAnswer, ResultAnswer } from "../ledger.js";
+import { ConflictError, NotFoundError, refusedCallResult } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { PgRegistryCache, PgToolCache } from "./registry.js";
 import {
   CALL_COLUMNS,
@@ -29,7 +28,6 @@ import {
   toCall,
   toOutput,
 } from "./rows.js";
-import { isReading } from "../revisions.js";
 import { detectRevisions, setReadingFlags } from "./revisions.js";
 import { isRetryable, type Q, type TxQ } from "./tx.js";
 import { type KnownCall, OUTPUT_FILTER, type ReadOutputs, type SessionCache } from "./call-cache.js";
@@ -39,6 +37,8 @@ import { crossingIdsOf, pgAppend } from "./chain-append.js";
 import { chainSettings } from "../common/chain.js";
 import { chained, type Wrote } from "./chain-groups.js";
 import type pg from "pg";
+import type { CallAnswer, ResultAnswer } from "../model.js";
+import { isReading } from "../common/revision-rules.js";
 
 // The session row locked, with the counters the call needs read in the same round trip.
 const LOCK_FOR_CALL = `SELECT s.context, s.enforcement, s.write_count,

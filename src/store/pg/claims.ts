@@ -2,17 +2,18 @@
 // advisory lock, and each bumps the team's `claims` counter, which the demoted-claims cache of every instance reads.
 import type { Clock } from "../../clock.js";
 import { normaliseKey } from "../../gates/values.js";
-import type { ClaimEvent, ClaimRow, ClaimStatus, ImportReport } from "../claims.js";
-import { InvalidClaimError } from "../claims.js";
-import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim, sameJson } from "../claim-rows.js";
-import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../claims-jsonl.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
+import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim } from "../common/claim-rows.js";
+import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../common/claims-jsonl.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { ClaimsRepo } from "../port.js";
 import { bumpVersion } from "./registry.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 import { pgAppend } from "./chain-append.js";
+import type { ClaimEvent, ClaimRow, ClaimStatus } from "../model.js";
+import { InvalidClaimError } from "../common/errors.js";
+import { danglingSupersedes, importReportOf, importStep } from "../common/claim-rows.js";
 
 type EventKind = "created" | "demoted" | "superseded" | "restored";
 
@@ -173,13 +174,7 @@ export function pgClaims(pool: pg.Pool, clock: Clock): ClaimsRepo {
       const parsed = parseLedgerText(text);
       const now = clock.now();
       return write(teamId, async (tq) => {
-        const report: ImportReport = {
-          imported: 0,
-          updated: 0,
-          unchanged: 0,
-          skipped: [...parsed.skipped],
-          warnings: [...parsed.warnings],
-        };
+        const report = importReportOf(parsed);
         const accepted: { line: number; claim: LedgerLine }[] = [];
         for (const { line, claim } of parsed.claims) {
           const existing = await find(tq, teamId, claim.id);
@@ -189,41 +184,24 @@ export function pgClaims(pool: pg.Pool, clock: Clock): ClaimsRepo {
             accepted.push({ line, claim });
             continue;
           }
-          const content = (["text", "key", "value", "supersedes"] as const).filter(
-            (f) => !sameJson(f === "key" && claim.key !== null ? normaliseKey(claim.key) : claim[f], existing[f]),
-          );
-          if (content.length > 0) {
-            report.skipped.push({
-              line,
-              reason:
-                `claim '${claim.id}' is already in the ledger with a different ${content.join(", ")}; ` +
-                `claims are immutable, so give the changed claim its own id and name '${claim.id}' in supersedes`,
-            });
+          const step = importStep(claim, existing);
+          if (step.action === "skip") {
+            report.skipped.push({ line, reason: step.reason });
             report.warnings = report.warnings.filter((w) => w.line !== line);
             continue;
           }
           accepted.push({ line, claim });
-          const wanted = { ...claim, superseded_by: claim.superseded_by ?? existing.superseded_by };
-          const state = ["status", "reason", "demoted_by", "watch", "superseded_by"] as const;
-          if (state.every((f) => existing[f] === wanted[f])) {
+          if (step.action === "unchanged") {
             report.unchanged += 1;
             continue;
           }
-          const kind: EventKind =
-            wanted.status === "demoted" ? "demoted" : wanted.status === "superseded" ? "superseded" : "restored";
-          await event(tq, teamId, claim.id, kind, wanted, now);
+          await event(tq, teamId, claim.id, step.kind, step.wanted, now);
           report.updated += 1;
         }
         for (const { line, claim } of accepted) {
           for (const old of claim.supersedes) {
             const target = await find(tq, teamId, old);
-            if (!target)
-              report.warnings.push({
-                line,
-                id: claim.id,
-                field: "supersedes",
-                reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
-              });
+            if (!target) report.warnings.push(danglingSupersedes(line, claim.id, old));
             else if (target.superseded_by !== claim.id) await markSuperseded(tq, teamId, old, claim.id, now);
           }
         }

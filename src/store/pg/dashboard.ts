@@ -3,25 +3,20 @@
 // thing, and from the same aggregate queries (booleans and counts in PostgreSQL's spelling) where only the pages do.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import type { DashboardRepo } from "../dashboard-repo.js";
-import { type ClosedDays, type DayRows, overviewFrom, type ReadDays } from "../dashboard-overview.js";
-import { DASHBOARD_SESSION_HOURS } from "../dashboard-sessions.js";
-import {
-  type AuditLink,
-  auditedAnswers,
-  type CodeCount,
-  evaluationsPage,
-  KEY_VALUES,
-  type RawEvaluationRow,
-} from "../dashboard.js";
-import { crossingsPageQuery } from "../crossings-page.js";
-import { NotFoundError } from "../errors.js";
+import { crossingsPageQuery } from "../common/crossings-page.js";
+import { NotFoundError } from "../common/errors.js";
 import type { LedgerStore } from "../port.js";
-import type { CrossingRow } from "../sessions.js";
-import { hashToken, sameDigest } from "../teams.js";
-import { candidateDigests, type TokenKey } from "../token-key.js";
+import { candidateDigests, type TokenKey } from "../common/token-key.js";
 import { type RawCrossing, toCrossing } from "./rows.js";
 import { inTransaction, type Q, queryOn } from "./tx.js";
+import type { CrossingRow } from "../model.js";
+import type { CodeCount, DashboardRepo } from "../dashboard.js";
+import type { ClosedDays, DayRows, ReadDays } from "../common/dashboard-overview.js";
+import { overviewFrom } from "../common/dashboard-overview.js";
+import { DASHBOARD_SESSION_HOURS, KEY_VALUES, auditedAnswers, evaluationsPage } from "../common/dashboard.js";
+import type { AuditLink, RawEvaluationRow } from "../common/dashboard.js";
+import { hashToken, sameDigest } from "../common/tokens.js";
+import { type SessionCodeRow, sessionsPage } from "../common/dashboard.js";
 
 const RANGE = "team_id = $1 AND created_at >= $2 AND created_at < $3";
 const DAY = "substr(created_at, 1, 10)";
@@ -149,20 +144,9 @@ export function pgDashboard(
     overview: (teamId, window, now) => overviewFrom(readDays, closed, teamId, window, now),
     sessions: async (teamId, filter) => {
       const rows = await store.sessions.list(teamId, filter);
-      const page = rows.slice(0, filter.limit);
-      const codes = new Map<string, CodeCount[]>();
-      if (page.length > 0) {
-        const found = await q<{ session_id: string; code: string; n: number }>(SESSION_CODES, [
-          page.map((r) => r.id),
-          teamId,
-        ]);
-        for (const r of found)
-          codes.get(r.session_id)?.push({ code: r.code, count: r.n }) ??
-            codes.set(r.session_id, [{ code: r.code, count: r.n }]);
-      }
-      const items = page.map((r) => ({ ...r, codes: codes.get(r.id) ?? [] }));
-      const last = items[items.length - 1];
-      return { items, next: rows.length > filter.limit && last ? [last.createdAt, last.id] : null };
+      const ids = rows.slice(0, filter.limit).map((r) => r.id);
+      const found = ids.length > 0 ? await q<SessionCodeRow>(SESSION_CODES, [ids, teamId]) : [];
+      return sessionsPage(rows, filter.limit, found);
     },
     session: async (teamId, id) => {
       const session = await orNull(store.sessions.get(teamId, id));

@@ -1,12 +1,11 @@
 // A team's datums and offsets on PostgreSQL; every write bumps the team's registry counter in its transaction.
-import { ConflictError } from "../errors.js";
-import { newId } from "../ids.js";
-import type { DatumRow, OffsetRow } from "../datums.js";
+import { ConflictError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { DatumsRepo } from "../port.js";
 import { bumpVersion, DATUM_SELECT, OFFSET_SELECT, type PgRegistryCache } from "./registry.js";
 import { inTransaction, isPgUniqueViolation, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
-import type { OffsetInput } from "../datums.js";
+import type { DatumRow, OffsetInput, OffsetRow } from "../model.js";
 
 const DATUM_COLUMNS = `id, name, kind, description, created_at AS "createdAt"`;
 const OFFSET_COLUMNS = `id, from_datum AS "from", to_datum AS "to", offset_m AS "offsetM", offset_value AS "offsetValue",

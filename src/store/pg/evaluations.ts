@@ -2,25 +2,30 @@
 // instances evaluating one task never miss each other: the history snapshot is read under the lock, the pure gates
 // decide over it, and the run is written before the lock is released.
 import type { Clock } from "../../clock.js";
-import { contractGate } from "../../gates/contract.js";
-import { type Result, splitEvaluationInput } from "../../gates/contracts.js";
-import { keyedClaims } from "../../gates/contradiction.js";
+import type { ContractVerdict } from "../../gates/contract.js";
 import { decide, runKeys } from "../../gates/decide.js";
 import type { ClaimHistory, DemotedClaim, LedgerClaim, PriorRunClaim } from "../../gates/ports.js";
 import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
-import { overlayHistory } from "../claim-history.js";
-import { NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
+import { NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { EvaluationsRepo } from "../port.js";
-import type { Evaluation } from "../runs.js";
-import { evaluationSummary, type RawRun, sourceColumns, storedEvaluation, taskIdOf } from "../run-rows.js";
+import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-rows.js";
 import { type PgRegistryCache, readVersion } from "./registry.js";
 import { pgEvidenceResolver } from "./evidence.js";
 import { parseJson } from "./rows.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type pg from "pg";
 import { pgAppend } from "./chain-append.js";
+import type { Evaluation } from "../model.js";
+import { overlayHistory } from "../common/claim-history.js";
+import {
+  type EvaluationRows,
+  evaluationRows,
+  type ParsedEvaluation,
+  parseEvaluation,
+  type RunClaimRow,
+} from "../common/evaluation-rows.js";
 
 // The stability read: a task's earlier released values per key from the summary the evaluation's transaction keeps
 // (run_key_values, as on SQLite), so its cost is the number of distinct values, not the length of the task's history.
@@ -72,8 +77,7 @@ export class DemotedCache {
 }
 
 /** Everything the gates will ask of history for this input, read up front (the ClaimHistory port is synchronous). */
-async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unknown): Promise<ClaimHistory> {
-  const contract = contractGate(splitEvaluationInput(input));
+async function snapshot(q: Q, demoted: DemotedCache, teamId: string, contract: ContractVerdict): Promise<ClaimHistory> {
   const keys = contract.ok ? runKeys(contract.runs) : [];
   const task = contract.ok ? contract.task.id : "";
   const dem = await demoted.read(q, teamId);
@@ -101,65 +105,52 @@ async function snapshot(q: Q, demoted: DemotedCache, teamId: string, input: unkn
   };
 }
 
-async function insertRun(q: Q, teamId: string, e: Evaluation, input: unknown, settings: Settings): Promise<void> {
-  const { id, task, created_at: at, ...decision } = e;
+/** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
+async function insertRun(
+  q: Q,
+  teamId: string,
+  e: Evaluation,
+  parsed: ParsedEvaluation,
+  settings: Settings,
+): Promise<void> {
+  const rows = evaluationRows(e, parsed, settings);
+  const [id, task, ...rest] = rows.run;
   await q(
     "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    [
-      id,
-      teamId,
-      task,
-      e.status,
-      e.overall_score,
-      JSON.stringify(decision),
-      JSON.stringify(input),
-      JSON.stringify(settings),
-      at,
-    ],
+    [id, teamId, task, ...rest],
   );
   await pgAppend(q, teamId, [["runs", id]]);
-  const contract = contractGate(splitEvaluationInput(input));
-  if (!contract.ok) return;
-  if (e.status === "released") await insertSources(q, teamId, e, contract.runs);
-  if (task === null) return;
-  const rows: unknown[][] = [];
-  contract.runs.forEach((run: Result, i) => {
-    for (const c of keyedClaims(run)) {
-      const named =
-        c.supersedes === undefined || c.supersedes === null
-          ? []
-          : Array.isArray(c.supersedes)
-            ? c.supersedes
-            : [c.supersedes];
-      rows.push([
-        c.key,
-        JSON.stringify(c.value ?? null),
-        c.text,
-        c.id ?? null,
-        i + 1,
-        named.length > 0 ? JSON.stringify(named) : null,
-      ]);
-    }
-  });
-  if (rows.length === 0) return;
-  const col = (n: number) => rows.map((r) => r[n]);
-  const released = e.status === "released";
+  if (rows.sources.length > 0) await insertSources(q, teamId, e, rows.sources);
+  if (task === null || rows.claims.length === 0) return;
+  const col = <K extends keyof RunClaimRow>(k: K) => rows.claims.map((c) => c[k]);
+  const at = e.created_at;
   const stored = await q<{ id: number; key: string; value: string; text: string; claim_id: string | null }>(
     `INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
      SELECT $1, $2, $3, r.key, r.value, r.text, r.claim_id, r.run_index, $4, r.supersedes, $5
      FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
        WITH ORDINALITY AS r(key, value, text, claim_id, run_index, supersedes, n) ORDER BY r.n
      RETURNING id, key, value, text, claim_id`,
-    [id, teamId, task, released, at, col(0), col(1), col(2), col(3), col(4), col(5)],
+    [
+      id,
+      teamId,
+      task,
+      rows.released,
+      at,
+      col("key"),
+      col("value"),
+      col("text"),
+      col("claimId"),
+      col("runIndex"),
+      col("supersedes"),
+    ],
   );
   await pgAppend(
     q,
     teamId,
     [...stored].sort((a, b) => a.id - b.id).map((r) => ["run_claims", r.id] as const),
   );
-  if (!released) return;
-  const restarted = [...new Set(rows.filter((r) => r[5] !== null).map((r) => r[0] as string))];
-  if (restarted.length > 0) await q(RESTART_KEYS, [teamId, task, restarted]);
+  if (!rows.released) return;
+  if (rows.restartedKeys.length > 0) await q(RESTART_KEYS, [teamId, task, rows.restartedKeys]);
   const of = <K extends keyof (typeof stored)[number]>(k: K) => stored.map((r) => r[k]);
   await q(SUMMARISE, [teamId, task, id, at, of("id"), of("key"), of("value"), of("text"), of("claim_id")]);
 }
@@ -174,9 +165,7 @@ const INSERT_SOURCES = `INSERT INTO evaluation_sources (run_id, team_id, task, r
       quality, observed_at, match, n) ORDER BY r.n`;
 
 /** The released evaluation's links to the sources its claims cite, in report order (as the SQLite store writes them). */
-async function insertSources(q: Q, teamId: string, e: Evaluation, runs: readonly Result[]): Promise<void> {
-  if (e.sources.length === 0) return;
-  const rows = e.sources.map((l) => sourceColumns(l, runs));
+async function insertSources(q: Q, teamId: string, e: Evaluation, rows: EvaluationRows["sources"]): Promise<void> {
   const col = (n: number) => rows.map((r) => r[n] ?? null);
   const ids = await q<{ id: number }>(`${INSERT_SOURCES} RETURNING id`, [
     e.id,
@@ -201,15 +190,16 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
   const demoted = new DemotedCache();
   return {
     evaluate: async (teamId, input, options = {}) => {
-      const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+      const parsed = parseEvaluation(input);
+      const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, parsed.settings);
       const record = options.record !== false;
-      const task = taskIdOf(input);
+      const task = parsed.taskId;
       const run = async (tq: Q): Promise<Evaluation> => {
         if (record && task !== null)
           await tq("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey("evaluate", teamId, task)]);
         const datums = await registries.current(tq, teamId);
-        const history = overlayHistory(await snapshot(tq, demoted, teamId, input), options.extraLedger ?? []);
-        const contract = contractGate(splitEvaluationInput(input));
+        const history = overlayHistory(await snapshot(tq, demoted, teamId, parsed.contract), options.extraLedger ?? []);
+        const { contract } = parsed;
         const evidence =
           options.resolveLedger === false
             ? null
@@ -224,7 +214,7 @@ export function pgEvaluations(pool: pg.Pool, clock: Clock, registries: PgRegistr
           ...(options.pathExists ? { pathExists: options.pathExists } : {}),
         });
         const evaluation: Evaluation = { id: newId(now.getTime()), task, created_at: now.toISOString(), ...decision };
-        if (record) await insertRun(tq, teamId, evaluation, input, settings);
+        if (record) await insertRun(tq, teamId, evaluation, parsed, settings);
         return evaluation;
       };
       const evaluation = record ? await inTransaction(pool, run) : await run(q);

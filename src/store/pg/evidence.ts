@@ -3,9 +3,10 @@
 import type { Result } from "../../gates/contracts.js";
 import { evidenceLocators, memoryResolver } from "../../gates/ledger-evidence.js";
 import type { EvidenceResolver, LedgerCrossing, RevisedState } from "../../gates/ports.js";
-import { MAX_CHAIN, seriesOf } from "../evidence.js";
-import { groupByPosition, ScopePlan } from "../evidence-plan.js";
+import { groupByPosition, ScopePlan } from "../common/evidence-plan.js";
 import type { Q } from "./tx.js";
+import { MAX_CHAIN, seriesOf } from "../common/evidence-plan.js";
+import { type RevisionStepRow, revisedStep } from "../common/evidence-plan.js";
 
 /** A crossing row of a batch query: `at` is the 0-based position in the list the query was sent. */
 type RawCrossing = {
@@ -47,31 +48,16 @@ const CROSSINGS = `SELECT (j.k - 1)::int AS at, ${columns("c.session_id", `(${US
 const LATEST_REVISION = `SELECT id, after_crossing_id, after_value, after_unit, after_quality, detected_at FROM revisions
   WHERE before_crossing_id = $1 AND team_id = $2 ORDER BY id DESC LIMIT 1`;
 
-type RawRevision = {
-  id: string;
-  after_crossing_id: number | null;
-  after_value: number;
-  after_unit: string;
-  after_quality: string | null;
-  detected_at: string;
-};
-
 /** Follows a crossing's revisions to their end, as the SQLite resolver does. */
 async function revisedState(q: Q, teamId: string, crossingId: number): Promise<RevisedState | null> {
   let state: RevisedState | null = null;
   let at: number | null = crossingId;
   for (let i = 0; at !== null && i < MAX_CHAIN; i++) {
-    const [r]: RawRevision[] = await q<RawRevision>(LATEST_REVISION, [at, teamId]);
+    const [r]: RevisionStepRow[] = await q<RevisionStepRow>(LATEST_REVISION, [at, teamId]);
     if (!r) break;
-    state = {
-      revision_id: r.id,
-      value: r.after_value,
-      unit: r.after_unit,
-      quality: r.after_quality,
-      detected_at: r.detected_at,
-      crossing_id: r.after_crossing_id === null ? null : Number(r.after_crossing_id),
-    };
-    at = state.crossing_id;
+    const next = revisedStep(r);
+    state = next;
+    at = next.crossing_id;
   }
   return state;
 }

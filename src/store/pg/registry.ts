@@ -1,10 +1,10 @@
 // Each team's datum registry and compiled declarations, cached per process. Another instance's writes are seen through
 // the team's `registry` counter in team_versions, which every datum or offset write bumps in its own transaction.
-import { compileTool, type ToolDeclaration, type ToolDeclarationInput } from "../../guard/declaration.js";
+import type { ToolDeclaration, ToolDeclarationInput } from "../../guard/declaration.js";
 import { DatumRegistry } from "../../quantity/datums.js";
-import type { DatumRow, OffsetRow } from "../datums.js";
-import type { ToolRow } from "../tools.js";
 import type { Q } from "./tx.js";
+import type { DatumRow, OffsetRow, ToolRow } from "../model.js";
+import { CompiledTools } from "../common/compiled-tools.js";
 
 /** The columns of a datum row, aliased to DatumRow. */
 export const DATUM_SELECT = `SELECT id, name, kind, description, created_at AS "createdAt" FROM datums WHERE team_id = $1 ORDER BY name`;
@@ -74,8 +74,7 @@ export const toToolRow = (r: RawTool): ToolRow => ({
 export const TOOL_COLUMNS = "name, version, declaration, created_at";
 
 /** Compiled declarations by (team, name, version): a stored version never changes. */
-export class PgToolCache {
-  private readonly byVersion = new Map<string, ToolDeclaration>();
+export class PgToolCache extends CompiledTools {
   private readonly latestByName = new Map<string, number | null>();
 
   /** The latest version of a tool last seen under a session lock (null: none declared), or undefined when not seen. */
@@ -89,23 +88,6 @@ export class PgToolCache {
     this.latestByName.set(`${teamId}\u0000${name}`, version);
   }
 
-  /** The compiled declaration of a stored version already in memory, or undefined. */
-  remembered(teamId: string, name: string, version: number): ToolDeclaration | undefined {
-    return this.byVersion.get(`${teamId}\u0000${name}\u0000${version}`);
-  }
-
-  /** The compiled form of a stored row. */
-  compiledOf(teamId: string, row: ToolRow, datums: DatumRegistry): ToolDeclaration {
-    const key = `${teamId}\u0000${row.name}\u0000${row.version}`;
-    let c = this.byVersion.get(key);
-    if (!c) {
-      c = compileTool(row.name, row.declaration, { datums }, row.version);
-      if (this.byVersion.size > 5000) this.byVersion.clear();
-      this.byVersion.set(key, c);
-    }
-    return c;
-  }
-
   /** The compiled declaration of version `version` of a tool, or null when it is not stored. */
   async compiled(
     q: Q,
@@ -115,7 +97,7 @@ export class PgToolCache {
     datums: DatumRegistry,
   ): Promise<ToolDeclaration | null> {
     if (version === null) return null;
-    const hit = this.byVersion.get(`${teamId}\u0000${name}\u0000${version}`);
+    const hit = this.remembered(teamId, name, version);
     if (hit) return hit;
     const rows = await q<RawTool>(
       `SELECT ${TOOL_COLUMNS} FROM tools WHERE team_id = $1 AND name = $2 AND version = $3`,

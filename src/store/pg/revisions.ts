@@ -3,32 +3,24 @@
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import type { CrossingDraft } from "../../guard/verdict.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { RevisionsRepo } from "../port.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
 import {
-  type AffectedEvaluation,
   COLUMNS,
-  type CrossingClaim,
   declaredRevision,
   differs,
   flagsChange,
   fmt,
   isReading,
   observedUtc,
-  type RawReading,
-  type RawRevision,
-  type Revision,
   revisionOf,
-} from "../revisions.js";
-import {
-  LINK_COLUMNS,
-  type RawRevisedSource,
-  REVISED_JOINS,
-  REVISION_COLUMNS,
-  revisedSourcesOf,
-} from "../revised-sources.js";
-import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+} from "../common/revision-rules.js";
+import type { RawReading, RawRevision } from "../common/revision-rules.js";
+import { LINK_COLUMNS, REVISED_JOINS, REVISION_COLUMNS, revisedSourcesOf } from "../common/revised-sources.js";
+import type { RawRevisedSource } from "../common/revised-sources.js";
 import { pgAppend } from "./chain-append.js";
 
 const LATEST_READING = `SELECT id, session_id, value, unit, quality, observed_at, flags FROM crossings

@@ -1,9 +1,9 @@
 // Row shapes as PostgreSQL answers them (booleans are booleans, JSON is text) mapped to the store's row types.
-import { observedUtc } from "../revisions.js";
 import type { CrossingDraft } from "../../guard/verdict.js";
-import type { RawCall as AnyCall, RawCrossing as AnyCrossing, RawOutput as AnyOutput } from "../session-rows.js";
+import type { RawCall as AnyCall, RawCrossing as AnyCrossing, RawOutput as AnyOutput } from "../common/session-rows.js";
 
-export { type RawSession, toCall, toCrossing, toOutput, toSession } from "../session-rows.js";
+export { type RawSession, toCall, toCrossing, toOutput, toSession } from "../common/session-rows.js";
+import { observedUtc } from "../common/revision-rules.js";
 /** A call row as PostgreSQL answers it. */
 export type RawCall = AnyCall<boolean>;
 /** A crossing row as PostgreSQL answers it. */

@@ -1,14 +1,12 @@
 // Sessions, calls, crossings, audits, manifests and packs on PostgreSQL: the session side of the PgStore.
 import type { Clock } from "../../clock.js";
-import { enforcementReport } from "../../guard/report.js";
 import { auditAnswer } from "../../provenance/audit.js";
 import { buildManifest } from "../../provenance/manifest.js";
 import type { StoredAudit } from "../../provenance/manifest.js";
 import { dimensionKey, toSI } from "../../quantity/units.js";
-import type { DatumRow, OffsetRow } from "../datums.js";
-import { NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
-import { newSessionColumns } from "../session-rows.js";
+import { NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+import { newSessionColumns } from "../common/session-rows.js";
 import type {
   AuditsRepo,
   CallsRepo,
@@ -18,8 +16,6 @@ import type {
   PacksRepo,
   SessionsRepo,
 } from "../port.js";
-import { CROSSING_TOLERANCE } from "../queries.js";
-import type { CallRow, SessionRow } from "../sessions.js";
 import { type CallDeps, rememberedCall, rememberedResult, storeCall, storeResult } from "./calls.js";
 import { DATUM_SELECT, OFFSET_SELECT, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import {
@@ -37,6 +33,10 @@ import type pg from "pg";
 import type { PgToolsRepo } from "./tools.js";
 import { pgAppend } from "./chain-append.js";
 import { chainSettings } from "../common/chain.js";
+import type { CallRow, DatumRow, OffsetRow, SessionRow } from "../model.js";
+import { CROSSING_TOLERANCE } from "../common/session-rows.js";
+import { sessionReport } from "../common/session-rows.js";
+import { type RawAudit, type RawAuditItem, storedAudits } from "../common/audit-rows.js";
 
 /** What the session-side repositories share. */
 export type SessionDeps = CallDeps & { pool: pg.Pool; clock: Clock; toolsRepo: PgToolsRepo };
@@ -138,17 +138,7 @@ export function pgSessions({ pool, clock, sessionCache }: SessionDeps): Sessions
     },
     report: async (teamId, sessionId) => {
       const session = await getSession(q, teamId, sessionId);
-      const calls = await listCalls(q, teamId, sessionId);
-      const violations = calls.flatMap((c) =>
-        [...c.violations, ...(c.resultViolations ?? [])].map((v) => ({
-          callId: c.id,
-          tool: c.tool,
-          param: v.param,
-          code: v.code,
-          message: v.message,
-        })),
-      );
-      return enforcementReport(session.callCount, violations, session.enforcement);
+      return sessionReport(session, await listCalls(q, teamId, sessionId));
     },
   };
 }
@@ -208,52 +198,17 @@ export function pgCrossings({ pool }: SessionDeps): CrossingsRepo {
   };
 }
 
-type RawAudit = { id: string; answer: string; context: string; ok: boolean; created_at: string };
-type RawItem = {
-  audit_id: string;
-  position: number;
-  text: string;
-  value: number;
-  unit: string | null;
-  status: string;
-  source: string | null;
-  source_call_id: string | null;
-  explanation: string;
-};
-
 async function auditsOf(q: Q, teamId: string, sessionId: string): Promise<StoredAudit[]> {
-  const items = new Map<string, StoredAudit["items"]>();
-  const rows = await q<RawItem>(
+  const rows = await q<RawAuditItem>(
     `SELECT i.audit_id, i.position, i.text, i.value, i.unit, i.status, i.source, i.source_call_id, i.explanation
      FROM audit_items i JOIN audits a ON a.id = i.audit_id WHERE a.session_id = $1 AND a.team_id = $2 ORDER BY i.audit_id, i.position`,
     [sessionId, teamId],
   );
-  for (const r of rows) {
-    const list = items.get(r.audit_id) ?? [];
-    list.push({
-      position: r.position,
-      text: r.text,
-      value: r.value,
-      unit: r.unit,
-      status: r.status,
-      source: r.source,
-      sourceCallId: r.source_call_id,
-      explanation: r.explanation,
-    });
-    items.set(r.audit_id, list);
-  }
   const audits = await q<RawAudit>(
     "SELECT id, answer, context, ok, created_at FROM audits WHERE session_id = $1 AND team_id = $2 ORDER BY created_at, id",
     [sessionId, teamId],
   );
-  return audits.map((a) => ({
-    id: a.id,
-    answer: a.answer,
-    context: a.context,
-    ok: a.ok,
-    createdAt: a.created_at,
-    items: items.get(a.id) ?? [],
-  }));
+  return storedAudits(audits, rows);
 }
 
 /** Answer audits: the session locked, its outputs read and the audit stored in one transaction. */

@@ -3,9 +3,8 @@
 // task, per team registry or ledger), and per-process caches check the team's counters in team_versions.
 import type { UndeclaredTools } from "../../guard/verdict.js";
 import { fixedClock, systemClock, type Clock } from "../../clock.js";
-import { newId } from "../ids.js";
+import { newId } from "../common/ids.js";
 import type { LedgerStore, StoreInfo } from "../port.js";
-import { EXAMPLE_TOOLS, type SeedSummary } from "../seed.js";
 import { SessionCache } from "./call-cache.js";
 import { callGroups, storeCall, storeResult } from "./calls.js";
 import { PgBenchRuns } from "./bench-runs.js";
@@ -23,7 +22,9 @@ import { pgTools } from "./tools.js";
 import { pgUpstreams } from "./upstreams.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
 import { pgAppend } from "./chain-append.js";
-import { bindTokenKey, resolveTokenKey, tokenKeyFor } from "../token-key.js";
+import { bindTokenKey, resolveTokenKey, tokenKeyFor } from "../common/token-key.js";
+import type { SeedSummary } from "../model.js";
+import { EXAMPLE_TOOLS } from "../common/example-tools.js";
 
 /** How a PostgreSQL store is opened. */
 export type PgStoreOptions = {

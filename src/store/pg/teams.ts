@@ -1,14 +1,21 @@
 // Teams and bearer tokens on PostgreSQL, through drizzle's pg dialect (the same statements as ../teams.ts).
 import { and, eq, inArray, isNull, like, notInArray, notLike, sql } from "drizzle-orm";
 import type { Clock } from "../../clock.js";
-import { ConflictError, NotFoundError } from "../errors.js";
-import { newId } from "../ids.js";
+import { ConflictError, NotFoundError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
 import type { TeamsRepo } from "../port.js";
-import { DEFAULT_TEAM, generateToken, type Principal, sameDigest, type Team } from "../teams.js";
-import { type TokenKey, TokenKeyMismatchError, candidateDigests, keyedDigest, otherKeyPattern } from "../token-key.js";
+import {
+  type TokenKey,
+  TokenKeyMismatchError,
+  candidateDigests,
+  keyedDigest,
+  otherKeyPattern,
+} from "../common/token-key.js";
 import type { PgDb } from "./open.js";
 import { teams, tokens } from "./schema.js";
 import { isPgUniqueViolation } from "./tx.js";
+import type { Principal, Team } from "../model.js";
+import { DEFAULT_TEAM, generateToken, sameDigest } from "../common/tokens.js";
 
 /**
  * How long a verified token is trusted without asking the database again. Every request authenticates, and on

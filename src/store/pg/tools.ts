@@ -1,12 +1,12 @@
 // Tool declarations on PostgreSQL: versioned by content per team, one writer per (team, tool) at a time.
 import { compileTool } from "../../guard/declaration.js";
 import type { ToolsRepo } from "../port.js";
-import { newId } from "../ids.js";
-import { canonicalJson } from "../tools.js";
+import { newId } from "../common/ids.js";
 import { type PgRegistryCache, type PgToolCache, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import { inTransaction, lockKey, queryOn } from "./tx.js";
 import type pg from "pg";
 import { pgAppend } from "./chain-append.js";
+import { canonicalJson } from "../common/canonical-json.js";
 
 type RawTool = { name: string; version: number; declaration: string; created_at: string };
 

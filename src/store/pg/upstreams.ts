@@ -3,20 +3,20 @@
 import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import { checkPins, type Drift, type Pin } from "../../gateway/pins.js";
+import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import {
   DRIFT_COLS,
-  type DriftRaw,
+  PIN_COLS,
   driftOf,
   listedDrift,
   openDrift,
-  PIN_COLS,
-  type PinRaw,
   pinOf,
   planApproval,
-  type UpstreamsRepo,
   upstreamStates,
-} from "../upstreams.js";
-import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
+} from "../common/upstreams.js";
+import type { DriftRaw, PinRaw } from "../common/upstreams.js";
+import type { UpstreamsRepo } from "../port.js";
+import { driftValues } from "../common/upstreams.js";
 
 /** The upstreams repository of a PostgreSQL ledger; every method is scoped to a team. */
 export function pgUpstreams(pool: pg.Pool, clock: Clock): UpstreamsRepo {
@@ -46,16 +46,7 @@ export function pgUpstreams(pool: pg.Pool, clock: Clock): UpstreamsRepo {
   const addDrift = (q: Q, team: string, upstream: string, d: Drift) =>
     q(
       "INSERT INTO upstream_drifts (team_id, upstream, tool, kind, before, after, detected_at, approved_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-      [
-        team,
-        upstream,
-        d.tool,
-        d.kind,
-        d.before === null ? null : JSON.stringify(d.before),
-        d.after === null ? null : JSON.stringify(d.after),
-        d.detected_at,
-        d.approved_at,
-      ],
+      driftValues(team, upstream, d),
     );
   return {
     observe: (team, upstream, mode, listed) =>

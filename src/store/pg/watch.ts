@@ -1,7 +1,7 @@
 // The revision watch's rows on PostgreSQL, with the same query and state as SQLite (src/store/watch.ts).
 import type pg from "pg";
 import type { WatchedReading, WatchRepo, WatchState } from "../port.js";
-import { PAGE_END_SQL, WATCHED_SQL } from "../watch.js";
+import { PAGE_END_SQL, WATCHED_SQL } from "../common/watch-sql.js";
 
 const COLUMNS = [
   "team_id",

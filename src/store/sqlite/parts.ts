@@ -1,10 +1,10 @@
 // The synchronous SQLite repositories of one open database, built once per handle and shared by every store over it.
-import type { AuditStore } from "../audits.js";
-import { auditsFor } from "../audits.js";
-import { ClaimStore } from "../claims.js";
-import type { LedgerDb } from "../db.js";
-import { type Ledger, ledgerFor } from "../ledger.js";
-import { RunStore } from "../runs.js";
+import type { AuditStore } from "./audits.js";
+import { auditsFor } from "./audits.js";
+import { ClaimStore } from "./claims.js";
+import type { LedgerDb } from "./db.js";
+import { type Ledger, ledgerFor } from "./ledger.js";
+import { RunStore } from "./runs.js";
 import { systemClock } from "../../clock.js";
 
 /** Today's repositories over one database: the guarded-call service, claims, runs and audits. */

@@ -2,9 +2,9 @@
 // so a command that only migrates never loads the guard, the gates or mathjs.
 import type { UndeclaredTools } from "../../guard/verdict.js";
 import type { Clock } from "../../clock.js";
-import type { LedgerDb } from "../db.js";
-import { listDatums, listOffsets } from "../datums.js";
-import { ConflictError } from "../errors.js";
+import type { LedgerDb } from "./db.js";
+import { listDatums, listOffsets } from "./datums.js";
+import { ConflictError } from "../common/errors.js";
 import type {
   AuditsRepo,
   CallsRepo,
@@ -19,7 +19,7 @@ import type {
   TeamsRepo,
   ToolsRepo,
 } from "../port.js";
-import { seedDatabase } from "../seed.js";
+import { seedDatabase } from "./seed.js";
 import {
   authenticate,
   checkTokenKey,
@@ -31,7 +31,7 @@ import {
   findTeamByName,
   revokeToken,
   rotateAdminToken,
-} from "../teams.js";
+} from "./teams.js";
 import { partsOf, type SqliteParts } from "./parts.js";
 import {
   sqliteAudits,
@@ -40,7 +40,7 @@ import {
   sqliteManifests,
   sqlitePacks,
   sqliteSessions,
-} from "./sessions.js";
+} from "./session-repo.js";
 
 /** Every aggregate of the SQLite store, and its seed. */
 export type SqliteRepos = {

@@ -2,16 +2,17 @@
 // schema alone, so `migrate`, `backup` and the CLI's --help start fast; the first query loads the rest once.
 import type { UndeclaredTools } from "../../guard/verdict.js";
 import { systemClock, type Clock } from "../../clock.js";
-import { openDb, type LedgerDb } from "../db.js";
+import { openDb, type LedgerDb } from "./db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
-import { type BenchRunsRepo, sqliteBenchRuns } from "../bench-runs.js";
-import type { DashboardRepo } from "../dashboard-repo.js";
+import { sqliteBenchRuns } from "./bench-runs.js";
 import type { RevisionsRepo, WatchRepo } from "../port.js";
-import { sqliteRevisedSources } from "../revised-sources.js";
-import { sqliteWatch } from "../watch.js";
-import { RevisionStore } from "../revisions.js";
-import { sqliteUpstreams, type UpstreamsRepo } from "../upstreams.js";
+import { sqliteRevisedSources } from "./revised-sources.js";
+import { sqliteWatch } from "./watch.js";
+import { RevisionStore } from "./revisions.js";
+import { sqliteUpstreams } from "./upstreams.js";
 import type { SqliteRepos } from "./repos.js";
+import type { BenchRunsRepo, UpstreamsRepo } from "../port.js";
+import type { DashboardRepo } from "../dashboard.js";
 
 /** How a SQLite store is built. */
 export type SqliteStoreOptions = {
@@ -53,7 +54,7 @@ function lazyDashboard(db: LedgerDb): DashboardRepo {
     get(_target, method) {
       if (typeof method !== "string" || method === "then") return undefined;
       return (...args: unknown[]) => {
-        loaded ??= import("../dashboard-repo.js").then((m) => m.sqliteDashboard(db));
+        loaded ??= import("./dashboard-repo.js").then((m) => m.sqliteDashboard(db));
         return loaded.then((r) => (r as unknown as Record<string, AnyMethod>)[method]!(...args));
       };
     },
@@ -174,11 +175,6 @@ export function openSqliteStore(
   });
 }
 
-/** True for an open LedgerDb handle (as opposed to a LedgerStore). */
-export function isLedgerDb(x: LedgerStore | LedgerDb): x is LedgerDb {
-  return !("engine" in x) && "sqlite" in x;
-}
-
 /**
  * The SQLite handle under a store, for code not yet behind the port (the dashboard, the harness routes); any other
  * engine is refused with what to configure instead.
@@ -189,9 +185,4 @@ export function sqliteHandleOf(store: LedgerStore, what: string): LedgerDb {
     `${what} needs a SQLite store in this version, but AGENT_LEDGER_DB names a ${store.engine} database; ` +
       "set AGENT_LEDGER_DB to a SQLite file path",
   );
-}
-
-/** The store itself, or a SQLite store over a caller's LedgerDb (for callers that still hold one). */
-export function asStore(x: LedgerStore | LedgerDb, options: { clock?: Clock } = {}): LedgerStore {
-  return isLedgerDb(x) ? sqliteStore(x, options) : x;
 }

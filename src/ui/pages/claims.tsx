@@ -2,9 +2,6 @@
 // claim, its events, and its key's values across every task's released runs as a strip plot.
 import type { Child } from "hono/jsx";
 import { tryConvert } from "../../quantity/units.js";
-import type { ClaimRow } from "../../store/claims.js";
-import type { KeyValue } from "../../store/dashboard.js";
-import { QueryError } from "../../store/queries.js";
 import { type StripPoint, StripPlot } from "../charts/strip.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
@@ -12,6 +9,9 @@ import { cleanUrl, cursorOf, one, readParams } from "../filters.js";
 import { encodeKey, href, shortTime, withParam } from "../format.js";
 import { Layout } from "../layout.js";
 import { problemPage } from "../problem.js";
+import type { ClaimRow } from "../../store/model.js";
+import type { KeyValue } from "../../store/dashboard.js";
+import { QueryError } from "../../query-params.js";
 
 const NAMES = ["status", "q", "cursor"] as const;
 const STATUSES = ["live", "demoted", "superseded"] as const;

@@ -1,12 +1,12 @@
 // /ui/crossings: every crossing of the team, newest first; the violation codes as chips with their counts filter the
 // list, and so does the tool.
 import type { Child } from "hono/jsx";
-import type { CrossingRow } from "../../store/sessions.js";
 import { Badge, CodeChip, Empty, Pager, swapTo } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { cleanUrl, codeOf, cursorOf, one, readParams } from "../filters.js";
 import { count, encodeKey, href, magnitude, shortTime, withParam, type Params } from "../format.js";
 import { Layout } from "../layout.js";
+import type { CrossingRow } from "../../store/model.js";
 
 const NAMES = ["code", "tool", "cursor"] as const;
 const PAGE = 100;

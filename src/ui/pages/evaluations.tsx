@@ -3,14 +3,14 @@
 import type { Child } from "hono/jsx";
 import type { Decision } from "../../gates/decision.js";
 import { GATE_NAMES, type GateStatus } from "../../gates/outcome-kit.js";
-import type { EvaluationRow } from "../../store/dashboard.js";
-import { QueryError } from "../../store/queries.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { cleanUrl, cursorOf, one, readParams } from "../filters.js";
 import { encodeKey, href, magnitude, shortTime, withParam, type Params } from "../format.js";
 import { Layout } from "../layout.js";
 import { problemPage } from "../problem.js";
+import type { EvaluationRow } from "../../store/dashboard.js";
+import { QueryError } from "../../query-params.js";
 
 const NAMES = ["task", "status", "cursor"] as const;
 const PAGE = 100;

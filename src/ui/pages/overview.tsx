@@ -2,13 +2,13 @@
 // code over time, evaluations released and blocked over time.
 import type { Child } from "hono/jsx";
 import type { Overview } from "../../store/dashboard.js";
-import { QueryError } from "../../store/queries.js";
 import { type BarSeries, StackedBars } from "../charts/bars.js";
 import { CodeChip, Stat } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { one, readParams } from "../filters.js";
 import { count, counted, daysBetween, href, percent } from "../format.js";
 import { Layout } from "../layout.js";
+import { QueryError } from "../../query-params.js";
 
 /** The windows the overview offers, in days. */
 export const WINDOWS = [7, 30, 90] as const;

@@ -2,13 +2,13 @@
 // the released evaluations whose claims rested on the value it replaced.
 import type { Child } from "hono/jsx";
 import { type WatchStatus, watchStatus } from "../../packs/ogc/watch.js";
-import { parseInstant } from "../../store/queries.js";
-import type { Revision, RevisionSide } from "../../store/revisions.js";
 import { Badge, Empty, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { cleanUrl, cursorOf, one, readParams } from "../filters.js";
 import { encodeKey, href, magnitude, shortTime, withParam, type Params } from "../format.js";
 import { Layout } from "../layout.js";
+import type { Revision, RevisionSide } from "../../store/model.js";
+import { parseInstant } from "../../query-params.js";
 
 const NAMES = ["source", "since", "cursor"] as const;
 const PAGE = 100;

@@ -2,13 +2,13 @@
 // by status and linked to the crossing they trace to.
 import type { Child } from "hono/jsx";
 import type { Violation } from "../../guard/verdict.js";
-import type { AuditedAnswer, AuditedNumber, SessionDetail } from "../../store/dashboard.js";
-import type { CrossingRow } from "../../store/sessions.js";
 import { problemPage } from "../problem.js";
 import { Badge, CodeChip, Empty, LabelChip } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { counted, href, magnitude, shortTime } from "../format.js";
 import { Layout } from "../layout.js";
+import type { CrossingRow } from "../../store/model.js";
+import type { AuditedAnswer, AuditedNumber, SessionDetail } from "../../store/dashboard.js";
 
 /** The answer cut into plain text and marked numbers, each number found after the previous one. Pure. */
 export function markAnswer(answer: string, numbers: readonly AuditedNumber[]): (string | AuditedNumber)[] {

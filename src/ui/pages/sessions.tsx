@@ -2,8 +2,6 @@
 // keyset pages, and CSV and JSON Lines exports of the current filter.
 import type { Child } from "hono/jsx";
 import { VIOLATION_CODES } from "../../quantity/errors.js";
-import type { SessionListRow } from "../../store/dashboard.js";
-import type { SessionRow } from "../../store/sessions.js";
 import { CodeChip, Empty, LabelChip, Pager } from "../components.js";
 import type { UiApp, UiDeps } from "../env.js";
 import { all, cleanUrl, cursorOf, one, readParams, sessionFilter, type SessionParams } from "../filters.js";
@@ -19,6 +17,8 @@ import {
   type Params,
 } from "../format.js";
 import { Layout } from "../layout.js";
+import type { SessionRow } from "../../store/model.js";
+import type { SessionListRow } from "../../store/dashboard.js";
 
 const NAMES = ["label", "tool", "code", "since", "until", "cursor"] as const;
 const PAGE = 50;

@@ -3,11 +3,12 @@
 import type { Child } from "hono/jsx";
 import { definitionDiff } from "../../gateway/diff.js";
 import type { Drift } from "../../gateway/pins.js";
-import type { UpstreamState, UpstreamsRepo } from "../../store/upstreams.js";
 import { Badge, Empty } from "../components.js";
 import type { UiApp } from "../env.js";
 import { shortTime } from "../format.js";
 import { Layout } from "../layout.js";
+import type { UpstreamState } from "../../store/common/upstreams.js";
+import type { UpstreamsRepo } from "../../store/port.js";
 
 const show = (v: unknown): string => (v === undefined ? "(absent)" : JSON.stringify(v, null, 1).replace(/\n\s*/g, " "));
 

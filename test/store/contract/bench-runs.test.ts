@@ -1,8 +1,8 @@
 // Store contract: graded harness runs beside their sessions, once per session, listed by label and batch.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BenchRun } from "../../../src/store/bench-runs.js";
 import type { LedgerStore } from "../../../src/store/port.js";
 import { enginesUnderTest, settableClock } from "./engines.js";
+import type { BenchRun } from "../../../src/store/model.js";
 
 const run = (sessionId: string, condition: string, at: string): BenchRun => ({
   session_id: sessionId,

@@ -93,9 +93,19 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
 
   it("chains a reading's qualifier flags as stored, and a re-read that revises only its flags, so both verify", async () => {
     const teamId = await freshTeam(store);
-    await store.tools.put(teamId, "read_discharge", { params: { site: {} }, returns: { discharge: { unit: "ft^3/s" } } });
+    await store.tools.put(teamId, "read_discharge", {
+      params: { site: {} },
+      returns: { discharge: { unit: "ft^3/s" } },
+    });
     const reading = (flags: string[]) => ({
-      discharge: { value: 412000, unit: "ft^3/s", quality: "unverified", source: "usgs:07374000:00060:s1", observed_at: "2026-03-14T15:15:00Z", flags },
+      discharge: {
+        value: 412000,
+        unit: "ft^3/s",
+        quality: "unverified",
+        source: "usgs:07374000:00060:s1",
+        observed_at: "2026-03-14T15:15:00Z",
+        flags,
+      },
     });
     for (const flags of [["Bkw"], ["Ice"]]) {
       const s = await store.sessions.create(teamId, { context: "Baton Rouge" });

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config.js";
 import { openStore } from "../../../src/store/open.js";
 import type { LedgerStore } from "../../../src/store/port.js";
-import { EXAMPLE_TOOLS } from "../../../src/store/seed.js";
 import { enginesUnderTest, settableClock } from "./engines.js";
+import { EXAMPLE_TOOLS } from "../../../src/store/common/example-tools.js";
 
 describe.each(await enginesUnderTest())("$name store: schema and seed", (engine) => {
   let store: LedgerStore;

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ToolDefinition, toolDigest } from "../../../src/gateway/pins.js";
 import type { LedgerStore } from "../../../src/store/port.js";
-import type { UpstreamsRepo } from "../../../src/store/upstreams.js";
 import { enginesUnderTest, freshTeam, type SettableClock, settableClock } from "./engines.js";
+import type { UpstreamsRepo } from "../../../src/store/port.js";
 
 const read: ToolDefinition = {
   name: "read_discharge",

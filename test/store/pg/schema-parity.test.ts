@@ -4,7 +4,7 @@ import { getTableConfig as pgConfig, PgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, test } from "vitest";
 import * as pgSchema from "../../../src/store/pg/schema.js";
-import * as sqliteSchema from "../../../src/store/schema.js";
+import * as sqliteSchema from "../../../src/store/sqlite/schema.js";
 
 type Shape = {
   columns: Record<string, { notNull: boolean; hasDefault: boolean; primary: boolean; family: string }>;

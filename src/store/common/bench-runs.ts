@@ -1,0 +1,30 @@
+// Harness runs' columns, in the order both engines store and read them.
+
+/** The columns of bench_runs a run is written and read with (team_id aside), in order. */
+export const BENCH_RUN_COLUMNS = [
+  "session_id",
+  "batch",
+  "suite",
+  "task",
+  "condition",
+  "model",
+  "replicate",
+  "recorded_id",
+  "outcome",
+  "stated",
+  "detail",
+  "violations",
+  "audit_unsourced",
+  "audit_mislabelled",
+  "audit_flagged",
+  "undetected",
+  "silent_error",
+  "tool_calls",
+  "turns",
+  "prompt_tokens",
+  "completion_tokens",
+  "derived",
+  "answer",
+  "error",
+  "created_at",
+] as const;

@@ -1,0 +1,198 @@
+// Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
+import type { Database, Statement } from "better-sqlite3";
+import type { Clock } from "../../clock.js";
+import { decide } from "../../gates/decide.js";
+import type { ClaimHistory } from "../../gates/ports.js";
+import { createQuantityComparer } from "../../gates/quantity-compare.js";
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
+import type { WatchCache } from "../../gates/watch.js";
+import { claimHistory } from "./claim-history.js";
+import type { LedgerLine } from "../common/claims-jsonl.js";
+import { NotFoundError } from "../common/errors.js";
+import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-rows.js";
+import { evidenceResolver } from "./evidence.js";
+import { newId } from "../common/ids.js";
+import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
+import { overlayHistory } from "../common/claim-history.js";
+import { evaluationRows, type ParsedEvaluation, parseEvaluation } from "../common/evaluation-rows.js";
+import { sqliteChain } from "./chain.js";
+import { withParseMemo } from "../../gates/contract.js";
+
+/** What `evaluate` needs besides the input. */
+export type EvaluateOptions = {
+  clock: Clock;
+  /** Base settings (defaults, or a thresholds.toml merged over them); the input's own `settings` go on top. */
+  settings?: Settings;
+  /** False: decide against history but write nothing. */
+  record?: boolean;
+  /** Ledger lines used for this evaluation only (a file ledger), over the stored ledger. */
+  extraLedger?: readonly LedgerLine[];
+  /** The team's datum names, so claim values like "12 ft MYGAUGE" compare as elevations. */
+  datums?: Iterable<string>;
+  watchCache?: WatchCache;
+  /** For `evidence.check_paths`: whether a file source exists (only a caller that knows the input's directory can say). */
+  pathExists?: (path: string) => boolean;
+  /** False: leave ledger locators unresolved (there is no real ledger behind this store); default true. */
+  resolveLedger?: boolean;
+};
+
+/** Repository and service of gated runs. Every method is scoped to a team. */
+export class RunStore {
+  private readonly s: Record<
+    "insertRun" | "insertClaim" | "insertSource" | "get" | "list" | "listByTask" | "restartKey" | "summarise",
+    Statement
+  >;
+
+  constructor(private readonly sqlite: Database) {
+    const p = (sql: string) => sqlite.prepare(sql);
+    this.s = {
+      insertRun: p(
+        "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      insertClaim:
+        p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertSource:
+        p(`INSERT INTO evaluation_sources (run_id, team_id, task, run_index, claim_id, claim_text, locator, status,
+        crossing_id, session_id, seq, tool, value, unit, quality, observed_at, match, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      restartKey: p("DELETE FROM run_key_values WHERE team_id = ? AND task = ? AND key = ?"),
+      summarise:
+        p(`INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)
+                    VALUES (@team, @task, @key, @value, @claim_id, @first_id, @run_id, @text, @at)
+                    ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = min(first_id, excluded.first_id),
+                    last_run_id = max(last_run_id, excluded.last_run_id), text = min(text, excluded.text),
+                    last_created_at = max(last_created_at, excluded.last_created_at)`),
+      get: p(
+        "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
+      ),
+      list: p(`SELECT id, task, status, overall_score, report, created_at FROM runs
+               WHERE team_id = @team AND (@status IS NULL OR status = @status)
+               AND (@since IS NULL OR created_at >= @since) AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id))
+               ORDER BY created_at DESC, id DESC LIMIT @limit`),
+      // A task's runs from runs_team_task_created_idx: walking every run of the team for one task grew with history.
+      listByTask: p(`SELECT id, task, status, overall_score, report, created_at FROM runs
+               WHERE team_id = @team AND task = @task AND (@status IS NULL OR status = @status)
+               AND (@since IS NULL OR created_at >= @since) AND (@before_at IS NULL OR (created_at, id) < (@before_at, @before_id))
+               ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    };
+  }
+
+  /**
+   * Decides an input (a result, {task, result} or {task, runs}, optionally with settings) against the team's
+   * ledger and earlier runs, and records it, all in one immediate transaction, so two evaluations of one task
+   * never miss each other. Throws SettingsError for invalid settings; every other problem is a finding.
+   */
+  evaluate(
+    teamId: string,
+    input: unknown,
+    options: EvaluateOptions,
+  ): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
+    const parsed = parseEvaluation(input);
+    const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, parsed.settings);
+    const history: ClaimHistory = overlayHistory(claimHistory(this.sqlite, teamId), options.extraLedger ?? []);
+    const run = () => {
+      const now = options.clock.now();
+      const decision = decide(input, {
+        settings,
+        history,
+        compareQuantities: createQuantityComparer(options.datums ?? []),
+        ...(options.resolveLedger === false ? {} : { evidence: evidenceResolver(this.sqlite, teamId) }),
+        ...(options.watchCache ? { watchCache: options.watchCache } : {}),
+        ...(options.pathExists ? { pathExists: options.pathExists } : {}),
+      });
+      const id = newId(now.getTime());
+      const evaluation: Evaluation = { id, task: parsed.taskId, created_at: now.toISOString(), ...decision };
+      if (options.record !== false) this.insert(teamId, evaluation, parsed, settings);
+      return evaluation;
+    };
+    // The memo lets `insert` reuse the contract parse `decide` made of the same input.
+    const evaluation = withParseMemo(() =>
+      options.record === false ? run() : this.sqlite.transaction(run).immediate(),
+    );
+    return { evaluation, settings, recorded: options.record !== false };
+  }
+
+  /** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
+  private insert(teamId: string, e: Evaluation, parsed: ParsedEvaluation, settings: Settings): void {
+    const rows = evaluationRows(e, parsed, settings);
+    const [id, task, ...rest] = rows.run;
+    this.s.insertRun.run(id, teamId, task, ...rest);
+    const chain = sqliteChain(this.sqlite);
+    chain.append(teamId, "runs", [id]);
+    for (const columns of rows.sources) {
+      const info = this.s.insertSource.run(id, teamId, task, ...columns, e.created_at);
+      chain.append(teamId, "evaluation_sources", [info.lastInsertRowid]);
+    }
+    if (task === null || rows.claims.length === 0) return;
+    const released = rows.released ? 1 : 0;
+    const stored = rows.claims.map((c) => {
+      const at = e.created_at;
+      const row = [id, teamId, task, c.key, c.value, c.text, c.claimId, c.runIndex, released, c.supersedes, at];
+      const rowId = Number(this.s.insertClaim.run(...row).lastInsertRowid);
+      chain.append(teamId, "run_claims", [rowId]);
+      return { ...c, rowId };
+    });
+    if (rows.released) this.summarise(teamId, task, id, e.created_at, stored, rows.restartedKeys);
+  }
+
+  /**
+   * Keeps run_key_values equal to what PRIOR_RUN_CLAIMS_SQL derives from run_claims: a key whose claim in this
+   * released run names `supersedes` starts its history afresh at this run; every value is merged into its row.
+   */
+  private summarise(
+    teamId: string,
+    task: string,
+    runId: string,
+    at: string,
+    stored: readonly { key: string; value: string; claimId: string | null; text: string; rowId: number }[],
+    restarted: Iterable<string>,
+  ): void {
+    for (const key of restarted) this.s.restartKey.run(teamId, task, key);
+    for (const c of stored) {
+      this.s.summarise.run({
+        team: teamId,
+        task,
+        key: c.key,
+        value: c.value,
+        claim_id: c.claimId ?? "",
+        first_id: c.rowId,
+        run_id: runId,
+        text: c.text,
+        at,
+      });
+    }
+  }
+
+  /** One stored evaluation, or 404. */
+  get(teamId: string, id: string): StoredEvaluation {
+    const r = this.s.get.get(teamId, id) as RawRun | undefined;
+    if (!r) throw new NotFoundError(`no evaluation '${id}'`);
+    return storedEvaluation(r);
+  }
+
+  /** A page of evaluations, newest first, filtered by task, status and a `since` time. */
+  list(
+    teamId: string,
+    filter: {
+      task?: string;
+      status?: "released" | "blocked";
+      since?: string;
+      limit: number;
+      before?: readonly [string, string] | null;
+    },
+  ): { items: EvaluationSummary[]; next_cursor: readonly [string, string] | null } {
+    const rows = (filter.task === undefined ? this.s.list : this.s.listByTask).all({
+      team: teamId,
+      ...(filter.task === undefined ? {} : { task: filter.task }),
+      status: filter.status ?? null,
+      since: filter.since ?? null,
+      before_at: filter.before?.[0] ?? null,
+      before_id: filter.before?.[1] ?? null,
+      limit: filter.limit + 1,
+    }) as RawRun[];
+    const items = rows.slice(0, filter.limit).map(evaluationSummary);
+    const last = items[items.length - 1];
+    return { items, next_cursor: rows.length > filter.limit && last ? [last.created_at, last.id] : null };
+  }
+}
