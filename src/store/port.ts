@@ -44,6 +44,7 @@ import type {
   ToolRow,
 } from "./model.js";
 import type { DashboardRepo } from "./dashboard.js";
+import type { StoreRepos } from "./common/store-repos.js";
 import type { Approval } from "./common/upstreams.js";
 import type { BenchRun } from "./model.js";
 import type { LabelFilter } from "./model.js";
@@ -386,34 +387,15 @@ export type StoreInfo = {
   migrations: number;
 };
 
-/** The whole store. */
-export interface LedgerStore {
+/** The whole store: its repositories (declared once, in common/store-repos.ts), the dashboard's, and its state. */
+export interface LedgerStore extends StoreRepos {
   readonly engine: StoreEngine;
   /** Where the rows live, for log lines: a file, ":memory:", or a URL without its password. */
   readonly where: string;
   /** Migrations this open applied. */
   readonly applied: number;
-  readonly teams: TeamsRepo;
-  readonly datums: DatumsRepo;
-  readonly tools: ToolsRepo;
-  readonly sessions: SessionsRepo;
-  readonly calls: CallsRepo;
-  readonly crossings: CrossingsRepo;
-  readonly audits: AuditsRepo;
-  readonly manifests: ManifestsRepo;
-  readonly packs: PacksRepo;
-  readonly claims: ClaimsRepo;
-  readonly evaluations: EvaluationsRepo;
   /** The dashboard's reads and login sessions. */
   readonly dashboard: DashboardRepo;
-  /** Revisions and crossing-to-claim links. */
-  readonly revisions: RevisionsRepo;
-  /** The revision watch's reads and state. */
-  readonly watch: WatchRepo;
-  /** The evaluation harness's graded runs (table bench_runs). */
-  readonly benchRuns: BenchRunsRepo;
-  /** The gateway's pinned upstream tool definitions and their drifts. */
-  readonly upstreams: UpstreamsRepo;
   /** Engine, location and schema state. */
   info(): Promise<StoreInfo>;
   /** Seeds the default team and the README's examples; running it again changes nothing. */

@@ -93,20 +93,118 @@ export function importStep(claim: LedgerLine, existing: ClaimRow): ImportStep {
   return { action: "event", kind, wanted };
 }
 
-/** An import's report before any line is applied: the lines the parser skipped or warned about. */
-export function importReportOf(parsed: {
-  skipped: readonly SkippedLine[];
-  warnings: readonly LineWarning[];
-}): ImportReport {
-  return { imported: 0, updated: 0, unchanged: 0, skipped: [...parsed.skipped], warnings: [...parsed.warnings] };
+/** A claim's insert values, in the column order (id, team_id, text, key, value, supersedes, created_at). */
+export function claimValues(teamId: string, c: LedgerLine, now: Date): (string | null)[] {
+  return [
+    c.id,
+    teamId,
+    c.text,
+    c.key === null ? null : normaliseKey(c.key),
+    c.value === null || c.value === undefined ? null : JSON.stringify(c.value),
+    c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null,
+    now.toISOString(),
+  ];
 }
 
-/** The warning for a supersedes naming a claim that is neither in the ledger nor in the file. */
-export function danglingSupersedes(line: number, id: string, old: string): LineWarning {
-  return {
-    line,
+/** The state a claim event carries: the claim's status and the fields that go with it. */
+export type EventState = Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">;
+
+/**
+ * An event's insert values, in the column order (team_id, claim_id, kind, status, reason, demoted_by, watch,
+ * superseded_by, created_at).
+ */
+export function eventValues(
+  teamId: string,
+  id: string,
+  kind: EventKind,
+  state: EventState,
+  now: Date,
+): (string | null)[] {
+  return [
+    teamId,
     id,
-    field: "supersedes",
-    reason: `no claim '${old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
-  };
+    kind,
+    state.status,
+    state.reason,
+    state.demoted_by,
+    state.watch,
+    state.superseded_by,
+    now.toISOString(),
+  ];
+}
+
+/** One supersedes reference of an imported line: the line, the claim on it, and the id it names. */
+export type SupersedesLink = { line: number; id: string; old: string };
+
+/**
+ * One claims import as both engines run it: each engine reads the ledger and writes the rows, this decides per line
+ * and keeps the report. Lines go first (`line`), then the supersedes references of the lines taken (`links`, `link`).
+ */
+export class ClaimImport {
+  private readonly report: ImportReport;
+  private readonly accepted: { line: number; claim: LedgerLine }[] = [];
+
+  constructor(parsed: { skipped: readonly SkippedLine[]; warnings: readonly LineWarning[] }) {
+    this.report = {
+      imported: 0,
+      updated: 0,
+      unchanged: 0,
+      skipped: [...parsed.skipped],
+      warnings: [...parsed.warnings],
+    };
+  }
+
+  /** Records one line, given the ledger's claim of its id (or null), and says what to write for it. */
+  line(
+    line: number,
+    claim: LedgerLine,
+    existing: ClaimRow | null,
+  ):
+    | { write: "insert" }
+    | { write: "none" }
+    | { write: "event"; kind: Exclude<EventKind, "created">; wanted: LedgerLine } {
+    if (!existing) {
+      this.report.imported += 1;
+      this.accepted.push({ line, claim });
+      return { write: "insert" };
+    }
+    const step = importStep(claim, existing);
+    if (step.action === "skip") {
+      this.report.skipped.push({ line, reason: step.reason });
+      this.report.warnings = this.report.warnings.filter((w) => w.line !== line);
+      return { write: "none" };
+    }
+    this.accepted.push({ line, claim });
+    if (step.action === "unchanged") {
+      this.report.unchanged += 1;
+      return { write: "none" };
+    }
+    this.report.updated += 1;
+    return { write: "event", kind: step.kind, wanted: step.wanted };
+  }
+
+  /** The supersedes references of the lines taken, in line order; call once every line is recorded. */
+  links(): SupersedesLink[] {
+    return this.accepted.flatMap(({ line, claim }) => claim.supersedes.map((old) => ({ line, id: claim.id, old })));
+  }
+
+  /** Records a reference given the claim it names (or null): true when that claim must be marked superseded. */
+  link(l: SupersedesLink, target: ClaimRow | null): boolean {
+    if (!target) {
+      this.report.warnings.push({
+        line: l.line,
+        id: l.id,
+        field: "supersedes",
+        reason: `no claim '${l.old}' in the ledger or the file; the reference is kept but supersedes nothing yet`,
+      });
+      return false;
+    }
+    return target.superseded_by !== l.id;
+  }
+
+  /** The report, its warnings in line order. */
+  done(): ImportReport {
+    this.report.warnings.sort((a, b) => a.line - b.line);
+    return this.report;
+  }
 }

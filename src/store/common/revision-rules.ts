@@ -184,3 +184,41 @@ export function declaredRevision(
     detected_at: now.toISOString(),
   };
 }
+
+/**
+ * The row a re-read writes when it revises `prior` (the latest earlier reading of its source and instant), or null when
+ * the value, quality and flags agree or the units measure different things.
+ */
+export function detectedRevision(
+  prior: RawReading,
+  c: CrossingDraft,
+  read: { crossingId: number; sessionId: string; tool: string; at: string },
+): RawRevision | null {
+  if (c.value === null || c.unit === null) return null;
+  const changed = differs(prior, { value: c.value, unit: c.unit });
+  if (changed === null) return null;
+  const flags = flagsChange(prior.flags, c.flags);
+  if (!changed && prior.quality === c.quality && flags === null) return null;
+  return {
+    id: newId(Date.parse(read.at)),
+    kind: "detected",
+    source: c.source,
+    observed_at: c.observedAt,
+    reason:
+      `${read.tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
+      `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}${flags ?? ""}`,
+    revised_by: read.tool,
+    // PostgreSQL answers a bigint id as text; the row holds it as a number on both engines.
+    before_crossing_id: Number(prior.id),
+    before_session_id: prior.session_id,
+    before_value: prior.value,
+    before_unit: prior.unit,
+    before_quality: prior.quality,
+    after_crossing_id: read.crossingId,
+    after_session_id: read.sessionId,
+    after_value: c.value,
+    after_unit: c.unit,
+    after_quality: c.quality,
+    detected_at: read.at,
+  };
+}

@@ -1,7 +1,6 @@
 // The team claim ledger on PostgreSQL: the same rules as ../claims.ts. A team's claim writes take turns under an
 // advisory lock, and each bumps the team's `claims` counter, which the demoted-claims cache of every instance reads.
 import type { Clock } from "../../clock.js";
-import { normaliseKey } from "../../gates/values.js";
 import { CURRENT_CLAIM as CURRENT, claimRow as toRow, newClaimLine, type RawClaim } from "../common/claim-rows.js";
 import { ledgerLineText, type LedgerLine, parseLedgerText, watchProblem } from "../common/claims-jsonl.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
@@ -13,7 +12,7 @@ import type pg from "pg";
 import { pgAppend } from "./chain-append.js";
 import type { ClaimEvent, ClaimRow, ClaimStatus } from "../model.js";
 import { InvalidClaimError } from "../common/errors.js";
-import { danglingSupersedes, importReportOf, importStep } from "../common/claim-rows.js";
+import { ClaimImport, claimValues, type EventState, eventValues } from "../common/claim-rows.js";
 
 type EventKind = "created" | "demoted" | "superseded" | "restored";
 
@@ -28,28 +27,11 @@ async function get(q: Q, teamId: string, id: string): Promise<ClaimRow> {
   return r;
 }
 
-async function event(
-  q: Q,
-  teamId: string,
-  id: string,
-  kind: EventKind,
-  state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">,
-  now: Date,
-): Promise<void> {
+async function event(q: Q, teamId: string, id: string, kind: EventKind, state: EventState, now: Date): Promise<void> {
   const [ev] = await q<{ id: number }>(
     `INSERT INTO claim_events (team_id, claim_id, kind, status, reason, demoted_by, watch, superseded_by, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [
-      teamId,
-      id,
-      kind,
-      state.status,
-      state.reason,
-      state.demoted_by,
-      state.watch,
-      state.superseded_by,
-      now.toISOString(),
-    ],
+    eventValues(teamId, id, kind, state, now),
   );
   await pgAppend(q, teamId, [["claim_events", Number(ev!.id)]]);
 }
@@ -57,15 +39,7 @@ async function event(
 async function insert(q: Q, teamId: string, c: LedgerLine, now: Date): Promise<void> {
   await q(
     "INSERT INTO claims (id, team_id, text, key, value, supersedes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    [
-      c.id,
-      teamId,
-      c.text,
-      c.key === null ? null : normaliseKey(c.key),
-      c.value === null || c.value === undefined ? null : JSON.stringify(c.value),
-      c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null,
-      now.toISOString(),
-    ],
+    claimValues(teamId, c, now),
   );
   await pgAppend(q, teamId, [["claims", c.id]]);
   await event(q, teamId, c.id, "created", c, now);
@@ -174,39 +148,16 @@ export function pgClaims(pool: pg.Pool, clock: Clock): ClaimsRepo {
       const parsed = parseLedgerText(text);
       const now = clock.now();
       return write(teamId, async (tq) => {
-        const report = importReportOf(parsed);
-        const accepted: { line: number; claim: LedgerLine }[] = [];
+        const run = new ClaimImport(parsed);
         for (const { line, claim } of parsed.claims) {
-          const existing = await find(tq, teamId, claim.id);
-          if (!existing) {
-            await insert(tq, teamId, claim, now);
-            report.imported += 1;
-            accepted.push({ line, claim });
-            continue;
-          }
-          const step = importStep(claim, existing);
-          if (step.action === "skip") {
-            report.skipped.push({ line, reason: step.reason });
-            report.warnings = report.warnings.filter((w) => w.line !== line);
-            continue;
-          }
-          accepted.push({ line, claim });
-          if (step.action === "unchanged") {
-            report.unchanged += 1;
-            continue;
-          }
-          await event(tq, teamId, claim.id, step.kind, step.wanted, now);
-          report.updated += 1;
+          const w = run.line(line, claim, await find(tq, teamId, claim.id));
+          if (w.write === "insert") await insert(tq, teamId, claim, now);
+          else if (w.write === "event") await event(tq, teamId, claim.id, w.kind, w.wanted, now);
         }
-        for (const { line, claim } of accepted) {
-          for (const old of claim.supersedes) {
-            const target = await find(tq, teamId, old);
-            if (!target) report.warnings.push(danglingSupersedes(line, claim.id, old));
-            else if (target.superseded_by !== claim.id) await markSuperseded(tq, teamId, old, claim.id, now);
-          }
+        for (const l of run.links()) {
+          if (run.link(l, await find(tq, teamId, l.old))) await markSuperseded(tq, teamId, l.old, l.id, now);
         }
-        report.warnings.sort((a, b) => a.line - b.line);
-        return report;
+        return run.done();
       });
     },
     exportText: async (teamId) => {

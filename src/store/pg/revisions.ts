@@ -4,16 +4,13 @@ import type pg from "pg";
 import type { Clock } from "../../clock.js";
 import type { CrossingDraft } from "../../guard/verdict.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
-import { newId } from "../common/ids.js";
 import type { RevisionsRepo } from "../port.js";
 import { inTransaction, lockKey, type Q, queryOn } from "./tx.js";
 import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
 import {
   COLUMNS,
   declaredRevision,
-  differs,
-  flagsChange,
-  fmt,
+  detectedRevision,
   isReading,
   observedUtc,
   revisionOf,
@@ -134,30 +131,8 @@ export async function detectRevisions(
     if (key === null || c.value === null || c.unit === null) continue;
     const [prior] = await q<RawReading>(LATEST_READING, [teamId, c.source, key, id]);
     if (!prior) continue;
-    const changed = differs(prior, { value: c.value, unit: c.unit });
-    const flags = flagsChange(prior.flags, c.flags);
-    if (changed === null || (!changed && prior.quality === c.quality && flags === null)) continue;
-    await insert(q, teamId, {
-      id: newId(Date.parse(at)),
-      kind: "detected",
-      source: c.source,
-      observed_at: c.observedAt,
-      reason:
-        `${tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
-        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}${flags ?? ""}`,
-      revised_by: tool,
-      before_crossing_id: Number(prior.id),
-      before_session_id: prior.session_id,
-      before_value: prior.value,
-      before_unit: prior.unit,
-      before_quality: prior.quality,
-      after_crossing_id: id,
-      after_session_id: sessionId,
-      after_value: c.value,
-      after_unit: c.unit,
-      after_quality: c.quality,
-      detected_at: at,
-    });
+    const row = detectedRevision(prior, c, { crossingId: id, sessionId, tool, at });
+    if (row) await insert(q, teamId, row);
   }
 }
 

@@ -7,15 +7,7 @@ import { dimensionKey, toSI } from "../../quantity/units.js";
 import { NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import { newSessionColumns } from "../common/session-rows.js";
-import type {
-  AuditsRepo,
-  CallsRepo,
-  CrossingsRepo,
-  ManifestsRepo,
-  PackCallAnswer,
-  PacksRepo,
-  SessionsRepo,
-} from "../port.js";
+import type * as port from "../port.js";
 import { type CallDeps, rememberedCall, rememberedResult, storeCall, storeResult } from "./calls.js";
 import { DATUM_SELECT, OFFSET_SELECT, TOOL_COLUMNS, toToolRow } from "./registry.js";
 import {
@@ -84,7 +76,7 @@ const CREATE_SESSION = `WITH s AS (
   SELECT * FROM s`;
 
 /** Sessions: open, read, list. */
-export function pgSessions({ pool, clock, sessionCache }: SessionDeps): SessionsRepo {
+export function pgSessions({ pool, clock, sessionCache }: SessionDeps): port.SessionsRepo {
   const q = queryOn(pool);
   return {
     create: async (teamId, input) => {
@@ -144,7 +136,7 @@ export function pgSessions({ pool, clock, sessionCache }: SessionDeps): Sessions
 }
 
 /** The guarded-call path: one transaction per call, the session row locked first. */
-export function pgCalls(deps: SessionDeps): CallsRepo {
+export function pgCalls(deps: SessionDeps): port.CallsRepo {
   const { pool, clock } = deps;
   const q = queryOn(pool);
   return {
@@ -163,7 +155,7 @@ export function pgCalls(deps: SessionDeps): CallsRepo {
 }
 
 /** Crossings of one session and the magnitude search across sessions. */
-export function pgCrossings({ pool }: SessionDeps): CrossingsRepo {
+export function pgCrossings({ pool }: SessionDeps): port.CrossingsRepo {
   const q = queryOn(pool);
   return {
     ofSession: async (teamId, sessionId, options = {}) => {
@@ -212,7 +204,7 @@ async function auditsOf(q: Q, teamId: string, sessionId: string): Promise<Stored
 }
 
 /** Answer audits: the session locked, its outputs read and the audit stored in one transaction. */
-export function pgAudits(deps: SessionDeps): AuditsRepo {
+export function pgAudits(deps: SessionDeps): port.AuditsRepo {
   const { pool, clock } = deps;
   const q = queryOn(pool);
   return {
@@ -276,7 +268,7 @@ export function pgAudits(deps: SessionDeps): AuditsRepo {
 }
 
 /** Manifests, read in one REPEATABLE READ snapshot. */
-export function pgManifests({ pool }: SessionDeps): ManifestsRepo {
+export function pgManifests({ pool }: SessionDeps): port.ManifestsRepo {
   return {
     load: (teamId, sessionId) =>
       inTransaction(pool, async (q) => {
@@ -313,7 +305,7 @@ export function pgManifests({ pool }: SessionDeps): ManifestsRepo {
 }
 
 /** Pack readings and pack calls, each one transaction. */
-export function pgPacks(deps: SessionDeps): PacksRepo {
+export function pgPacks(deps: SessionDeps): port.PacksRepo {
   const { pool, clock } = deps;
   return {
     record: (teamId, sessionId, tool, readings) =>
@@ -329,7 +321,7 @@ export function pgPacks(deps: SessionDeps): PacksRepo {
       }),
     call: async (teamId, sessionId, tool, declaration, args, result) => {
       if (!(await deps.toolsRepo.get(teamId, tool))) await deps.toolsRepo.put(teamId, tool, declaration);
-      return callTx(pool, async (q, after): Promise<PackCallAnswer> => {
+      return callTx(pool, async (q, after): Promise<port.PackCallAnswer> => {
         const call = await storeCall(q, deps, clock, teamId, sessionId, tool, args, after);
         const labelled = call.ok
           ? await storeResult(q, deps, clock, teamId, sessionId, call.call_id, result, [])

@@ -25,6 +25,7 @@ import { pgAppend } from "./chain-append.js";
 import { bindTokenKey, resolveTokenKey, tokenKeyFor } from "../common/token-key.js";
 import type { SeedSummary } from "../model.js";
 import { EXAMPLE_TOOLS } from "../common/example-tools.js";
+import { StoreRepos } from "../common/store-repos.js";
 
 /** How a PostgreSQL store is opened. */
 export type PgStoreOptions = {
@@ -40,26 +41,11 @@ export type PgStoreOptions = {
 const EXAMPLE_AT = "2026-03-02T09:00:00Z";
 
 /** The PostgreSQL LedgerStore. `db` is the open pool, for the copy command and tests. */
-export class PgStore implements LedgerStore {
+export class PgStore extends StoreRepos implements LedgerStore {
   readonly engine = "postgres" as const;
   readonly where: string;
   readonly applied: number;
-  readonly teams;
-  readonly datums;
-  readonly tools;
-  readonly sessions;
-  readonly calls;
-  readonly crossings;
-  readonly audits;
-  readonly manifests;
-  readonly packs;
-  readonly claims;
-  readonly evaluations;
-  readonly benchRuns;
-  readonly revisions;
   readonly dashboard;
-  readonly upstreams;
-  readonly watch;
   private readonly deps: SessionDeps;
 
   constructor(
@@ -70,35 +56,39 @@ export class PgStore implements LedgerStore {
     const { pool } = db;
     const registries = new PgRegistryCache();
     const toolCache = new PgToolCache();
-    this.where = db.url;
-    this.applied = db.applied;
     bindTokenKey(db.db, () => resolveTokenKey(db.url, options.tokenKey));
-    this.teams = pgTeams(db.db, clock, () => tokenKeyFor(db.db));
-    this.datums = pgDatums(pool, registries);
-    this.tools = pgTools(pool, registries, toolCache);
-    this.deps = {
+    const tools = pgTools(pool, registries, toolCache);
+    const deps: SessionDeps = {
       pool,
       clock,
       registries,
       tools: toolCache,
       sessionCache: new SessionCache(),
-      toolsRepo: this.tools,
+      toolsRepo: tools,
       groups: callGroups(queryOn(pool), queryOn(db.groupPool), { pool, groupPool: db.groupPool }),
       undeclared: options.undeclaredTools ?? "accept",
     };
-    this.sessions = pgSessions(this.deps);
-    this.calls = pgCalls(this.deps);
-    this.crossings = pgCrossings(this.deps);
-    this.audits = pgAudits(this.deps);
-    this.manifests = pgManifests(this.deps);
-    this.packs = pgPacks(this.deps);
-    this.claims = pgClaims(pool, clock);
-    this.evaluations = pgEvaluations(pool, clock, registries);
-    this.benchRuns = new PgBenchRuns(pool);
-    this.revisions = pgRevisions(pool, clock);
+    super({
+      teams: pgTeams(db.db, clock, () => tokenKeyFor(db.db)),
+      datums: pgDatums(pool, registries),
+      tools,
+      sessions: pgSessions(deps),
+      calls: pgCalls(deps),
+      crossings: pgCrossings(deps),
+      audits: pgAudits(deps),
+      manifests: pgManifests(deps),
+      packs: pgPacks(deps),
+      claims: pgClaims(pool, clock),
+      evaluations: pgEvaluations(pool, clock, registries),
+      benchRuns: new PgBenchRuns(pool),
+      revisions: pgRevisions(pool, clock),
+      upstreams: pgUpstreams(pool, clock),
+      watch: pgWatch(pool),
+    });
+    this.where = db.url;
+    this.applied = db.applied;
+    this.deps = deps;
     this.dashboard = pgDashboard(pool, this, () => tokenKeyFor(db.db));
-    this.upstreams = pgUpstreams(pool, clock);
-    this.watch = pgWatch(pool);
   }
 
   async info(): Promise<StoreInfo> {

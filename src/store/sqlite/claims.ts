@@ -1,7 +1,6 @@
 // The team claim ledger: claims are immutable rows, their status an append-only list of events (created, demoted,
 // superseded, restored), each carrying the full state after it, so the latest event is the current state.
 import type { Database, Statement } from "better-sqlite3";
-import { normaliseKey } from "../../gates/values.js";
 import { ledgerLineText, parseLedgerText, watchProblem, type LedgerLine } from "../common/claims-jsonl.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
@@ -17,7 +16,7 @@ import type {
   NewClaim,
 } from "../model.js";
 import { InvalidClaimError } from "../common/errors.js";
-import { danglingSupersedes, importReportOf, importStep } from "../common/claim-rows.js";
+import { ClaimImport, claimValues, type EventState, eventValues } from "../common/claim-rows.js";
 import { sqliteChain } from "./chain.js";
 
 /** Repository of one database's claim ledger. Every method is scoped to a team. */
@@ -152,41 +151,18 @@ export class ClaimStore {
   /** Imports JSON Lines text in one transaction: new ids are added, changed statuses become events, bad lines are reported. */
   importText(teamId: string, text: string, now: Date): ImportReport {
     const parsed = parseLedgerText(text);
-    const report = importReportOf(parsed);
+    const run = new ClaimImport(parsed);
     this.transaction(() => {
-      const accepted: { line: number; claim: LedgerLine }[] = [];
       for (const { line, claim } of parsed.claims) {
-        const existing = this.find(teamId, claim.id);
-        if (!existing) {
-          this.insert(teamId, claim, now);
-          report.imported += 1;
-          accepted.push({ line, claim });
-          continue;
-        }
-        const step = importStep(claim, existing);
-        if (step.action === "skip") {
-          report.skipped.push({ line, reason: step.reason });
-          report.warnings = report.warnings.filter((w) => w.line !== line);
-          continue;
-        }
-        accepted.push({ line, claim });
-        if (step.action === "unchanged") {
-          report.unchanged += 1;
-          continue;
-        }
-        this.event(teamId, claim.id, step.kind, step.wanted, now);
-        report.updated += 1;
+        const w = run.line(line, claim, this.find(teamId, claim.id));
+        if (w.write === "insert") this.insert(teamId, claim, now);
+        else if (w.write === "event") this.event(teamId, claim.id, w.kind, w.wanted, now);
       }
-      for (const { line, claim } of accepted) {
-        for (const old of claim.supersedes) {
-          const target = this.find(teamId, old);
-          if (!target) report.warnings.push(danglingSupersedes(line, claim.id, old));
-          else if (target.superseded_by !== claim.id) this.markSuperseded(teamId, old, claim.id, now);
-        }
+      for (const l of run.links()) {
+        if (run.link(l, this.find(teamId, l.old))) this.markSuperseded(teamId, l.old, l.id, now);
       }
     });
-    report.warnings.sort((a, b) => a.line - b.line);
-    return report;
+    return run.done();
   }
 
   /** The whole ledger as JSON Lines (one claim a line, current state), which importText reads back unchanged. */
@@ -196,38 +172,13 @@ export class ClaimStore {
   }
 
   private insert(teamId: string, c: LedgerLine, now: Date): void {
-    const at = now.toISOString();
-    this.s.insert.run(
-      c.id,
-      teamId,
-      c.text,
-      c.key === null ? null : normaliseKey(c.key),
-      c.value === null || c.value === undefined ? null : JSON.stringify(c.value),
-      c.supersedes.length > 0 ? JSON.stringify(c.supersedes) : null,
-      at,
-    );
+    this.s.insert.run(...claimValues(teamId, c, now));
     sqliteChain(this.sqlite).append(teamId, "claims", [c.id]);
     this.event(teamId, c.id, "created", c, now);
   }
 
-  private event(
-    teamId: string,
-    id: string,
-    kind: EventKind,
-    state: Pick<LedgerLine, "status" | "reason" | "demoted_by" | "watch" | "superseded_by">,
-    now: Date,
-  ): void {
-    const info = this.s.event.run(
-      teamId,
-      id,
-      kind,
-      state.status,
-      state.reason,
-      state.demoted_by,
-      state.watch,
-      state.superseded_by,
-      now.toISOString(),
-    );
+  private event(teamId: string, id: string, kind: EventKind, state: EventState, now: Date): void {
+    const info = this.s.event.run(...eventValues(teamId, id, kind, state, now));
     sqliteChain(this.sqlite).append(teamId, "claim_events", [info.lastInsertRowid]);
   }
 

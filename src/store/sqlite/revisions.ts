@@ -3,18 +3,9 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft } from "../../guard/verdict.js";
 import { ConflictError, NotFoundError } from "../common/errors.js";
-import { newId } from "../common/ids.js";
 import type { AffectedEvaluation, CrossingClaim, Revision } from "../model.js";
 import type { RawReading, RawRevision } from "../common/revision-rules.js";
-import {
-  COLUMNS,
-  declaredRevision,
-  differs,
-  flagsChange,
-  fmt,
-  observedUtc,
-  revisionOf,
-} from "../common/revision-rules.js";
+import { COLUMNS, declaredRevision, detectedRevision, observedUtc, revisionOf } from "../common/revision-rules.js";
 import { sqliteChain } from "./chain.js";
 
 /** Repository of revisions and of the evaluation-source links they affect. Every method is scoped to a team. */
@@ -62,31 +53,8 @@ export class RevisionStore {
     if (key === null || c.value === null || c.unit === null) return null;
     const prior = this.s.latestReading!.get(teamId, c.source, key, id) as RawReading | undefined;
     if (!prior) return null;
-    const changed = differs(prior, { value: c.value, unit: c.unit });
-    if (changed === null) return null;
-    const flags = flagsChange(prior.flags, c.flags);
-    if (!changed && prior.quality === c.quality && flags === null) return null;
-    const row: RawRevision = {
-      id: newId(Date.parse(at)),
-      kind: "detected",
-      source: c.source,
-      observed_at: c.observedAt,
-      reason:
-        `${tool} read ${c.source} observed ${c.observedAt} again and returned ${fmt(c.value, c.unit, c.quality)}, ` +
-        `where crossing ${prior.id} holds ${fmt(prior.value, prior.unit, prior.quality)}${flags ?? ""}`,
-      revised_by: tool,
-      before_crossing_id: prior.id,
-      before_session_id: prior.session_id,
-      before_value: prior.value,
-      before_unit: prior.unit,
-      before_quality: prior.quality,
-      after_crossing_id: id,
-      after_session_id: sessionId,
-      after_value: c.value,
-      after_unit: c.unit,
-      after_quality: c.quality,
-      detected_at: at,
-    };
+    const row = detectedRevision(prior, c, { crossingId: id, sessionId, tool, at });
+    if (!row) return null;
     this.s.insert!.run({ ...row, team_id: teamId });
     sqliteChain(this.sqlite).append(teamId, "revisions", [row.id]);
     return this.toRevision(teamId, row);

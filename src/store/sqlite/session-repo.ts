@@ -3,20 +3,12 @@ import type { UndeclaredTools } from "../../guard/verdict.js";
 import type { Clock } from "../../clock.js";
 import { auditAnswer } from "../../provenance/audit.js";
 import { loadManifest } from "./manifests.js";
-import type {
-  AuditsRepo,
-  CallsRepo,
-  CrossingsRepo,
-  ManifestsRepo,
-  PackCallAnswer,
-  PacksRepo,
-  SessionsRepo,
-} from "../port.js";
+import type * as port from "../port.js";
 import { findCrossings, listSessions, sessionTeam } from "./queries.js";
 import type { SqliteParts } from "./parts.js";
 
 /** Sessions over today's SessionStore and queries. */
-export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): SessionsRepo {
+export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): port.SessionsRepo {
   return {
     create: async (teamId, input) => ledger.sessions.create(teamId, input, clock.now()),
     get: async (teamId, id) => ledger.sessions.get(teamId, id),
@@ -27,7 +19,11 @@ export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): Sessi
 }
 
 /** The guarded-call path: each call in its own savepoint of a group commit (src/store/batch.ts). */
-export function sqliteCalls({ ledger }: SqliteParts, clock: Clock, undeclared: UndeclaredTools = "accept"): CallsRepo {
+export function sqliteCalls(
+  { ledger }: SqliteParts,
+  clock: Clock,
+  undeclared: UndeclaredTools = "accept",
+): port.CallsRepo {
   return {
     call: (teamId, sessionId, tool, args, options) =>
       ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options)),
@@ -41,7 +37,7 @@ export function sqliteCalls({ ledger }: SqliteParts, clock: Clock, undeclared: U
 }
 
 /** Crossings of one session and the magnitude search across sessions. */
-export function sqliteCrossings({ db, ledger }: SqliteParts): CrossingsRepo {
+export function sqliteCrossings({ db, ledger }: SqliteParts): port.CrossingsRepo {
   return {
     ofSession: async (teamId, sessionId, options = {}) => {
       ledger.sessions.get(teamId, sessionId);
@@ -52,7 +48,7 @@ export function sqliteCrossings({ db, ledger }: SqliteParts): CrossingsRepo {
 }
 
 /** Answer audits: the session's outputs read and the audit stored in one IMMEDIATE transaction. */
-export function sqliteAudits({ db, ledger, audits }: SqliteParts, clock: Clock): AuditsRepo {
+export function sqliteAudits({ db, ledger, audits }: SqliteParts, clock: Clock): port.AuditsRepo {
   return {
     audit: async (teamId, sessionId, input) =>
       db.sqlite
@@ -78,12 +74,12 @@ export function sqliteAudits({ db, ledger, audits }: SqliteParts, clock: Clock):
 }
 
 /** Manifests, read in one snapshot. */
-export function sqliteManifests({ ledger }: SqliteParts): ManifestsRepo {
+export function sqliteManifests({ ledger }: SqliteParts): port.ManifestsRepo {
   return { load: async (teamId, sessionId) => loadManifest(ledger, teamId, sessionId) };
 }
 
 /** Pack readings and pack calls, each one group-committed unit. */
-export function sqlitePacks({ ledger }: SqliteParts, clock: Clock): PacksRepo {
+export function sqlitePacks({ ledger }: SqliteParts, clock: Clock): port.PacksRepo {
   return {
     record: (teamId, sessionId, tool, readings) =>
       ledger.batcher.run(() => {
@@ -95,7 +91,7 @@ export function sqlitePacks({ ledger }: SqliteParts, clock: Clock): PacksRepo {
         }
       }),
     call: (teamId, sessionId, tool, declaration, args, result) =>
-      ledger.batcher.run((): PackCallAnswer => {
+      ledger.batcher.run((): port.PackCallAnswer => {
         if (!ledger.tools.latest(teamId, tool)) ledger.tools.put(teamId, tool, declaration, ledger.datums(teamId));
         const call = ledger.call(teamId, sessionId, tool, args, clock);
         const labelled = call.ok ? ledger.result(teamId, sessionId, call.call_id, result, clock) : null;

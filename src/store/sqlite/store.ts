@@ -1,18 +1,19 @@
-// The LedgerStore over SQLite. Its repositories (repos.ts) load on first use: opening and migrating a file costs the
-// schema alone, so `migrate`, `backup` and the CLI's --help start fast; the first query loads the rest once.
+// The LedgerStore over SQLite. Its repositories (repos.ts) load on first use (lazy-repos.ts): opening and migrating a
+// file costs the schema alone, so `migrate`, `backup` and the CLI's --help start fast; the first query loads the rest.
 import type { UndeclaredTools } from "../../guard/verdict.js";
 import { systemClock, type Clock } from "../../clock.js";
 import { openDb, type LedgerDb } from "./db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
 import { sqliteBenchRuns } from "./bench-runs.js";
-import type { RevisionsRepo, WatchRepo } from "../port.js";
+import type { RevisionsRepo } from "../port.js";
 import { sqliteRevisedSources } from "./revised-sources.js";
 import { sqliteWatch } from "./watch.js";
 import { RevisionStore } from "./revisions.js";
 import { sqliteUpstreams } from "./upstreams.js";
 import type { SqliteRepos } from "./repos.js";
-import type { BenchRunsRepo, UpstreamsRepo } from "../port.js";
 import type { DashboardRepo } from "../dashboard.js";
+import { StoreRepos } from "../common/store-repos.js";
+import { lazyDashboard, lazyRepos, type LoadRepos } from "./lazy-repos.js";
 
 /** How a SQLite store is built. */
 export type SqliteStoreOptions = {
@@ -23,43 +24,6 @@ export type SqliteStoreOptions = {
   /** Calls of undeclared tools: accepted unguarded (default) or refused (AGENT_LEDGER_UNDECLARED_TOOLS). */
   undeclaredTools?: UndeclaredTools;
 };
-
-type AnyMethod = (...args: unknown[]) => Promise<unknown>;
-
-/**
- * A repository whose methods load the implementation on first call. Every repository method is async, so a call
- * that waits for the load answers the same promise it would have answered anyway; once loaded, calls go straight
- * through. `then` is not a method, so awaiting the repository object itself never waits on a load.
- */
-function lazyRepo<K extends keyof SqliteRepos>(
-  repos: () => SqliteRepos | Promise<SqliteRepos>,
-  key: K,
-): SqliteRepos[K] {
-  return new Proxy({} as SqliteRepos[K], {
-    get(_target, method) {
-      if (typeof method !== "string" || method === "then") return undefined;
-      return (...args: unknown[]) => {
-        const r = repos();
-        const call = (loaded: SqliteRepos) => (loaded[key] as unknown as Record<string, AnyMethod>)[method]!(...args);
-        return r instanceof Promise ? r.then(call) : call(r);
-      };
-    },
-  });
-}
-
-/** The dashboard repository, loaded (with the page queries it holds) on its first call, like the other repositories. */
-function lazyDashboard(db: LedgerDb): DashboardRepo {
-  let loaded: Promise<DashboardRepo> | undefined;
-  return new Proxy({} as DashboardRepo, {
-    get(_target, method) {
-      if (typeof method !== "string" || method === "then") return undefined;
-      return (...args: unknown[]) => {
-        loaded ??= import("./dashboard-repo.js").then((m) => m.sqliteDashboard(db));
-        return loaded.then((r) => (r as unknown as Record<string, AnyMethod>)[method]!(...args));
-      };
-    },
-  });
-}
 
 /** The revisions repository over the SQLite handle (the same RevisionStore the call path detects revisions with). */
 function sqliteRevisions(db: LedgerDb, clock: Clock): RevisionsRepo {
@@ -78,64 +42,39 @@ function sqliteRevisions(db: LedgerDb, clock: Clock): RevisionsRepo {
 }
 
 /** The SQLite LedgerStore. `db` is the open handle, for the SQLite-only commands (backup, restore) and for tests. */
-export class SqliteStore implements LedgerStore {
+export class SqliteStore extends StoreRepos implements LedgerStore {
   readonly engine = "sqlite" as const;
   readonly where: string;
   readonly applied: number;
-  readonly teams;
-  readonly datums;
-  readonly tools;
-  readonly sessions;
-  readonly calls;
-  readonly crossings;
-  readonly audits;
-  readonly manifests;
-  readonly packs;
-  readonly claims;
-  readonly evaluations;
   readonly dashboard: DashboardRepo;
-  readonly revisions: RevisionsRepo;
-  readonly benchRuns: BenchRunsRepo;
-  readonly upstreams: UpstreamsRepo;
-  readonly watch: WatchRepo;
   private readonly ownsDb: boolean;
-  private loaded: SqliteRepos | undefined;
-  private loading: Promise<SqliteRepos> | undefined;
-  private readonly seedRepo: () => SqliteRepos | Promise<SqliteRepos>;
+  private readonly loadRepos: LoadRepos;
 
   constructor(
     readonly db: LedgerDb,
     options: SqliteStoreOptions = {},
   ) {
     const clock = options.clock ?? systemClock;
+    let loaded: SqliteRepos | undefined;
+    let loading: Promise<SqliteRepos> | undefined;
+    const load: LoadRepos = () =>
+      loaded ??
+      (loading ??= import("./repos.js").then((m) => {
+        loaded = m.sqliteRepos(db, clock, options.undeclaredTools ?? "accept");
+        return loaded;
+      }));
+    super({
+      ...lazyRepos(load),
+      revisions: sqliteRevisions(db, clock),
+      benchRuns: sqliteBenchRuns(db.sqlite),
+      upstreams: sqliteUpstreams(db.sqlite, clock),
+      watch: sqliteWatch(db.sqlite),
+    });
     this.ownsDb = options.ownsDb ?? false;
     this.where = db.file;
     this.applied = db.applied;
-    const repos = (): SqliteRepos | Promise<SqliteRepos> => {
-      if (this.loaded) return this.loaded;
-      this.loading ??= import("./repos.js").then((m) => {
-        this.loaded = m.sqliteRepos(db, clock, options.undeclaredTools ?? "accept");
-        return this.loaded;
-      });
-      return this.loading;
-    };
-    this.teams = lazyRepo(repos, "teams");
-    this.datums = lazyRepo(repos, "datums");
-    this.tools = lazyRepo(repos, "tools");
-    this.sessions = lazyRepo(repos, "sessions");
-    this.calls = lazyRepo(repos, "calls");
-    this.crossings = lazyRepo(repos, "crossings");
-    this.audits = lazyRepo(repos, "audits");
-    this.manifests = lazyRepo(repos, "manifests");
-    this.packs = lazyRepo(repos, "packs");
-    this.claims = lazyRepo(repos, "claims");
-    this.evaluations = lazyRepo(repos, "evaluations");
     this.dashboard = lazyDashboard(db);
-    this.revisions = sqliteRevisions(db, clock);
-    this.benchRuns = sqliteBenchRuns(db.sqlite);
-    this.upstreams = sqliteUpstreams(db.sqlite, clock);
-    this.watch = sqliteWatch(db.sqlite);
-    this.seedRepo = repos;
+    this.loadRepos = load;
   }
 
   async info(): Promise<StoreInfo> {
@@ -150,7 +89,7 @@ export class SqliteStore implements LedgerStore {
   }
 
   async seed(): Promise<SeedSummary> {
-    return (await this.seedRepo()).seed();
+    return (await this.loadRepos()).seed();
   }
 
   async close(): Promise<void> {

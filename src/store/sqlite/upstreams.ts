@@ -5,39 +5,28 @@ import type { Database } from "better-sqlite3";
 import type { Clock } from "../../clock.js";
 import { checkPins, type Drift, type Pin } from "../../gateway/pins.js";
 import type { UpstreamsRepo } from "../port.js";
-import type { DriftRaw, PinRaw } from "../common/upstreams.js";
-import {
-  DRIFT_COLS,
-  PIN_COLS,
-  driftOf,
-  listedDrift,
-  openDrift,
-  pinOf,
-  planApproval,
-  upstreamStates,
-} from "../common/upstreams.js";
-import { driftValues } from "../common/upstreams.js";
+import * as plans from "../common/upstreams.js";
 
 /** The upstreams repository over a SQLite handle; every write runs in one IMMEDIATE transaction. */
 export function sqliteUpstreams(db: Database, clock: Clock): UpstreamsRepo {
   const pinsOf = (team: string, upstream: string) =>
     (
       db
-        .prepare(`SELECT ${PIN_COLS} FROM upstream_pins WHERE team_id = ? AND upstream = ? ORDER BY tool`)
-        .all(team, upstream) as PinRaw[]
-    ).map(pinOf);
+        .prepare(`SELECT ${plans.PIN_COLS} FROM upstream_pins WHERE team_id = ? AND upstream = ? ORDER BY tool`)
+        .all(team, upstream) as plans.PinRaw[]
+    ).map(plans.pinOf);
   const openOf = (team: string, upstream: string) =>
     (
       db
         .prepare(
-          `SELECT ${DRIFT_COLS} FROM upstream_drifts WHERE team_id = ? AND upstream = ? AND approved_at IS NULL ORDER BY id`,
+          `SELECT ${plans.DRIFT_COLS} FROM upstream_drifts WHERE team_id = ? AND upstream = ? AND approved_at IS NULL ORDER BY id`,
         )
-        .all(team, upstream) as DriftRaw[]
-    ).map(openDrift);
+        .all(team, upstream) as plans.DriftRaw[]
+    ).map(plans.openDrift);
   const putPin = (team: string, upstream: string, p: Pin) =>
     db
       .prepare(
-        `INSERT INTO upstream_pins (team_id, ${PIN_COLS}) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO upstream_pins (team_id, ${plans.PIN_COLS}) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (team_id, upstream, tool) DO UPDATE SET definition = excluded.definition, digest = excluded.digest,
          pinned_at = excluded.pinned_at`,
       )
@@ -47,7 +36,7 @@ export function sqliteUpstreams(db: Database, clock: Clock): UpstreamsRepo {
       .prepare(
         "INSERT INTO upstream_drifts (team_id, upstream, tool, kind, before, after, detected_at, approved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(driftValues(team, upstream, d));
+      .run(plans.driftValues(team, upstream, d));
   return {
     observe: async (team, upstream, mode, listed) =>
       db
@@ -69,7 +58,7 @@ export function sqliteUpstreams(db: Database, clock: Clock): UpstreamsRepo {
       db
         .transaction(() => {
           const now = clock.now().toISOString();
-          const plan = planApproval(upstream, pinsOf(team, upstream), openOf(team, upstream), tool, now);
+          const plan = plans.planApproval(upstream, pinsOf(team, upstream), openOf(team, upstream), tool, now);
           for (const p of plan.put) putPin(team, upstream, p);
           const del = db.prepare("DELETE FROM upstream_pins WHERE team_id = ? AND upstream = ? AND tool = ?");
           for (const t of plan.remove) del.run(team, upstream, t);
@@ -81,13 +70,15 @@ export function sqliteUpstreams(db: Database, clock: Clock): UpstreamsRepo {
     list: async (team) => {
       const pins = (
         db
-          .prepare(`SELECT ${PIN_COLS} FROM upstream_pins WHERE team_id = ? ORDER BY upstream, tool`)
-          .all(team) as PinRaw[]
-      ).map(pinOf);
+          .prepare(`SELECT ${plans.PIN_COLS} FROM upstream_pins WHERE team_id = ? ORDER BY upstream, tool`)
+          .all(team) as plans.PinRaw[]
+      ).map(plans.pinOf);
       const drifts = (
-        db.prepare(`SELECT ${DRIFT_COLS} FROM upstream_drifts WHERE team_id = ? ORDER BY id`).all(team) as DriftRaw[]
-      ).map((r) => listedDrift(driftOf(r)));
-      return upstreamStates(pins, drifts);
+        db
+          .prepare(`SELECT ${plans.DRIFT_COLS} FROM upstream_drifts WHERE team_id = ? ORDER BY id`)
+          .all(team) as plans.DriftRaw[]
+      ).map((r) => plans.listedDrift(plans.driftOf(r)));
+      return plans.upstreamStates(pins, drifts);
     },
   };
 }
