@@ -116,7 +116,8 @@ function readShape(input: unknown, decl: Declaration, ctx: Ctx): { quantity: Qua
     const extra = Object.keys(o).filter((k) => !QUANTITY_KEYS.includes(k));
     if (extra.length) {
       throw new UnitParseError(
-        `a quantity object takes only value, unit, datum, crs, quality, source, observed_at and flags; remove ${extra.map((k) => `'${k}'`).join(", ")} and resend`,
+        "a quantity object takes only value, unit, datum, crs, quality, source, observed_at and flags; " +
+          `remove ${extra.map((k) => `'${k}'`).join(", ")} and resend`,
       );
     }
     if (!("value" in o))
