@@ -17,6 +17,8 @@ type HandleState = {
   undone: number;
   /** Transactions begun here, so a reader can tell one from the next. */
   begun: number;
+  /** What must run just before the open transaction begun here commits (dropped when it rolls back). */
+  hooks: (() => void)[];
 };
 
 const states = new WeakMap<Database, HandleState>();
@@ -41,6 +43,7 @@ function state(sqlite: Database): HandleState {
       owned: false,
       undone: 0,
       begun: 0,
+      hooks: [],
     };
     states.set(sqlite, s);
   }
@@ -64,6 +67,20 @@ export function ownsTransaction(sqlite: Database): boolean {
  */
 export function ownedTransaction(sqlite: Database): number | null {
   return ownsTransaction(sqlite) ? state(sqlite).begun : null;
+}
+
+/**
+ * Whether the open transaction was begun here and its jobs run bare (`runOptimistic`, `atomicGroup`): its writes are
+ * kept or undone only as a whole, so a writer may hold work back until `beforeCommit`.
+ */
+export function inOptimisticGroup(sqlite: Database): boolean {
+  const s = state(sqlite);
+  return s.optimistic && ownsTransaction(sqlite);
+}
+
+/** Runs `fn` inside the open transaction begun here, just before it commits; dropped if it rolls back instead. */
+export function beforeCommit(sqlite: Database, fn: () => void): void {
+  state(sqlite).hooks.push(fn);
 }
 
 /** How many times this module rolled writes back on this handle (a transaction, or a savepoint inside one). */
@@ -109,7 +126,10 @@ export function atomic<T>(sqlite: Database, fn: () => T): T {
         c.release.run();
       } else c.rollback.run();
     }
-    if (!nested || !sqlite.inTransaction) s.owned = false;
+    if (!nested || !sqlite.inTransaction) {
+      s.owned = false;
+      s.hooks = [];
+    }
     throw e;
   }
   if (nested) c.release.run();
@@ -193,6 +213,7 @@ export function atomicGroup<T>(sqlite: Database, fn: () => T): T {
 }
 
 function begin(s: HandleState): void {
+  s.hooks = [];
   s.c.begin.run();
   s.owned = true;
   s.begun += 1;
@@ -200,9 +221,12 @@ function begin(s: HandleState): void {
 
 function commit(sqlite: Database, s: HandleState): void {
   try {
+    // A hook may add another (none does today); each runs once, in the order registered.
+    for (let h = s.hooks.shift(); h; h = s.hooks.shift()) h();
     s.c.commit.run();
   } catch (e) {
     s.undone += 1;
+    s.hooks = [];
     if (sqlite.inTransaction) s.c.rollback.run();
     s.owned = false;
     throw e;
@@ -219,6 +243,7 @@ export function beginImmediate(sqlite: Database): void {
 export function rollback(sqlite: Database): void {
   const s = state(sqlite);
   s.undone += 1;
+  s.hooks = [];
   if (sqlite.inTransaction) s.c.rollback.run();
   s.owned = false;
 }

@@ -10,6 +10,8 @@ import {
   type StoredEntry,
   unchainedRow,
 } from "../common/chain-verify.js";
+import { beforeCommit, inOptimisticGroup, ownedTransaction, totalChanges } from "./atomic.js";
+import { outputsMemo } from "./outputs-memo.js";
 import { streamVerify } from "./chain-verify.js";
 
 /** A team's head as stored. */
@@ -25,8 +27,14 @@ export type ChainHead = {
 
 const PAGE = 8192;
 
-/** Entries written per INSERT statement. */
-const ENTRY_ROWS = 16;
+/** Entries written per INSERT statement (9 parameters each, well under SQLite's limit). */
+const ENTRY_ROWS = 64;
+
+/** A team's chain tip while a group's entries are held back: where its next entry goes, and whether it has a head. */
+type Tip = { seq: number; prev: string; had: boolean };
+
+/** Entries computed in a group commit and written once, just before it commits (one head read and write per team). */
+type Pending = { txn: number; tips: Map<string, Tip>; params: unknown[]; at: string };
 
 /** A row's key as the writer has it. */
 export type RowKey = string | number | bigint;
@@ -45,6 +53,7 @@ export class SqliteChain {
   private readonly headSet: Statement;
   private readonly puts: Statement[] = [];
   private readonly page: Statement;
+  private pending: Pending | null = null;
 
   constructor(private readonly sqlite: Database) {
     this.headGet = sqlite.prepare(
@@ -122,32 +131,91 @@ export class SqliteChain {
     options: { force?: boolean } = {},
   ): void {
     if ((!chainSettings.enabled && !options.force) || rows.length === 0) return;
+    // In a group commit whose jobs run bare, the entries are held back and written once before it commits: the
+    // group is kept or undone whole, so they stand or fall with its rows, in the order the rows were appended.
+    const txn = inOptimisticGroup(this.sqlite) ? ownedTransaction(this.sqlite) : null;
+    if (txn !== null) {
+      let p = this.pending;
+      if (p === null || p.txn !== txn) {
+        p = { txn, tips: new Map(), params: [], at: new Date().toISOString() };
+        this.pending = p;
+        beforeCommit(this.sqlite, () => this.flushPending());
+      }
+      let tip = p.tips.get(teamId);
+      if (tip === undefined) {
+        tip = this.tipOf(teamId);
+        p.tips.set(teamId, tip);
+      }
+      this.link(teamId, rows, tip, p.at, p.params);
+      return;
+    }
     // Every writer calls this inside its transaction; one that does not still reads and moves the head atomically.
     if (!this.sqlite.inTransaction) {
       this.sqlite.transaction(() => this.appendRows(teamId, rows, options)).immediate();
       return;
     }
-    const head = this.headTip.get(teamId) as [number, string] | undefined;
-    let seq = head?.[0] ?? 0;
-    let prev = head?.[1] ?? GENESIS;
-    const at = new Date().toISOString();
+    // Entries held back earlier in this transaction come first (a group's job followed by a savepointed write).
+    this.flushPending();
+    const tip = this.tipOf(teamId);
     const params: unknown[] = [];
+    const at = new Date().toISOString();
+    this.link(teamId, rows, tip, at, params);
+    this.writeEntries(params);
+    this.writeTip(teamId, tip, at);
+  }
+
+  /** The team's chain tip as stored (its head), read inside the writing transaction. */
+  private tipOf(teamId: string): Tip {
+    const head = this.headTip.get(teamId) as [number, string] | undefined;
+    return { seq: head?.[0] ?? 0, prev: head?.[1] ?? GENESIS, had: head !== undefined };
+  }
+
+  /** Hashes the rows into entries after `tip`, adding their parameters to `params` and moving the tip. */
+  private link(
+    teamId: string,
+    rows: readonly (readonly [ChainTableName, RowKey] | readonly [ChainTableName, RowKey, readonly unknown[]])[],
+    tip: Tip,
+    at: string,
+    params: unknown[],
+  ): void {
     for (const [table, id, bound] of rows) {
       const row = bound ?? (this.read(table).get(id, teamId) as unknown[] | undefined);
       if (row === undefined) throw new Error(`chain: ${table} ${String(id)} was not written`);
       const { rowDigest, fp } = printRow(table, row);
-      const digest = linkDigest(prev, rowDigest);
-      seq += 1;
-      params.push(teamId, seq, table, String(id), rowDigest, prev, digest, fp, at);
-      prev = digest;
+      const digest = linkDigest(tip.prev, rowDigest);
+      tip.seq += 1;
+      params.push(teamId, tip.seq, table, String(id), rowDigest, tip.prev, digest, fp, at);
+      tip.prev = digest;
     }
-    // The entries in one statement per ENTRY_ROWS (a call and its crossings are usually one).
+  }
+
+  /** Writes entries' parameters, ENTRY_ROWS entries per statement. */
+  private writeEntries(params: unknown[]): void {
     for (let i = 0; i < params.length; i += ENTRY_ROWS * 9) {
-      const chunk = params.slice(i, i + ENTRY_ROWS * 9);
+      const chunk = i === 0 && params.length <= ENTRY_ROWS * 9 ? params : params.slice(i, i + ENTRY_ROWS * 9);
       this.entryPuts(chunk.length / 9).run(...chunk);
     }
-    if (head) this.headSet.run(seq, prev, at, teamId);
-    else this.headPut.run(teamId, seq, prev, at);
+  }
+
+  /** Moves the team's head to its tip. */
+  private writeTip(teamId: string, tip: Tip, at: string): void {
+    if (tip.had) this.headSet.run(tip.seq, tip.prev, at, teamId);
+    else this.headPut.run(teamId, tip.seq, tip.prev, at);
+    tip.had = true;
+  }
+
+  /** Writes the entries a group held back, and each team's head, when they belong to the open transaction. */
+  private flushPending(): void {
+    const p = this.pending;
+    if (p === null) return;
+    this.pending = null;
+    // Held back in a transaction that rolled back: its rows are gone, and so are its entries.
+    if (p.txn !== ownedTransaction(this.sqlite)) return;
+    const before = totalChanges(this.sqlite);
+    this.writeEntries(p.params);
+    for (const [teamId, tip] of p.tips) this.writeTip(teamId, tip, p.at);
+    // Entries and heads hold no session output: what the session memory knew before them still holds.
+    outputsMemo(this.sqlite).passOver(before);
   }
 
   /**

@@ -74,6 +74,14 @@ export class OutputsMemo {
     this.stamp.changes = totalChanges(this.sqlite);
   }
 
+  /**
+   * Takes in writes made since `before` (a total_changes reading) that hold no session output, such as the chain's
+   * entries written as a group commits: a memory good before them stays good.
+   */
+  passOver(before: number): void {
+    if (this.stamp.changes === before) this.stamp.changes = totalChanges(this.sqlite);
+  }
+
   /** Forgets every session (and the stamp, so the next step starts afresh). */
   forgetAll(): void {
     this.sessions.clear();

@@ -265,13 +265,9 @@ export class SessionStore {
     now: Date,
   ): boolean {
     const at = now.toISOString();
-    const changed = this.s.setResult!.run(
-      JSON.stringify(result.raw ?? null),
-      result.ok ? 1 : 0,
-      JSON.stringify(result.violations),
-      at,
-      call.id,
-    ).changes;
+    const rawText = JSON.stringify(result.raw ?? null);
+    const violationsText = JSON.stringify(result.violations);
+    const changed = this.s.setResult!.run(rawText, result.ok ? 1 : 0, violationsText, at, call.id).changes;
     this.unanswered.delete(call.id);
     if (changed === 0) return false;
     const bound: unknown[][] = [];
@@ -285,8 +281,10 @@ export class SessionStore {
       at,
       bound,
     );
+    // The result's chained columns as bound to setResult, so the chain hashes them without reading the row back.
+    const resultRow = [call.id, teamId, rawText, result.ok ? 1 : 0, violationsText, at];
     sqliteChain(this.sqlite).appendRows(teamId, [
-      ["results", call.id],
+      ["results", call.id, resultRow],
       ...crossingIds.map((c, i) => ["crossings", c, bound[i]!] as const),
     ]);
     if (result.violations.length)
