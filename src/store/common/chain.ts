@@ -87,15 +87,18 @@ function canonicalOf(p: Plan, s: readonly string[]): string {
   return out + p.tail;
 }
 
-/** FNV-1a (32-bit) of a string's UTF-16 code units, its low 16 bits as 4 hex digits. */
-function fp16(s: string): string {
+/** FNV-1a (32-bit) of a string's UTF-16 code units, its low 16 bits. */
+function fp16n(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i += 1) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return (h & 0xffff).toString(16).padStart(4, "0");
+  return h & 0xffff;
 }
+
+/** The 16-bit fingerprint of a serialised value as 4 hex digits. */
+const fp16 = (s: string): string => fp16n(s).toString(16).padStart(4, "0");
 
 /** A row as the chain holds it: its canonical digest and its per-column fingerprints. */
 export type RowPrint = { rowDigest: string; fp: string };
@@ -125,6 +128,36 @@ export function linkDigest(prev: string, rowDigest: string): string {
   if (LINK.write(prev, 0, 32, "hex") + LINK.write(rowDigest, 32, 32, "hex") !== 64)
     return sha256Hex(Buffer.from(prev + rowDigest, "hex"));
   return sha256Hex(LINK);
+}
+
+/** A row as the SQLite chain stores it: its canonical digest (32 bytes) and its fingerprints (2 bytes per column). */
+export type RowBytes = { rowDigest: Buffer; fp: Buffer };
+
+/** The digest and fingerprints of a row as bytes: the same values as printRow, without the hex text. */
+export function printRowBytes(name: ChainTableName, values: readonly unknown[]): RowBytes {
+  const p = planOf(name);
+  const s = serialised(p, values);
+  const rowDigest = hash("sha256", canonicalOf(p, s), "buffer");
+  const fp = Buffer.allocUnsafe(s.length * 2);
+  for (let i = 0; i < s.length; i += 1) fp.writeUInt16BE(fp16n(s[i]!), i * 2);
+  return { rowDigest, fp };
+}
+
+/** An entry's digest as bytes: SHA-256 over the previous digest's 32 bytes then the row digest's 32 bytes. */
+export function linkBytes(prev: Buffer, rowDigest: Buffer): Buffer {
+  prev.copy(LINK, 0, 0, 32);
+  rowDigest.copy(LINK, 32, 0, 32);
+  return hash("sha256", LINK, "buffer");
+}
+
+/**
+ * A stored digest or fingerprint as hex text: SQLite holds bytes (BLOB) since migration 0022_chain_bytes and hex
+ * text before it; PostgreSQL holds hex text. The two forms of one value give the same text.
+ */
+export function hexOf(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex");
+  return "";
 }
 
 /** The canonical columns whose fingerprints differ between a stored print and a row read now. */

@@ -2,7 +2,7 @@
 import Database from "better-sqlite3";
 import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
 import { CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
-import { sqliteChain } from "./chain.js";
+import { asHex, sqliteChain } from "./chain.js";
 
 /** The positions of a session's own entries. */
 const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @team AND (
@@ -87,7 +87,8 @@ export function sqliteLedgerChain(sqlite: Database.Database): LedgerChain {
       );
       const out = rows
         .map(([t, id]) => get.get(teamId, t, id) as ChainEntryRow | undefined)
-        .filter((e): e is ChainEntryRow => e !== undefined);
+        .filter((e): e is ChainEntryRow => e !== undefined)
+        .map(asHex);
       return out.sort((a, b) => a.seq - b.seq);
     },
     entriesAt: async (teamId, seq) =>
@@ -96,14 +97,16 @@ export function sqliteLedgerChain(sqlite: Database.Database): LedgerChain {
           `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest FROM ledger_entries
             WHERE team_id = ? AND seq = ?`,
         )
-        .all(teamId, seq) as ChainEntryRow[],
+        .all(teamId, seq)
+        .map((e) => asHex(e as ChainEntryRow)),
     segment: async (teamId, from, to) =>
       sqlite
         .prepare(
           `SELECT seq, tbl, row_id AS rowId, row_digest AS rowDigest, prev, digest, at FROM ledger_entries
             WHERE team_id = ? AND seq >= ? AND seq <= ? ORDER BY seq`,
         )
-        .all(teamId, from, to) as (ChainEntryRow & { at: string })[],
+        .all(teamId, from, to)
+        .map((e) => asHex(e as ChainEntryRow & { at: string })),
     sessionSeqs: async (teamId, sessionId) =>
       sqlite.prepare(SESSION_SEQS).pluck().all({ team: teamId, session: sessionId }) as number[],
     evaluationSeqs: async (teamId, runId) =>

@@ -4,7 +4,7 @@
 // answer is the same first failing entry, by position, as a walk that reads each entry's row by key.
 import type { Database, Statement } from "better-sqlite3";
 import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName, isChainTable } from "../common/chain-tables.js";
-import { changedColumns, linkDigest, printRow, rowDigestOf } from "../common/chain.js";
+import { changedColumns, hexOf, linkBytes, printRow, rowDigestOf } from "../common/chain.js";
 import { type ChainFault, type ChainStart, type ChainVerdict, unchainedRow } from "../common/chain-verify.js";
 
 /** What the streaming check needs of the chain: the head it must end at, and a row read by key (for the archive). */
@@ -24,6 +24,13 @@ const COUNTS: Partial<Record<ChainTableName, (r: readonly unknown[]) => boolean>
 };
 
 const HEX64 = /^[0-9a-f]{64}$/;
+const ANY_HEX64 = /^[0-9a-fA-F]{64}$/;
+
+/** A stored digest's 32 bytes: a BLOB as read, or hex text (entries written before 0022_chain_bytes); null if neither. */
+function bytesOf(v: unknown): Buffer | null {
+  if (Buffer.isBuffer(v)) return v.length === 32 ? v : null;
+  return typeof v === "string" && ANY_HEX64.test(v) ? Buffer.from(v, "hex") : null;
+}
 
 const statements = new WeakMap<Database, Map<string, Statement>>();
 
@@ -84,7 +91,7 @@ export function streamVerify(
   let digests = Buffer.alloc(cap * 32);
   let tables = new Uint8Array(cap);
   let seq = start.seq;
-  let digest = start.digest;
+  let digest: Buffer = bytesOf(start.digest) ?? Buffer.alloc(32);
   let n = 0;
   // The first link fault: at index `linkAt`; `early` when it is found before the entry's row is checked.
   let linkAt = Number.POSITIVE_INFINITY;
@@ -98,14 +105,16 @@ export function streamVerify(
   let after = start.seq;
   let got = 0;
   do {
-    const page = entries.all(teamId, after) as [number, string, string, string, string, string][];
+    const page = entries.all(teamId, after) as [number, string, string, unknown, unknown, unknown][];
     got = page.length;
     if (got) after = page[got - 1]![0];
     if (!walkPage(page)) break;
   } while (got === PAGE * 2);
-  function walkPage(page: [number, string, string, string, string, string][]): boolean {
+  function walkPage(page: [number, string, string, unknown, unknown, unknown][]): boolean {
     for (const r of page) {
-      const [eSeq, tbl, rowId, rowDigest, prev, eDigest] = r;
+      const [eSeq, tbl, rowId, storedRow, storedPrev, storedDigest] = r;
+      const rowDigest = bytesOf(storedRow);
+      const eDigest = bytesOf(storedDigest);
       if (eSeq !== seq + 1) {
         linkFault =
           eSeq <= seq
@@ -115,14 +124,14 @@ export function streamVerify(
       } else if (!isChainTable(tbl)) {
         linkFault = fault(tbl, rowId, eSeq, `unknown table '${tbl}' in the chain`);
         early = true;
-      } else if (prev !== digest)
+      } else if (!bytesOf(storedPrev)?.equals(digest))
         linkFault = fault(
           tbl,
           rowId,
           eSeq,
           "entry out of order: it was chained after a different entry than the one before it",
         );
-      else if (linkDigest(prev, rowDigest) !== eDigest)
+      else if (rowDigest === null || eDigest === null || !linkBytes(digest, rowDigest).equals(eDigest))
         linkFault = fault(
           tbl,
           rowId,
@@ -144,10 +153,11 @@ export function streamVerify(
       }
       const ti = INDEX.get(tbl)!;
       tables[n] = ti;
-      // A digest that is not 64 hex digits cannot match a row's: its bytes are left zero and the row compared by text.
-      digests.write(rowDigest, n * 32, 32, "hex");
-      // Bytes compare only lowercase hex exactly as text does (an upper-case digest decodes alike but is not equal).
-      if (!HEX64.test(rowDigest)) dups.push({ t: ti, key: "", i: n });
+      // Bytes compare only what compares as lowercase hex text (an upper-case digest decodes alike but is not equal):
+      // a digest stored otherwise leaves its bytes zero and its row is compared by text.
+      if (Buffer.isBuffer(storedRow) && rowDigest !== null) rowDigest.copy(digests, n * 32);
+      else if (typeof storedRow === "string" && HEX64.test(storedRow)) digests.write(storedRow, n * 32, 32, "hex");
+      else dups.push({ t: ti, key: "", i: n });
       const key = NUMERIC[ti] ? Number(rowId) : rowId;
       const m = keys[ti]!;
       if (m.has(key)) dups.push({ t: ti, key, i: n });
@@ -157,7 +167,7 @@ export function streamVerify(
         return false;
       }
       seq = eSeq;
-      digest = eDigest;
+      digest = eDigest!;
       n += 1;
     }
     return true;
@@ -224,7 +234,8 @@ export function streamVerify(
   }
   if (linkFault) return { ok: false, count: linkAt, first_bad: linkFault };
   const head = src.head;
-  if (head !== null && (head.seq !== seq || head.digest !== digest))
+  const last = digest.toString("hex");
+  if (head !== null && (head.seq !== seq || head.digest !== last))
     return {
       ok: false,
       count: n,
@@ -243,7 +254,7 @@ export function streamVerify(
       const s = stray[INDEX.get(name)!];
       if (s !== null && s !== undefined) return { ok: false, count: n, first_bad: unchainedRow(name, String(s)) };
     }
-  return { ok: true, count: n, digest };
+  return { ok: true, count: n, digest: last };
 }
 
 const PAGE = 4096;
@@ -288,8 +299,8 @@ function entryAt(
   const r = prepared(
     sqlite,
     "SELECT tbl, row_id, fp, row_digest FROM ledger_entries WHERE team_id = ? AND seq = ?",
-  ).get(teamId, seq) as [ChainTableName, string, string, string] | undefined;
-  return r ? { tbl: r[0], rowId: r[1], seq, fp: r[2], rowDigest: r[3] } : null;
+  ).get(teamId, seq) as [ChainTableName, string, unknown, unknown] | undefined;
+  return r ? { tbl: r[0], rowId: r[1], seq, fp: hexOf(r[2]), rowDigest: hexOf(r[3]) } : null;
 }
 
 /** A chained row read by key, or null. */

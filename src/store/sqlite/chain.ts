@@ -2,7 +2,7 @@
 // writer at a time is the commit order, across processes too), and the chain is walked in keyset pages of entries.
 import type { Database, Statement } from "better-sqlite3";
 import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
-import { chainSettings, GENESIS, linkDigest, printRow } from "../common/chain.js";
+import { chainSettings, GENESIS, hexOf, linkBytes, printRowBytes } from "../common/chain.js";
 import {
   type ChainFault,
   type ChainVerdict,
@@ -30,8 +30,8 @@ const PAGE = 8192;
 /** Entries written per INSERT statement (9 parameters each, well under SQLite's limit). */
 const ENTRY_ROWS = 64;
 
-/** A team's chain tip while a group's entries are held back: where its next entry goes, and whether it has a head. */
-type Tip = { seq: number; prev: string; had: boolean };
+/** A team's chain tip while entries are linked: where its next entry goes, its digest, and whether it has a head. */
+type Tip = { seq: number; prev: Buffer; had: boolean };
 
 /** Entries computed in a group commit and written once, just before it commits (one head read and write per team). */
 type Pending = { txn: number; tips: Map<string, Tip>; params: unknown[]; at: string };
@@ -167,7 +167,7 @@ export class SqliteChain {
   /** The team's chain tip as stored (its head), read inside the writing transaction. */
   private tipOf(teamId: string): Tip {
     const head = this.headTip.get(teamId) as [number, string] | undefined;
-    return { seq: head?.[0] ?? 0, prev: head?.[1] ?? GENESIS, had: head !== undefined };
+    return { seq: head?.[0] ?? 0, prev: Buffer.from(head?.[1] ?? GENESIS, "hex"), had: head !== undefined };
   }
 
   /** Hashes the rows into entries after `tip`, adding their parameters to `params` and moving the tip. */
@@ -181,8 +181,8 @@ export class SqliteChain {
     for (const [table, id, bound] of rows) {
       const row = bound ?? (this.read(table).get(id, teamId) as unknown[] | undefined);
       if (row === undefined) throw new Error(`chain: ${table} ${String(id)} was not written`);
-      const { rowDigest, fp } = printRow(table, row);
-      const digest = linkDigest(tip.prev, rowDigest);
+      const { rowDigest, fp } = printRowBytes(table, row);
+      const digest = linkBytes(tip.prev, rowDigest);
       tip.seq += 1;
       params.push(teamId, tip.seq, table, String(id), rowDigest, tip.prev, digest, fp, at);
       tip.prev = digest;
@@ -199,8 +199,9 @@ export class SqliteChain {
 
   /** Moves the team's head to its tip. */
   private writeTip(teamId: string, tip: Tip, at: string): void {
-    if (tip.had) this.headSet.run(tip.seq, tip.prev, at, teamId);
-    else this.headPut.run(teamId, tip.seq, tip.prev, at);
+    const digest = tip.prev.toString("hex");
+    if (tip.had) this.headSet.run(tip.seq, digest, at, teamId);
+    else this.headPut.run(teamId, tip.seq, digest, at);
     tip.had = true;
   }
 
@@ -230,9 +231,9 @@ export class SqliteChain {
     if (options.since !== undefined) {
       const first = this.sqlite
         .prepare("SELECT seq, prev FROM ledger_entries WHERE team_id = ? AND at >= ? ORDER BY seq LIMIT 1")
-        .get(teamId, options.since) as { seq: number; prev: string } | undefined;
+        .get(teamId, options.since) as { seq: number; prev: string | Buffer } | undefined;
       if (!first) return { ok: true, count: 0, digest: head?.digest ?? GENESIS };
-      start = { seq: first.seq - 1, digest: first.prev };
+      start = { seq: first.seq - 1, digest: hexOf(first.prev) };
     }
     // A whole chain is checked as a streaming join (one read of the entries and of each table); a window from
     // `since` is walked entry by entry, reading each row by key, so it costs what the window holds.
@@ -248,7 +249,7 @@ export class SqliteChain {
     const tally = new Map<string, number>();
     const fail = (f: ChainFault): ChainVerdict => ({ ok: false, count: walk.count, first_bad: f });
     for (;;) {
-      const entries = this.page.all(teamId, walk.seq) as StoredEntry[];
+      const entries = (this.page.all(teamId, walk.seq) as StoredEntry[]).map(asHex);
       for (const e of entries) {
         const table = e.tbl as ChainTableName;
         const read = CHAIN_TABLES[table] ? this.read(table) : null;
@@ -298,6 +299,15 @@ export class SqliteChain {
     }
     return null;
   }
+}
+
+/** An entry as read, its digests and fingerprints as hex text whichever form they are stored in. */
+export function asHex<E extends { rowDigest: unknown; prev: unknown; digest: unknown; fp?: unknown }>(e: E): E {
+  e.rowDigest = hexOf(e.rowDigest);
+  e.prev = hexOf(e.prev);
+  e.digest = hexOf(e.digest);
+  if (e.fp !== undefined) e.fp = hexOf(e.fp);
+  return e;
 }
 
 const chains = new WeakMap<Database, SqliteChain>();

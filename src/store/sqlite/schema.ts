@@ -1,6 +1,16 @@
 // The one drizzle schema. Every row belongs to a team; events are append-only; state is derived by query.
 import { sql } from "drizzle-orm";
-import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  blob,
+  foreignKey,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
@@ -638,14 +648,17 @@ export const ledgerEntries = sqliteTable(
     /** The chained table (`results` is a call's result columns). */
     tbl: text("tbl").notNull(),
     rowId: text("row_id").notNull(),
-    /** SHA-256 (hex) of the row's canonical form. */
-    rowDigest: text("row_digest").notNull(),
-    /** The previous entry's digest (hex; 64 zeros for the first). */
-    prev: text("prev").notNull(),
-    /** SHA-256 (hex) over prev and row_digest. */
-    digest: text("digest").notNull(),
-    /** A 16-bit fingerprint per canonical column (4 hex each), so verify can name the column that changed. */
-    fp: text("fp").notNull(),
+    /**
+     * SHA-256 of the row's canonical form, 32 bytes. The four digest columns are BLOBs since migration
+     * 0022_chain_bytes; entries written before it keep their hex text, and readers take either (chain-bytes.ts).
+     */
+    rowDigest: blob("row_digest", { mode: "buffer" }).notNull(),
+    /** The previous entry's digest (32 zero bytes for the first). */
+    prev: blob("prev", { mode: "buffer" }).notNull(),
+    /** SHA-256 over prev and row_digest, 32 bytes. */
+    digest: blob("digest", { mode: "buffer" }).notNull(),
+    /** A 16-bit fingerprint per canonical column (2 bytes each, big-endian), so verify can name the column that changed. */
+    fp: blob("fp", { mode: "buffer" }).notNull(),
     at: text("at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.seq] })],

@@ -86,3 +86,32 @@ describe("the chain under group commit", () => {
     expect(sqliteChain(store.sqlite).verify(team)).toMatchObject({ ok: true, count: 6 });
   });
 });
+
+describe("entries written before migration 0022_chain_bytes (hex text)", () => {
+  it("verify alike as bytes, and new entries chain on after them", async () => {
+    const { store, ledger, team } = setUp();
+    const s = ledger.sessions.create(team, { context: "before" }, new Date()).id;
+    const c = await ledger.callBatched(team, s, "read_discharge", { site: "a" });
+    await ledger.resultBatched(team, s, c.call_id, "1250 cfs");
+    const asBytes = sqliteChain(store.sqlite).verify(team);
+    expect(asBytes).toMatchObject({ ok: true, count: 6 });
+    // What 0021 wrote: lowercase hex text in the same columns, which the 0022 copy keeps as text.
+    store.sqlite.exec(
+      "UPDATE ledger_entries SET row_digest = lower(hex(row_digest)), prev = lower(hex(prev)), digest = lower(hex(digest)), fp = lower(hex(fp))",
+    );
+    expect(store.sqlite.prepare("SELECT DISTINCT typeof(digest) FROM ledger_entries").pluck().all()).toEqual(["text"]);
+    expect(sqliteChain(store.sqlite).verify(team)).toEqual(asBytes);
+    const d = await ledger.callBatched(team, s, "read_discharge", { site: "b" });
+    await ledger.resultBatched(team, s, d.call_id, "1300 cfs");
+    expect(store.sqlite.prepare("SELECT typeof(digest) FROM ledger_entries ORDER BY seq").pluck().all()).toEqual([
+      ...Array(6).fill("text"),
+      ...Array(4).fill("blob"),
+    ]);
+    expect(sqliteChain(store.sqlite).verify(team)).toMatchObject({ ok: true, count: 10 });
+    store.sqlite.prepare("UPDATE crossings SET value = 1251 WHERE team_id = ? AND value = 1250").run(team);
+    expect(sqliteChain(store.sqlite).verify(team)).toMatchObject({
+      ok: false,
+      first_bad: { table: "crossings", seq: 6, reason: "changed column value: the row differs from the row chained" },
+    });
+  });
+});

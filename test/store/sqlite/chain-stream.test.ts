@@ -57,7 +57,9 @@ describe("SQLite store: the streaming verify", () => {
 
   it("names an entry whose row digest was rewritten in upper case as a changed row (the bytes are alike)", async () => {
     const teamId = await ledger();
-    sql().prepare("UPDATE ledger_entries SET row_digest = upper(row_digest) WHERE team_id = ? AND seq = 3").run(teamId);
+    sql()
+      .prepare("UPDATE ledger_entries SET row_digest = upper(hex(row_digest)) WHERE team_id = ? AND seq = 3")
+      .run(teamId);
     const [e] = sql().prepare("SELECT tbl, row_id FROM ledger_entries WHERE team_id = ? AND seq = 3").all(teamId) as {
       tbl: string;
       row_id: string;
