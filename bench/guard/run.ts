@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock.js";
+import { chainSettings } from "../../src/store/common/chain.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
@@ -167,6 +168,7 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const PER_ROUND = 4_000;
 const batched: { wall: number; cpu: number }[] = [];
+const unchained: { wall: number; cpu: number }[] = [];
 const alone: { wall: number; cpu: number }[] = [];
 const bareRounds: number[] = [];
 const libSession = ledger.sessions.create(teamId, { context: "bare inserts" }, new Date());
@@ -179,6 +181,10 @@ await libraryCallUs(fullStore, AGENTS, 50);
 for (let r = 0; r < ROUNDS; r += 1) {
   // Interleaved, so load drift on the shared machine hits every figure alike.
   batched.push(await libraryCallUs(store, AGENTS, PER_ROUND / AGENTS));
+  // Issue 29: the same batched calls with the ledger chain off (AGENT_LEDGER_CHAIN=off), interleaved.
+  chainSettings.enabled = false;
+  unchained.push(await libraryCallUs(store, AGENTS, PER_ROUND / AGENTS));
+  chainSettings.enabled = true;
   alone.push(await libraryCallUs(store, 1, PER_ROUND / 4));
   fullBatched.push(await libraryCallUs(fullStore, AGENTS, PER_ROUND / AGENTS));
   fullAlone.push(await libraryCallUs(fullStore, 1, PER_ROUND / 8));
@@ -206,6 +212,9 @@ const summary = {
   bare_insert_us: Number(median(bareRounds).toFixed(1)),
   // Issue 11: detection on / off for a result that is not a reading (median CPU per call and result).
   revision_detection_ratio: Number(detection.plain.ratio.cpu.toFixed(3)),
+  // Issue 29: the throughput the chain costs the batched call (1 - off time / on time), by wall and by CPU time.
+  chain_cost_wall_pct: Number(((1 - median(wall(unchained)) / median(wall(batched))) * 100).toFixed(1)),
+  chain_cost_cpu_pct: Number(((1 - median(cpu(unchained)) / median(cpu(batched))) * 100).toFixed(1)),
 };
 console.log(`\nlibrary guarded call (invoke: call and result, each committed before it answers), ${ROUNDS} rounds:`);
 const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");
@@ -213,6 +222,9 @@ console.log(`| what | median wall us | median CPU us | rounds, wall us |`);
 console.log(`|---|---|---|---|`);
 console.log(
   `| ${AGENTS} agents at once (group commit) | ${summary.batched_us} | ${median(cpu(batched)).toFixed(1)} | ${show(wall(batched))} |`,
+);
+console.log(
+  `| ${AGENTS} agents at once, chain off | ${median(wall(unchained)).toFixed(1)} | ${median(cpu(unchained)).toFixed(1)} | ${show(wall(unchained))} |`,
 );
 console.log(
   `| one agent alone (a commit per write) | ${summary.per_call_commit_us} | ${median(cpu(alone)).toFixed(1)} | ${show(wall(alone))} |`,
@@ -228,6 +240,9 @@ console.log(
 );
 console.log(
   `\nfull / normal: ${(fb / summary.batched_us).toFixed(2)}x batched, ${(fa / summary.per_call_commit_us).toFixed(2)}x alone`,
+);
+console.log(
+  `ledger chain's cost to the batched call's throughput: ${summary.chain_cost_wall_pct} % by wall time, ${summary.chain_cost_cpu_pct} % by CPU time (target <= 10 %)`,
 );
 fullStore.close();
 store.close();

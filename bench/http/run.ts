@@ -129,6 +129,17 @@ const ours = await start(
   { PORT: "8791", AGENT_LEDGER_DB: join(dir, "ledger.db"), AGENT_LEDGER_ADMIN_TOKEN: TOKEN },
   /listening|8791/,
 );
+// Issue 29: the same server with the ledger chain off, for the chain's cost over HTTP in this run.
+const unchained = await start(
+  ["src/cli/main.ts", "serve"],
+  {
+    PORT: "8792",
+    AGENT_LEDGER_DB: join(dir, "unchained.db"),
+    AGENT_LEDGER_ADMIN_TOKEN: TOKEN,
+    AGENT_LEDGER_CHAIN: "off",
+  },
+  /listening|8792/,
+);
 const base = await start(
   ["bench/http/baseline-server.ts"],
   { PORT: "8790", BASELINE_DB: join(dir, "baseline.db") },
@@ -151,6 +162,9 @@ try {
   const session = await json("http://127.0.0.1:8791/v1/sessions", "POST", { context: "bench" });
   await json("http://127.0.0.1:8791/v1/tools/runoff_depth", "PUT", DECL);
   const liteSessions = await prepare("http://127.0.0.1:8791", CONNECTIONS);
+  await waitHealthy("http://127.0.0.1:8792/healthz");
+  const offSessions = await prepare("http://127.0.0.1:8792", CONNECTIONS);
+  await run({ ...perSession("http://127.0.0.1:8792", offSessions, CONNECTIONS), duration: WARM_SECONDS + 3 });
   pgInstances.push(await pgServe(pgPorts[0]!));
   const pgA = `http://127.0.0.1:${pgPorts[0]}`;
   const pgB = `http://127.0.0.1:${pgPorts[1]}`;
@@ -183,6 +197,9 @@ try {
   await row("SQLite: guarded call, one session per connection", [ours], () =>
     run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS)),
   );
+  await row("SQLite, chain off (AGENT_LEDGER_CHAIN=off): the same calls", [unchained], () =>
+    run(perSession("http://127.0.0.1:8792", offSessions, CONNECTIONS)),
+  );
   // The SQLite server had the 5 s of the one-session leg to warm up before its per-session leg; each PostgreSQL
   // instance gets WARM_SECONDS of the same per-session calls, unmeasured, before its own.
   await run({ ...perSession(pgA, pgSessions, CONNECTIONS), duration: WARM_SECONDS });
@@ -214,11 +231,17 @@ try {
   const rate = (i: number) => results[i]![1].requests.average;
   console.log(`\nguarded / baseline throughput: ${(rate(1) / rate(0)).toFixed(2)} (target >= 0.5)`);
   console.log(
-    `PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(3) / rate(2)).toFixed(2)} (target >= 0.5)`,
+    `PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(4) / rate(2)).toFixed(2)} (target >= 0.5)`,
   );
-  console.log(`PostgreSQL 2 instances / 1 instance: ${(rate(4) / rate(3)).toFixed(2)} (target >= 1.5)`);
+  console.log(`PostgreSQL 2 instances / 1 instance: ${(rate(5) / rate(4)).toFixed(2)} (target >= 1.5)`);
+  const cpuOf = (i: number) => results[i]![2].server;
+  console.log(
+    `ledger chain's cost to guarded-call throughput over HTTP: ${((1 - rate(2) / rate(3)) * 100).toFixed(1)} % by rate, ` +
+      `${((1 - cpuOf(3) / cpuOf(2)) * 100).toFixed(1)} % by server CPU per request (target <= 10 %)`,
+  );
 } finally {
   ours.kill("SIGTERM");
+  unchained.kill("SIGTERM");
   base.kill("SIGTERM");
   for (const p of pgInstances) p.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 500));

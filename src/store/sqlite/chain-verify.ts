@@ -4,7 +4,7 @@
 // answer is the same first failing entry, by position, as a walk that reads each entry's row by key.
 import type { Database, Statement } from "better-sqlite3";
 import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName, isChainTable } from "../common/chain-tables.js";
-import { changedColumns, hexOf, linkBytes, printRow, rowDigestOf } from "../common/chain.js";
+import { changedColumns, hexOf, linkDigest, printRow, rowDigestOf } from "../common/chain.js";
 import { type ChainFault, type ChainStart, type ChainVerdict, unchainedRow } from "../common/chain-verify.js";
 
 /** What the streaming check needs of the chain: the head it must end at, and a row read by key (for the archive). */
@@ -24,13 +24,9 @@ const COUNTS: Partial<Record<ChainTableName, (r: readonly unknown[]) => boolean>
 };
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const ANY_HEX64 = /^[0-9a-fA-F]{64}$/;
 
-/** A stored digest's 32 bytes: a BLOB as read, or hex text (entries written before 0022_chain_bytes); null if neither. */
-function bytesOf(v: unknown): Buffer | null {
-  if (Buffer.isBuffer(v)) return v.length === 32 ? v : null;
-  return typeof v === "string" && ANY_HEX64.test(v) ? Buffer.from(v, "hex") : null;
-}
+/** A digest column as hex text: a BLOB (since 0022_chain_bytes) in lowercase hex, hex text written before it as is. */
+const HEX = (col: string) => `CASE typeof(${col}) WHEN 'blob' THEN lower(hex(${col})) ELSE ${col} END`;
 
 const statements = new WeakMap<Database, Map<string, Statement>>();
 
@@ -91,30 +87,30 @@ export function streamVerify(
   let digests = Buffer.alloc(cap * 32);
   let tables = new Uint8Array(cap);
   let seq = start.seq;
-  let digest: Buffer = bytesOf(start.digest) ?? Buffer.alloc(32);
+  let digest = start.digest;
   let n = 0;
   // The first link fault: at index `linkAt`; `early` when it is found before the entry's row is checked.
   let linkAt = Number.POSITIVE_INFINITY;
   let linkFault: ChainFault | null = null;
   let early = false;
-  // Keyset pages read with all(): about 1.4 times as fast as iterate() here, and memory stays one page.
+  // Keyset pages read with all(): about 1.4 times as fast as iterate() here, and memory stays one page. The digests
+  // come as hex text, made by SQLite: a BLOB read into JavaScript costs a Buffer each, several times a string.
   const entries = prepared(
     sqlite,
-    `SELECT seq, tbl, row_id, row_digest, prev, digest FROM ledger_entries WHERE team_id = ? AND seq > ? ORDER BY seq LIMIT ${PAGE * 2}`,
+    `SELECT seq, tbl, row_id, ${HEX("row_digest")}, ${HEX("digest")} FROM ledger_entries
+      WHERE team_id = ? AND seq > ? ORDER BY seq LIMIT ${PAGE * 2}`,
   );
   let after = start.seq;
   let got = 0;
   do {
-    const page = entries.all(teamId, after) as [number, string, string, unknown, unknown, unknown][];
+    const page = entries.all(teamId, after) as [number, string, string, string, string][];
     got = page.length;
     if (got) after = page[got - 1]![0];
     if (!walkPage(page)) break;
   } while (got === PAGE * 2);
-  function walkPage(page: [number, string, string, unknown, unknown, unknown][]): boolean {
+  function walkPage(page: [number, string, string, string, string][]): boolean {
     for (const r of page) {
-      const [eSeq, tbl, rowId, storedRow, storedPrev, storedDigest] = r;
-      const rowDigest = bytesOf(storedRow);
-      const eDigest = bytesOf(storedDigest);
+      const [eSeq, tbl, rowId, rowDigest, eDigest] = r;
       if (eSeq !== seq + 1) {
         linkFault =
           eSeq <= seq
@@ -124,19 +120,15 @@ export function streamVerify(
       } else if (!isChainTable(tbl)) {
         linkFault = fault(tbl, rowId, eSeq, `unknown table '${tbl}' in the chain`);
         early = true;
-      } else if (!bytesOf(storedPrev)?.equals(digest))
+      } else if (linkDigest(digest, rowDigest) !== eDigest)
+        // The stored `prev` is read only here, to tell an entry moved from elsewhere from one whose digest was forged.
         linkFault = fault(
           tbl,
           rowId,
           eSeq,
-          "entry out of order: it was chained after a different entry than the one before it",
-        );
-      else if (rowDigest === null || eDigest === null || !linkBytes(digest, rowDigest).equals(eDigest))
-        linkFault = fault(
-          tbl,
-          rowId,
-          eSeq,
-          "forged digest: the entry's digest is not the digest of its row and the entry before it",
+          hexOf(prevAt(sqlite, teamId, eSeq)) !== digest
+            ? "entry out of order: it was chained after a different entry than the one before it"
+            : "forged digest: the entry's digest is not the digest of its row and the entry before it",
         );
       if (linkFault && early) {
         linkAt = n;
@@ -153,11 +145,10 @@ export function streamVerify(
       }
       const ti = INDEX.get(tbl)!;
       tables[n] = ti;
-      // Bytes compare only what compares as lowercase hex text (an upper-case digest decodes alike but is not equal):
-      // a digest stored otherwise leaves its bytes zero and its row is compared by text.
-      if (Buffer.isBuffer(storedRow) && rowDigest !== null) rowDigest.copy(digests, n * 32);
-      else if (typeof storedRow === "string" && HEX64.test(storedRow)) digests.write(storedRow, n * 32, 32, "hex");
-      else dups.push({ t: ti, key: "", i: n });
+      // A digest that is not 64 hex digits cannot match a row's: its bytes are left zero and the row compared by text.
+      digests.write(rowDigest, n * 32, 32, "hex");
+      // Bytes compare only lowercase hex exactly as text does (an upper-case digest decodes alike but is not equal).
+      if (!HEX64.test(rowDigest)) dups.push({ t: ti, key: "", i: n });
       const key = NUMERIC[ti] ? Number(rowId) : rowId;
       const m = keys[ti]!;
       if (m.has(key)) dups.push({ t: ti, key, i: n });
@@ -167,7 +158,7 @@ export function streamVerify(
         return false;
       }
       seq = eSeq;
-      digest = eDigest!;
+      digest = eDigest;
       n += 1;
     }
     return true;
@@ -194,6 +185,7 @@ export function streamVerify(
       }
       seen[i] = 1;
       if (i >= rowAt) continue;
+      // The hex digest written into one reused buffer: cheaper than a digest answered as a new Buffer.
       now.write(rowDigestOf(name, r), 0, 32, "hex");
       if (now.compare(digests, i * 32, i * 32 + 32) !== 0) {
         rowAt = i;
@@ -234,8 +226,7 @@ export function streamVerify(
   }
   if (linkFault) return { ok: false, count: linkAt, first_bad: linkFault };
   const head = src.head;
-  const last = digest.toString("hex");
-  if (head !== null && (head.seq !== seq || head.digest !== last))
+  if (head !== null && (head.seq !== seq || head.digest !== digest))
     return {
       ok: false,
       count: n,
@@ -254,7 +245,7 @@ export function streamVerify(
       const s = stray[INDEX.get(name)!];
       if (s !== null && s !== undefined) return { ok: false, count: n, first_bad: unchainedRow(name, String(s)) };
     }
-  return { ok: true, count: n, digest: last };
+  return { ok: true, count: n, digest };
 }
 
 const PAGE = 4096;
@@ -289,6 +280,15 @@ function* teamRows(sqlite: Database, teamId: string, name: ChainTableName, chain
 
 /** A row id as its table's key is bound: a number for a numeric key (the rowid's own lookup). */
 const keyOf = (ti: number, rowId: string): string | number => (NUMERIC[ti] ? Number(rowId) : rowId);
+
+/** The stored `prev` of the entry at a position. */
+function prevAt(sqlite: Database, teamId: string, seq: number): unknown {
+  return (
+    prepared(sqlite, "SELECT prev FROM ledger_entries WHERE team_id = ? AND seq = ?").get(teamId, seq) as
+      | [unknown]
+      | undefined
+  )?.[0];
+}
 
 /** The entry at a position, as the fault needs it. */
 function entryAt(
