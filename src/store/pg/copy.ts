@@ -7,6 +7,7 @@ import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import type pg from "pg";
 import * as pgSchema from "./schema.js";
 import { inTransaction, type Q } from "./tx.js";
+import { hexOf } from "../common/chain.js";
 
 type Column = { name: string; sqlType: string; kind: "boolean" | "other"; identity: boolean };
 type Table = { name: string; columns: Column[]; dependsOn: string[] };
@@ -74,6 +75,8 @@ async function copyTable(q: Q, sqlite: Database, t: Table): Promise<number> {
     const cols = t.columns.map((c, i) =>
       batch.map((row) => {
         const v = row[i];
+        // The chain's digests are bytes on SQLite since 0022_chain_bytes and hex text on PostgreSQL.
+        if (v instanceof Uint8Array && c.sqlType === "text") return hexOf(v);
         return c.kind === "boolean" && v !== null ? v === 1 || v === true : v;
       }),
     );
