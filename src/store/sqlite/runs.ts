@@ -1,40 +1,35 @@
 // Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
 import type { Database, Statement } from "better-sqlite3";
 import type { Clock } from "../../clock.js";
-import { decide } from "../../gates/decide.js";
-import type { ClaimHistory } from "../../gates/ports.js";
-import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
-import type { WatchCache } from "../../gates/watch.js";
-import { claimHistory } from "./claim-history.js";
-import type { LedgerLine } from "../common/claims-jsonl.js";
 import { NotFoundError } from "../common/errors.js";
 import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-rows.js";
-import { evidenceResolver } from "./evidence.js";
 import { newId } from "../common/ids.js";
 import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
-import { overlayHistory } from "../common/claim-history.js";
-import { evaluationRows, type ParsedEvaluation, parseEvaluation } from "../common/evaluation-rows.js";
+import { type EvaluationRows, evaluationRows, parseEvaluation } from "../common/evaluation-rows.js";
 import { sqliteChain } from "./chain.js";
 import { withParseMemo } from "../../gates/contract.js";
+import { splitEvaluationInput } from "../../gates/contracts.js";
+import { claimCount } from "../../limits.js";
+import { decideStored, type DecisionOptions, historyVersion } from "./run-decision.js";
+import { type GatesPool, gatesPool } from "./gates-pool.js";
 
 /** What `evaluate` needs besides the input. */
-export type EvaluateOptions = {
+export type EvaluateOptions = DecisionOptions & {
   clock: Clock;
   /** Base settings (defaults, or a thresholds.toml merged over them); the input's own `settings` go on top. */
   settings?: Settings;
   /** False: decide against history but write nothing. */
   record?: boolean;
-  /** Ledger lines used for this evaluation only (a file ledger), over the stored ledger. */
-  extraLedger?: readonly LedgerLine[];
-  /** The team's datum names, so claim values like "12 ft MYGAUGE" compare as elevations. */
-  datums?: Iterable<string>;
-  watchCache?: WatchCache;
-  /** For `evidence.check_paths`: whether a file source exists (only a caller that knows the input's directory can say). */
-  pathExists?: (path: string) => boolean;
-  /** False: leave ledger locators unresolved (there is no real ledger behind this store); default true. */
-  resolveLedger?: boolean;
+  /** Where a large evaluation is decided: `auto` (a worker when it can), `loop` (always here), `worker` (any size). */
+  decideIn?: "auto" | "loop" | "worker";
 };
+
+/** Claims at or above which an evaluation is decided in a worker: below, posting it costs more than deciding. */
+export const WORKER_CLAIMS = 100;
+
+/** Times a worker's decision is made afresh when history moved before it could be written; then it is made here. */
+const WORKER_ATTEMPTS = 2;
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
@@ -90,50 +85,94 @@ export class RunStore {
   ): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
     const parsed = parseEvaluation(input);
     const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, parsed.settings);
-    const history: ClaimHistory = overlayHistory(claimHistory(this.sqlite, teamId), options.extraLedger ?? []);
     const run = () => {
       const now = options.clock.now();
-      const decision = decide(input, {
-        settings,
-        history,
-        compareQuantities: createQuantityComparer(options.datums ?? []),
-        ...(options.resolveLedger === false ? {} : { evidence: evidenceResolver(this.sqlite, teamId) }),
-        ...(options.watchCache ? { watchCache: options.watchCache } : {}),
-        ...(options.pathExists ? { pathExists: options.pathExists } : {}),
-      });
-      const id = newId(now.getTime());
-      const evaluation: Evaluation = { id, task: parsed.taskId, created_at: now.toISOString(), ...decision };
-      if (options.record !== false) this.insert(teamId, evaluation, parsed, settings);
+      const stamp = { id: newId(now.getTime()), at: now, task: parsed.taskId };
+      const evaluation = decideStored(this.sqlite, teamId, input, settings, options, stamp);
+      if (options.record !== false) this.write(teamId, evaluationRows(evaluation, parsed, settings));
       return evaluation;
     };
-    // The memo lets `insert` reuse the contract parse `decide` made of the same input.
+    // The memo lets `evaluationRows` reuse the contract parse `decide` made of the same input.
     const evaluation = withParseMemo(() =>
       options.record === false ? run() : this.sqlite.transaction(run).immediate(),
     );
     return { evaluation, settings, recorded: options.record !== false };
   }
 
-  /** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
-  private insert(teamId: string, e: Evaluation, parsed: ParsedEvaluation, settings: Settings): void {
-    const rows = evaluationRows(e, parsed, settings);
+  /**
+   * The same as `evaluate`, with a large evaluation decided in a worker (gates-pool.ts) so the event loop only
+   * writes: the worker reads history and decides over its own connection, and the rows are
+   * written here in an IMMEDIATE transaction when the history version it read is unchanged. Otherwise it decides
+   * again from fresh history, at most WORKER_ATTEMPTS times, then here inside the transaction as `evaluate` does.
+   * Small evaluations, an in-memory database, and the options a worker cannot take (functions, caches, a file
+   * ledger, nothing recorded) stay on the loop.
+   */
+  async evaluateOffLoop(
+    teamId: string,
+    input: unknown,
+    options: EvaluateOptions,
+    pool: GatesPool = gatesPool,
+  ): Promise<{ evaluation: Evaluation; settings: Settings; recorded: boolean }> {
+    const mode = options.decideIn ?? "auto";
+    const offload =
+      mode !== "loop" &&
+      pool.usable &&
+      !this.sqlite.memory &&
+      options.record !== false &&
+      options.watchCache === undefined &&
+      options.pathExists === undefined &&
+      (options.extraLedger ?? []).length === 0 &&
+      options.resolveLedger !== false &&
+      (mode === "worker" || claimCount(input) >= WORKER_CLAIMS);
+    if (!offload) return this.evaluate(teamId, input, options);
+    // Invalid settings are refused here, as `evaluate` refuses them, before any work is posted.
+    const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+    const datums = [...(options.datums ?? [])];
+    for (let attempt = 0; attempt < WORKER_ATTEMPTS; attempt++) {
+      const now = options.clock.now();
+      const job = {
+        file: this.sqlite.name,
+        teamId,
+        input,
+        settings,
+        datums,
+        id: newId(now.getTime()),
+        at: now.getTime(),
+      };
+      const answer = await pool.decide(job).catch(() => null);
+      if (answer === null) break;
+      const written = this.sqlite
+        .transaction(() => {
+          if (historyVersion(this.sqlite, teamId, answer.evaluation.task) !== answer.version) return false;
+          this.write(teamId, answer.rows);
+          return true;
+        })
+        .immediate();
+      if (written) return { evaluation: answer.evaluation, settings, recorded: true };
+    }
+    return this.evaluate(teamId, input, options);
+  }
+
+  /** Writes the rows an evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
+  private write(teamId: string, rows: EvaluationRows): void {
     const [id, task, ...rest] = rows.run;
+    const at = rows.run[7];
     this.s.insertRun.run(id, teamId, task, ...rest);
     const chain = sqliteChain(this.sqlite);
     chain.append(teamId, "runs", [id]);
     for (const columns of rows.sources) {
-      const info = this.s.insertSource.run(id, teamId, task, ...columns, e.created_at);
+      const info = this.s.insertSource.run(id, teamId, task, ...columns, at);
       chain.append(teamId, "evaluation_sources", [info.lastInsertRowid]);
     }
     if (task === null || rows.claims.length === 0) return;
     const released = rows.released ? 1 : 0;
     const stored = rows.claims.map((c) => {
-      const at = e.created_at;
       const row = [id, teamId, task, c.key, c.value, c.text, c.claimId, c.runIndex, released, c.supersedes, at];
       const rowId = Number(this.s.insertClaim.run(...row).lastInsertRowid);
       chain.append(teamId, "run_claims", [rowId]);
       return { ...c, rowId };
     });
-    if (rows.released) this.summarise(teamId, task, id, e.created_at, stored, rows.restartedKeys);
+    if (rows.released) this.summarise(teamId, task, id, at, stored, rows.restartedKeys);
   }
 
   /**
