@@ -53,6 +53,12 @@ function facts(task: string, n: number, shift: number, session: string, quote = 
   };
 }
 
+/** The same result without the claim that cites the stored reading (which a fresh ledger does not hold). */
+const uncited = (input: ReturnType<typeof facts>) => ({
+  ...input,
+  result: { ...input.result, claims: input.result.claims.filter((c) => c.id !== "Q") },
+});
+
 const TABLES = {
   runs: "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs ORDER BY created_at, id",
   run_claims:
@@ -143,5 +149,24 @@ describe("the gates worker", () => {
     expect(worker.rows.run_claims).toHaveLength(3 * 150 + 1000);
     expect(worker.rows.evaluation_sources).toHaveLength(1);
     expect(worker.rows.run_key_values).toHaveLength(150);
+  }, 60_000);
+
+  it("never lets two large evaluations of one task decided at once miss each other", async () => {
+    const file = join(dir, "race.db");
+    const t = createTestApp({ file, clock: fixedClock("2026-03-15T09:00:00Z") });
+    const runs = new RunStore(t.db.sqlite);
+    const clock = fixedClock("2026-03-16T09:00:00Z");
+    const both = await Promise.all(
+      [0, 1].map((shift) =>
+        runs.evaluateOffLoop(t.defaultTeamId, uncited(facts("race", 150, shift, "")), { clock, decideIn: "worker" }),
+      ),
+    );
+    // Whichever was written second was decided against the first (afresh, when the first was written after it was
+    // decided): its 150 values differ from the first's on every key.
+    const drifts = both.map(
+      ({ evaluation }) => evaluation.gates.stability.findings.filter((f) => f.code === "VALUE_DRIFT").length,
+    );
+    expect(drifts.sort()).toEqual([0, 150]);
+    t.db.sqlite.close();
   }, 60_000);
 });
