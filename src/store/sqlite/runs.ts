@@ -10,9 +10,9 @@ import { type EvaluationRows, evaluationRows, parseEvaluation } from "../common/
 import { sqliteChain } from "./chain.js";
 import { withParseMemo } from "../../gates/contract.js";
 import { splitEvaluationInput } from "../../gates/contracts.js";
-import { claimCount } from "../../limits.js";
 import { decideStored, type DecisionOptions, historyVersion } from "./run-decision.js";
 import { type GatesPool, gatesPool } from "./gates-pool.js";
+import { MultiInsert } from "./multi-insert.js";
 
 /** What `evaluate` needs besides the input. */
 export type EvaluateOptions = DecisionOptions & {
@@ -28,36 +28,50 @@ export type EvaluateOptions = DecisionOptions & {
 /** Claims at or above which an evaluation is decided in a worker: below, posting it costs more than deciding. */
 export const WORKER_CLAIMS = 100;
 
+/** The claims of every run of an input, as given (before the contract gate reads them). */
+function claimsIn(input: unknown): number {
+  let n = 0;
+  for (const r of splitEvaluationInput(input).runs)
+    if (typeof r === "object" && r !== null && Array.isArray((r as { claims?: unknown }).claims))
+      n += (r as { claims: unknown[] }).claims.length;
+  return n;
+}
+
 /** Times a worker's decision is made afresh when history moved before it could be written; then it is made here. */
 const WORKER_ATTEMPTS = 2;
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
-  private readonly s: Record<
-    "insertRun" | "insertClaim" | "insertSource" | "get" | "list" | "listByTask" | "restartKey" | "summarise",
-    Statement
-  >;
+  private readonly s: Record<"insertRun" | "insertSource" | "get" | "list" | "listByTask" | "restartKey", Statement>;
+  /** run_claims, a hundred rows per statement. */
+  private readonly claimRows: MultiInsert;
+  /** run_key_values, each released value merged into its row, a hundred rows per statement (rows merge in order). */
+  private readonly keyValueRows: MultiInsert;
 
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
+    this.claimRows = new MultiInsert(
+      sqlite,
+      "INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)",
+      11,
+    );
+    this.keyValueRows = new MultiInsert(
+      sqlite,
+      "INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)",
+      9,
+      `ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = min(first_id, excluded.first_id),
+      last_run_id = max(last_run_id, excluded.last_run_id), text = min(text, excluded.text),
+      last_created_at = max(last_created_at, excluded.last_created_at)`,
+    );
     this.s = {
       insertRun: p(
         "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      insertClaim:
-        p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       insertSource:
         p(`INSERT INTO evaluation_sources (run_id, team_id, task, run_index, claim_id, claim_text, locator, status,
         crossing_id, session_id, seq, tool, value, unit, quality, observed_at, match, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       restartKey: p("DELETE FROM run_key_values WHERE team_id = ? AND task = ? AND key = ?"),
-      summarise:
-        p(`INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)
-                    VALUES (@team, @task, @key, @value, @claim_id, @first_id, @run_id, @text, @at)
-                    ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = min(first_id, excluded.first_id),
-                    last_run_id = max(last_run_id, excluded.last_run_id), text = min(text, excluded.text),
-                    last_created_at = max(last_created_at, excluded.last_created_at)`),
       get: p(
         "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
       ),
@@ -123,7 +137,7 @@ export class RunStore {
       options.pathExists === undefined &&
       (options.extraLedger ?? []).length === 0 &&
       options.resolveLedger !== false &&
-      (mode === "worker" || claimCount(input) >= WORKER_CLAIMS);
+      (mode === "worker" || claimsIn(input) >= WORKER_CLAIMS);
     if (!offload) return this.evaluate(teamId, input, options);
     // Invalid settings are refused here, as `evaluate` refuses them, before any work is posted.
     const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
@@ -166,9 +180,23 @@ export class RunStore {
     }
     if (task === null || rows.claims.length === 0) return;
     const released = rows.released ? 1 : 0;
-    const stored = rows.claims.map((c) => {
-      const row = [id, teamId, task, c.key, c.value, c.text, c.claimId, c.runIndex, released, c.supersedes, at];
-      const rowId = Number(this.s.insertClaim.run(...row).lastInsertRowid);
+    const rowIds = this.claimRows.insert(
+      rows.claims.map((c) => [
+        id,
+        teamId,
+        task,
+        c.key,
+        c.value,
+        c.text,
+        c.claimId,
+        c.runIndex,
+        released,
+        c.supersedes,
+        at,
+      ]),
+    );
+    const stored = rows.claims.map((c, i) => {
+      const rowId = rowIds[i]!;
       chain.append(teamId, "run_claims", [rowId]);
       return { ...c, rowId };
     });
@@ -188,19 +216,9 @@ export class RunStore {
     restarted: Iterable<string>,
   ): void {
     for (const key of restarted) this.s.restartKey.run(teamId, task, key);
-    for (const c of stored) {
-      this.s.summarise.run({
-        team: teamId,
-        task,
-        key: c.key,
-        value: c.value,
-        claim_id: c.claimId ?? "",
-        first_id: c.rowId,
-        run_id: runId,
-        text: c.text,
-        at,
-      });
-    }
+    this.keyValueRows.insert(
+      stored.map((c) => [teamId, task, c.key, c.value, c.claimId ?? "", c.rowId, runId, c.text, at]),
+    );
   }
 
   /** One stored evaluation, or 404. */
