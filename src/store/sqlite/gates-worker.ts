@@ -3,12 +3,24 @@
 // loop (run-decision.ts), computes the rows to write, and answers them with the history version it read; the loop
 // writes them in its IMMEDIATE transaction only if that version is unchanged.
 import { statSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { withParseMemo } from "../../gates/contract.js";
 import { evaluationRows, parseEvaluation } from "../common/evaluation-rows.js";
 import type { GatesAnswer, GatesJob } from "./gates-pool.js";
 import { decideStored, historyVersion } from "./run-decision.js";
+
+// Deciding a large evaluation is background work: on Linux a thread's nice value is its own, and pid 0 names the
+// calling thread, so this lowers only the worker's priority and the request thread keeps its core when both want it.
+// Elsewhere it may lower the whole process or be refused, so it is tried only on Linux, and a refusal is ignored.
+if (process.platform === "linux") {
+  try {
+    setPriority(0, 10);
+  } catch {
+    // Not permitted here: the worker runs at the process's priority.
+  }
+}
 
 /** Open connections by file, with the inode they were opened on (a restore replaces the file under the same name). */
 const open = new Map<string, { db: Database.Database; ino: number }>();
