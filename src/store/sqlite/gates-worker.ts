@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { withParseMemo } from "../../gates/contract.js";
 import { evaluationRows, parseEvaluation } from "../common/evaluation-rows.js";
 import type { GatesAnswer, GatesJob } from "./gates-pool.js";
+import { PAGE_CACHE_KIB } from "./db.js";
 import { decideStored, historyVersion } from "./run-decision.js";
 
 // Deciding a large evaluation is background work: on Linux a thread's nice value is its own, and pid 0 names the
@@ -40,6 +41,8 @@ function connection(file: string): Database.Database {
   const db = new Database(file, { fileMustExist: true });
   db.pragma("busy_timeout = 5000");
   db.pragma("query_only = ON");
+  // The request thread's page cache, so the history and evidence reads keep their index pages cached here too.
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   open.set(file, { db, ino });
   return db;
 }

@@ -43,6 +43,8 @@ const WORKER_ATTEMPTS = 2;
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
   private readonly s: Record<"insertRun" | "insertSource" | "get" | "list" | "listByTask" | "restartKey", Statement>;
+  /** Whether the database is a file in WAL mode, read once. */
+  private wal: boolean | undefined;
   /** run_claims, a hundred rows per statement. */
   private readonly claimRows: MultiInsert;
   /** run_key_values, each released value merged into its row, a hundred rows per statement (rows merge in order). */
@@ -132,6 +134,7 @@ export class RunStore {
       mode !== "loop" &&
       pool.usable &&
       !this.sqlite.memory &&
+      this.walFile() &&
       options.record !== false &&
       options.watchCache === undefined &&
       options.pathExists === undefined &&
@@ -165,6 +168,15 @@ export class RunStore {
       if (written) return { evaluation: answer.evaluation, settings, recorded: true };
     }
     return this.evaluate(teamId, input, options);
+  }
+
+  /**
+   * Whether the file is in WAL mode (every file openDb opens is): only then does the worker's read transaction leave
+   * the writer alone; in a rollback journal it would hold a shared lock the loop's write would wait on.
+   */
+  private walFile(): boolean {
+    this.wal ??= this.sqlite.pragma("journal_mode", { simple: true }) === "wal";
+    return this.wal;
   }
 
   /** Writes the rows an evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
