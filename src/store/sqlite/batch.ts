@@ -2,7 +2,7 @@
 import type { Database } from "better-sqlite3";
 import { beginImmediate, commitOrRollback, type JobOutcome, rollback, runEach, runOptimistic } from "./atomic.js";
 
-type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; alone: boolean };
 
 /**
  * Runs write jobs in batches, in one IMMEDIATE transaction each. A job that throws is rolled back alone: jobs run
@@ -19,10 +19,14 @@ export class WriteBatcher {
     private readonly maxBatch = 512,
   ) {}
 
-  /** Queues `fn` for the next batch; answers its value once the batch is committed. */
-  run<T>(fn: () => T): Promise<T> {
+  /**
+   * Queues `fn` for the next batch; answers its value once the batch is committed. `alone`: a large write (a call of
+   * hundreds of crossings, tens of milliseconds) is committed in a batch of its own, on a later turn than the jobs
+   * queued before it, so small writes that happen to arrive beside it are not held for its whole transaction.
+   */
+  run<T>(fn: () => T, options: { alone?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, alone: options.alone === true });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -32,7 +36,8 @@ export class WriteBatcher {
 
   private flush(): void {
     this.scheduled = false;
-    const jobs = this.queue.splice(0, this.maxBatch);
+    const next = this.queue.findIndex((j, i) => j.alone || i >= this.maxBatch);
+    const jobs = this.queue.splice(0, next === 0 ? 1 : next < 0 ? this.maxBatch : next);
     if (this.queue.length) {
       this.scheduled = true;
       setImmediate(() => this.flush());

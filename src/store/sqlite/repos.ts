@@ -129,9 +129,10 @@ function claimsRepo({ claims }: SqliteParts, clock: Clock): ClaimsRepo {
 
 function evaluationsRepo({ runs, ledger }: SqliteParts, clock: Clock): EvaluationsRepo {
   return {
-    // SQLite reads the claim history inside the evaluation's IMMEDIATE transaction, so the snapshot and the write agree.
+    // A large evaluation is decided in a worker and written here only if the history it read is unchanged; a small one
+    // reads the claim history inside the evaluation's IMMEDIATE transaction. Either way the snapshot and the write agree.
     evaluate: async (teamId, input, options = {}) =>
-      runs.evaluate(teamId, input, { ...options, clock, datums: ledger.datums(teamId).names() }),
+      runs.evaluateOffLoop(teamId, input, { ...options, clock, datums: ledger.datums(teamId).names() }),
     get: async (teamId, id) => runs.get(teamId, id),
     list: async (teamId, filter) => runs.list(teamId, filter),
   };

@@ -1,68 +1,79 @@
 // Gated evaluations: decide against the team's history, then record the run, its report and its keyed claims.
 import type { Database, Statement } from "better-sqlite3";
 import type { Clock } from "../../clock.js";
-import { decide } from "../../gates/decide.js";
-import type { ClaimHistory } from "../../gates/ports.js";
-import { createQuantityComparer } from "../../gates/quantity-compare.js";
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from "../../gates/settings.js";
-import type { WatchCache } from "../../gates/watch.js";
-import { claimHistory } from "./claim-history.js";
-import type { LedgerLine } from "../common/claims-jsonl.js";
 import { NotFoundError } from "../common/errors.js";
 import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-rows.js";
-import { evidenceResolver } from "./evidence.js";
 import { newId } from "../common/ids.js";
 import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
-import { overlayHistory } from "../common/claim-history.js";
-import { evaluationRows, type ParsedEvaluation, parseEvaluation } from "../common/evaluation-rows.js";
+import { type EvaluationRows, evaluationRows, parseEvaluation } from "../common/evaluation-rows.js";
 import { sqliteChain } from "./chain.js";
 import { withParseMemo } from "../../gates/contract.js";
+import { splitEvaluationInput } from "../../gates/contracts.js";
+import { decideStored, type DecisionOptions, historyVersion } from "./run-decision.js";
+import { type GatesPool, gatesPool } from "./gates-pool.js";
+import { MultiInsert } from "./multi-insert.js";
 
 /** What `evaluate` needs besides the input. */
-export type EvaluateOptions = {
+export type EvaluateOptions = DecisionOptions & {
   clock: Clock;
   /** Base settings (defaults, or a thresholds.toml merged over them); the input's own `settings` go on top. */
   settings?: Settings;
   /** False: decide against history but write nothing. */
   record?: boolean;
-  /** Ledger lines used for this evaluation only (a file ledger), over the stored ledger. */
-  extraLedger?: readonly LedgerLine[];
-  /** The team's datum names, so claim values like "12 ft MYGAUGE" compare as elevations. */
-  datums?: Iterable<string>;
-  watchCache?: WatchCache;
-  /** For `evidence.check_paths`: whether a file source exists (only a caller that knows the input's directory can say). */
-  pathExists?: (path: string) => boolean;
-  /** False: leave ledger locators unresolved (there is no real ledger behind this store); default true. */
-  resolveLedger?: boolean;
+  /** Where a large evaluation is decided: `auto` (a worker when it can), `loop` (always here), `worker` (any size). */
+  decideIn?: "auto" | "loop" | "worker";
 };
+
+/** Claims at or above which an evaluation is decided in a worker: below, posting it costs more than deciding. */
+export const WORKER_CLAIMS = 100;
+
+/** The claims of every run of an input, as given (before the contract gate reads them). */
+function claimsIn(input: unknown): number {
+  let n = 0;
+  for (const r of splitEvaluationInput(input).runs)
+    if (typeof r === "object" && r !== null && Array.isArray((r as { claims?: unknown }).claims))
+      n += (r as { claims: unknown[] }).claims.length;
+  return n;
+}
+
+/** Times a worker's decision is made afresh when history moved before it could be written; then it is made here. */
+const WORKER_ATTEMPTS = 2;
 
 /** Repository and service of gated runs. Every method is scoped to a team. */
 export class RunStore {
-  private readonly s: Record<
-    "insertRun" | "insertClaim" | "insertSource" | "get" | "list" | "listByTask" | "restartKey" | "summarise",
-    Statement
-  >;
+  private readonly s: Record<"insertRun" | "insertSource" | "get" | "list" | "listByTask" | "restartKey", Statement>;
+  /** Whether the database is a file in WAL mode, read once. */
+  private wal: boolean | undefined;
+  /** run_claims, a hundred rows per statement. */
+  private readonly claimRows: MultiInsert;
+  /** run_key_values, each released value merged into its row, a hundred rows per statement (rows merge in order). */
+  private readonly keyValueRows: MultiInsert;
 
   constructor(private readonly sqlite: Database) {
     const p = (sql: string) => sqlite.prepare(sql);
+    this.claimRows = new MultiInsert(
+      sqlite,
+      "INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)",
+      11,
+    );
+    this.keyValueRows = new MultiInsert(
+      sqlite,
+      "INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)",
+      9,
+      `ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = min(first_id, excluded.first_id),
+      last_run_id = max(last_run_id, excluded.last_run_id), text = min(text, excluded.text),
+      last_created_at = max(last_created_at, excluded.last_created_at)`,
+    );
     this.s = {
       insertRun: p(
         "INSERT INTO runs (id, team_id, task, status, overall_score, report, input, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      insertClaim:
-        p(`INSERT INTO run_claims (run_id, team_id, task, key, value, text, claim_id, run_index, released, supersedes, created_at)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       insertSource:
         p(`INSERT INTO evaluation_sources (run_id, team_id, task, run_index, claim_id, claim_text, locator, status,
         crossing_id, session_id, seq, tool, value, unit, quality, observed_at, match, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       restartKey: p("DELETE FROM run_key_values WHERE team_id = ? AND task = ? AND key = ?"),
-      summarise:
-        p(`INSERT INTO run_key_values (team_id, task, key, value, claim_id, first_id, last_run_id, text, last_created_at)
-                    VALUES (@team, @task, @key, @value, @claim_id, @first_id, @run_id, @text, @at)
-                    ON CONFLICT (team_id, task, key, value, claim_id) DO UPDATE SET first_id = min(first_id, excluded.first_id),
-                    last_run_id = max(last_run_id, excluded.last_run_id), text = min(text, excluded.text),
-                    last_created_at = max(last_created_at, excluded.last_created_at)`),
       get: p(
         "SELECT id, task, status, overall_score, report, input, settings, created_at FROM runs WHERE team_id = ? AND id = ?",
       ),
@@ -90,50 +101,118 @@ export class RunStore {
   ): { evaluation: Evaluation; settings: Settings; recorded: boolean } {
     const parsed = parseEvaluation(input);
     const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, parsed.settings);
-    const history: ClaimHistory = overlayHistory(claimHistory(this.sqlite, teamId), options.extraLedger ?? []);
     const run = () => {
       const now = options.clock.now();
-      const decision = decide(input, {
-        settings,
-        history,
-        compareQuantities: createQuantityComparer(options.datums ?? []),
-        ...(options.resolveLedger === false ? {} : { evidence: evidenceResolver(this.sqlite, teamId) }),
-        ...(options.watchCache ? { watchCache: options.watchCache } : {}),
-        ...(options.pathExists ? { pathExists: options.pathExists } : {}),
-      });
-      const id = newId(now.getTime());
-      const evaluation: Evaluation = { id, task: parsed.taskId, created_at: now.toISOString(), ...decision };
-      if (options.record !== false) this.insert(teamId, evaluation, parsed, settings);
+      const stamp = { id: newId(now.getTime()), at: now, task: parsed.taskId };
+      const evaluation = decideStored(this.sqlite, teamId, input, settings, options, stamp);
+      if (options.record !== false) this.write(teamId, evaluationRows(evaluation, parsed, settings));
       return evaluation;
     };
-    // The memo lets `insert` reuse the contract parse `decide` made of the same input.
+    // The memo lets `evaluationRows` reuse the contract parse `decide` made of the same input.
     const evaluation = withParseMemo(() =>
       options.record === false ? run() : this.sqlite.transaction(run).immediate(),
     );
     return { evaluation, settings, recorded: options.record !== false };
   }
 
-  /** Writes the rows the evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
-  private insert(teamId: string, e: Evaluation, parsed: ParsedEvaluation, settings: Settings): void {
-    const rows = evaluationRows(e, parsed, settings);
+  /**
+   * The same as `evaluate`, with a large evaluation decided in a worker (gates-pool.ts) so the event loop only
+   * writes: the worker reads history and decides over its own connection, and the rows are
+   * written here in an IMMEDIATE transaction when the history version it read is unchanged. Otherwise it decides
+   * again from fresh history, at most WORKER_ATTEMPTS times, then here inside the transaction as `evaluate` does.
+   * Small evaluations, an in-memory database, and the options a worker cannot take (functions, caches, a file
+   * ledger, nothing recorded) stay on the loop.
+   */
+  async evaluateOffLoop(
+    teamId: string,
+    input: unknown,
+    options: EvaluateOptions,
+    pool: GatesPool = gatesPool,
+  ): Promise<{ evaluation: Evaluation; settings: Settings; recorded: boolean }> {
+    const mode = options.decideIn ?? "auto";
+    const offload =
+      mode !== "loop" &&
+      pool.usable &&
+      !this.sqlite.memory &&
+      this.walFile() &&
+      options.record !== false &&
+      options.watchCache === undefined &&
+      options.pathExists === undefined &&
+      (options.extraLedger ?? []).length === 0 &&
+      options.resolveLedger !== false &&
+      (mode === "worker" || claimsIn(input) >= WORKER_CLAIMS);
+    if (!offload) return this.evaluate(teamId, input, options);
+    // Invalid settings are refused here, as `evaluate` refuses them, before any work is posted.
+    const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);
+    const datums = [...(options.datums ?? [])];
+    for (let attempt = 0; attempt < WORKER_ATTEMPTS; attempt++) {
+      const now = options.clock.now();
+      const job = {
+        file: this.sqlite.name,
+        teamId,
+        input,
+        settings,
+        datums,
+        id: newId(now.getTime()),
+        at: now.getTime(),
+      };
+      const answer = await pool.decide(job).catch(() => null);
+      if (answer === null) break;
+      const written = this.sqlite
+        .transaction(() => {
+          if (historyVersion(this.sqlite, teamId, answer.evaluation.task) !== answer.version) return false;
+          this.write(teamId, answer.rows);
+          return true;
+        })
+        .immediate();
+      if (written) return { evaluation: answer.evaluation, settings, recorded: true };
+    }
+    return this.evaluate(teamId, input, options);
+  }
+
+  /**
+   * Whether the file is in WAL mode (every file openDb opens is): only then does the worker's read transaction leave
+   * the writer alone; in a rollback journal it would hold a shared lock the loop's write would wait on.
+   */
+  private walFile(): boolean {
+    this.wal ??= this.sqlite.pragma("journal_mode", { simple: true }) === "wal";
+    return this.wal;
+  }
+
+  /** Writes the rows an evaluation produces (common/evaluation-rows.ts): the run, its source links, its keyed claims. */
+  private write(teamId: string, rows: EvaluationRows): void {
     const [id, task, ...rest] = rows.run;
+    const at = rows.run[7];
     this.s.insertRun.run(id, teamId, task, ...rest);
     const chain = sqliteChain(this.sqlite);
     chain.append(teamId, "runs", [id]);
     for (const columns of rows.sources) {
-      const info = this.s.insertSource.run(id, teamId, task, ...columns, e.created_at);
+      const info = this.s.insertSource.run(id, teamId, task, ...columns, at);
       chain.append(teamId, "evaluation_sources", [info.lastInsertRowid]);
     }
     if (task === null || rows.claims.length === 0) return;
     const released = rows.released ? 1 : 0;
-    const stored = rows.claims.map((c) => {
-      const at = e.created_at;
-      const row = [id, teamId, task, c.key, c.value, c.text, c.claimId, c.runIndex, released, c.supersedes, at];
-      const rowId = Number(this.s.insertClaim.run(...row).lastInsertRowid);
+    const rowIds = this.claimRows.insert(
+      rows.claims.map((c) => [
+        id,
+        teamId,
+        task,
+        c.key,
+        c.value,
+        c.text,
+        c.claimId,
+        c.runIndex,
+        released,
+        c.supersedes,
+        at,
+      ]),
+    );
+    const stored = rows.claims.map((c, i) => {
+      const rowId = rowIds[i]!;
       chain.append(teamId, "run_claims", [rowId]);
       return { ...c, rowId };
     });
-    if (rows.released) this.summarise(teamId, task, id, e.created_at, stored, rows.restartedKeys);
+    if (rows.released) this.summarise(teamId, task, id, at, stored, rows.restartedKeys);
   }
 
   /**
@@ -149,19 +228,9 @@ export class RunStore {
     restarted: Iterable<string>,
   ): void {
     for (const key of restarted) this.s.restartKey.run(teamId, task, key);
-    for (const c of stored) {
-      this.s.summarise.run({
-        team: teamId,
-        task,
-        key: c.key,
-        value: c.value,
-        claim_id: c.claimId ?? "",
-        first_id: c.rowId,
-        run_id: runId,
-        text: c.text,
-        at,
-      });
-    }
+    this.keyValueRows.insert(
+      stored.map((c) => [teamId, task, c.key, c.value, c.claimId ?? "", c.rowId, runId, c.text, at]),
+    );
   }
 
   /** One stored evaluation, or 404. */

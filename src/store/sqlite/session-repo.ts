@@ -18,6 +18,13 @@ export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): port.
   };
 }
 
+/** Keys at or above which a call's arguments or result are written in a group commit of their own. */
+const LARGE_WRITE = 100;
+
+/** Whether a call's arguments or result make a write large enough to commit alone (one crossing per key). */
+const isLarge = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length >= LARGE_WRITE;
+
 /** The guarded-call path: each call in its own savepoint of a group commit (src/store/batch.ts). */
 export function sqliteCalls(
   { ledger }: SqliteParts,
@@ -26,9 +33,11 @@ export function sqliteCalls(
 ): port.CallsRepo {
   return {
     call: (teamId, sessionId, tool, args, options) =>
-      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options)),
+      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options), {
+        alone: isLarge(args),
+      }),
     result: (teamId, sessionId, callId, result) =>
-      ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock)),
+      ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock), { alone: isLarge(result) }),
     list: async (teamId, sessionId, options = {}) => {
       ledger.sessions.get(teamId, sessionId);
       return ledger.sessions.calls(teamId, sessionId, options.afterSeq ?? 0, options.limit ?? 1_000_000);

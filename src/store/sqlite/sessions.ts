@@ -1,4 +1,5 @@
 // Sessions, calls and crossings on prepared statements: the hot path of every guarded call.
+import { MultiInsert } from "./multi-insert.js";
 import type { Database, Statement } from "better-sqlite3";
 import type { CrossingDraft, Violation } from "../../guard/verdict.js";
 import type { History, PriorOutput } from "../../guard/history.js";
@@ -34,6 +35,10 @@ const MEMO_LIMIT = 10_000;
 /** A call this store wrote, as much of it as storing its result needs; its columns never change once written. */
 type KnownCall = Omit<CallHead, "hasResult"> & { teamId: string };
 
+/** The crossing columns a call writes, in binding order. */
+const CROSSING_COLUMNS = `team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension,
+  is_series, datum, crs, tz, quality, source, observed_at, observed_utc, outcome, violation, created_at, flags`;
+
 /** Repository of sessions, calls and crossings. Every method is scoped to a team. */
 export class SessionStore {
   private readonly s: Record<string, Statement>;
@@ -53,10 +58,13 @@ export class SessionStore {
 
   /** The session outputs a call's verdict reads, remembered or from the indexes. */
   private readonly outputs: SessionOutputs;
+  /** Crossings a hundred rows per statement (a call without a reading). */
+  private readonly crossingRows: MultiInsert;
 
   constructor(private readonly sqlite: Database) {
     this.outputs = new SessionOutputs(sqlite);
     this.revisions = new RevisionStore(sqlite);
+    this.crossingRows = new MultiInsert(sqlite, `INSERT INTO crossings (${CROSSING_COLUMNS})`, 24);
     const p = (sql: string) => sqlite.prepare(sql);
     this.s = {
       insertSession: p(
@@ -90,9 +98,7 @@ export class SessionStore {
         p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations,
                    created_at, result_at, tool_digest
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
-      insertCrossing:
-        p(`INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si, dimension, is_series,
-                         datum, crs, tz, quality, source, observed_at, observed_utc, outcome, violation, created_at, flags)
+      insertCrossing: p(`INSERT INTO crossings (${CROSSING_COLUMNS})
                          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       crossingsOfSession: p(
         "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
@@ -303,43 +309,46 @@ export class SessionStore {
     bound?: unknown[][],
   ): number[] {
     const call = { id: callId, seq, tool };
-    const ids: number[] = [];
-    for (const c of crossings) {
-      const vals = [
-        teamId,
-        sessionId,
-        callId,
-        seq,
-        tool,
-        c.direction,
-        c.param,
-        c.raw,
-        c.value,
-        c.unit,
-        c.valueSi,
-        c.dimension,
-        c.isSeries ? 1 : 0,
-        c.datum,
-        c.crs,
-        c.tz,
-        c.quality,
-        c.source,
-        c.observedAt,
-        c.observedAt === null ? null : observedUtc(c.observedAt),
-        c.outcome,
-        c.violation,
-        at,
-        // Flags matter only to a reading (its revisions); PostgreSQL writes them for readings alone too.
-        isReading(c) ? (c.flags ?? null) : null,
-      ];
-      const info = this.s.insertCrossing!.run(...vals);
-      // Only a reading can revise one; any other crossing pays for this test alone.
-      if (this.detectRevisions && isReading(c))
-        this.revisions.detect(teamId, sessionId, Number(info.lastInsertRowid), tool, c, at);
+    const rows = crossings.map((c) => [
+      teamId,
+      sessionId,
+      callId,
+      seq,
+      tool,
+      c.direction,
+      c.param,
+      c.raw,
+      c.value,
+      c.unit,
+      c.valueSi,
+      c.dimension,
+      c.isSeries ? 1 : 0,
+      c.datum,
+      c.crs,
+      c.tz,
+      c.quality,
+      c.source,
+      c.observedAt,
+      c.observedAt === null ? null : observedUtc(c.observedAt),
+      c.outcome,
+      c.violation,
+      at,
+      // Flags matter only to a reading (its revisions); PostgreSQL writes them for readings alone too.
+      isReading(c) ? (c.flags ?? null) : null,
+    ]);
+    // Only a reading can revise one, right after it is written: a call with a reading writes row by row; any other
+    // (a largest call's 1,000 arguments) a hundred rows per statement.
+    const detect = this.detectRevisions && crossings.some(isReading);
+    const ids = detect ? [] : this.crossingRows.insert(rows);
+    crossings.forEach((c, i) => {
+      if (detect) {
+        const id = Number(this.s.insertCrossing!.run(...rows[i]!).lastInsertRowid);
+        if (isReading(c)) this.revisions.detect(teamId, sessionId, id, tool, c, at);
+        ids.push(id);
+      }
       this.outputs.wrote(sessionId, call, c);
-      ids.push(Number(info.lastInsertRowid));
-      bound?.push([Number(info.lastInsertRowid), ...vals]);
-    }
+      bound?.push([ids[i]!, ...rows[i]!]);
+    });
     return ids;
   }
 

@@ -156,4 +156,27 @@ describe("atomicGroup (a bulk load without a savepoint per step)", () => {
     expect(names(store)).toEqual(["x2"]);
     store.close();
   });
+
+  it("commits a large write alone, after the writes queued before it and before those queued after it", async () => {
+    const { store } = fileDb();
+    const b = new WriteBatcher(store.sqlite);
+    const add = store.sqlite.prepare("INSERT INTO teams (id, name) VALUES (?, ?)");
+    // Each job notes which answers were already out when it ran: a later batch runs after the earlier one answered.
+    const answered: string[] = [];
+    const seen: Record<string, string[]> = {};
+    const job = (name: string, alone = false) =>
+      b
+        .run(
+          () => {
+            seen[name] = [...answered];
+            add.run(`t-${name}`, name);
+          },
+          { alone },
+        )
+        .then(() => void answered.push(name));
+    await Promise.all([job("a"), job("b"), job("large", true), job("c"), job("d")]);
+    expect(seen).toEqual({ a: [], b: [], large: ["a", "b"], c: ["a", "b", "large"], d: ["a", "b", "large"] });
+    expect(names(store)).toEqual(["a", "b", "c", "d", "large"]);
+    store.close();
+  });
 });
