@@ -7,7 +7,8 @@ import { evaluationSummary, type RawRun, storedEvaluation } from "../common/run-
 import { newId } from "../common/ids.js";
 import type { Evaluation, EvaluationSummary, StoredEvaluation } from "../model.js";
 import { type EvaluationRows, evaluationRows, parseEvaluation } from "../common/evaluation-rows.js";
-import { sqliteChain } from "./chain.js";
+import type { ChainTableName } from "../common/chain-tables.js";
+import { type RowKey, sqliteChain } from "./chain.js";
 import { withParseMemo } from "../../gates/contract.js";
 import { splitEvaluationInput } from "../../gates/contracts.js";
 import { decideStored, type DecisionOptions, historyVersion } from "./run-decision.js";
@@ -184,13 +185,17 @@ export class RunStore {
     const [id, task, ...rest] = rows.run;
     const at = rows.run[7];
     this.s.insertRun.run(id, teamId, task, ...rest);
-    const chain = sqliteChain(this.sqlite);
-    chain.append(teamId, "runs", [id]);
+    // The run, its sources and its keyed claims are chained in one append, in that order: one head read and write
+    // and a few multi-row entry INSERTs for a largest evaluation, instead of one of each per row.
+    const chained: [ChainTableName, RowKey][] = [["runs", id]];
     for (const columns of rows.sources) {
       const info = this.s.insertSource.run(id, teamId, task, ...columns, at);
-      chain.append(teamId, "evaluation_sources", [info.lastInsertRowid]);
+      chained.push(["evaluation_sources", info.lastInsertRowid]);
     }
-    if (task === null || rows.claims.length === 0) return;
+    if (task === null || rows.claims.length === 0) {
+      sqliteChain(this.sqlite).appendRows(teamId, chained);
+      return;
+    }
     const released = rows.released ? 1 : 0;
     const rowIds = this.claimRows.insert(
       rows.claims.map((c) => [
@@ -209,9 +214,10 @@ export class RunStore {
     );
     const stored = rows.claims.map((c, i) => {
       const rowId = rowIds[i]!;
-      chain.append(teamId, "run_claims", [rowId]);
+      chained.push(["run_claims", rowId]);
       return { ...c, rowId };
     });
+    sqliteChain(this.sqlite).appendRows(teamId, chained);
     if (rows.released) this.summarise(teamId, task, id, at, stored, rows.restartedKeys);
   }
 
