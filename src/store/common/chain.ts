@@ -58,9 +58,7 @@ export const sha256Hex = (data: string | Buffer): string => hash("sha256", data,
 
 /** The values of a row normalised, serialised one by one (in column order). */
 function serialised(p: Plan, values: readonly unknown[]): string[] {
-  const out = new Array<string>(p.kinds.length);
-  for (let i = 0; i < out.length; i += 1) out[i] = valueText(values[i], p.kinds[i]!);
-  return out;
+  return compiled(p).serialise(values);
 }
 
 /**
@@ -78,31 +76,46 @@ const TEXTS: Record<ColumnKind, (v: unknown) => string> = {
   bool: (v) => (v === 1 || v === true ? "true" : v === 0 || v === false ? "false" : valueText(v, "bool")),
 };
 
-const builders = new Map<string, (values: readonly unknown[]) => string>();
+/** A table's plan compiled: its canonical text from the values, its values serialised, and those joined. */
+type Compiled = {
+  text: (values: readonly unknown[]) => string;
+  serialise: (values: readonly unknown[]) => string[];
+  join: (serialised: readonly string[]) => string;
+};
+
+const compiledPlans = new Map<string, Compiled>();
 
 /**
- * The canonical form built straight from the values: one concatenation per table, compiled once from the plan
- * (about a third faster than a loop over the columns, which verify pays per row). The same bytes as canonicalOf.
+ * A plan compiled once into straight-line concatenations (about a third faster than loops over the columns, which
+ * the append and verify pay per row). Only the plan's own JSON-quoted keys and column indexes enter the source: no
+ * value ever does. The same bytes as the loops they replace (tested against RFC 8785 over the row object).
  */
-function canonicalText(p: Plan, values: readonly unknown[]): string {
-  let build = builders.get(p.name);
-  if (!build) {
-    // Only the plan's own JSON-quoted keys and indexes enter the source: no value ever does.
-    const terms = p.sorted.map((i, j) => `${JSON.stringify(p.heads[j])} + ${p.kinds[i]}(v[${i}])`);
-    build = new Function("text", "num", "bool", `return (v) => ${terms.join(" + ")} + ${JSON.stringify(p.tail)};`)(
-      TEXTS.text,
-      TEXTS.num,
-      TEXTS.bool,
-    ) as (values: readonly unknown[]) => string;
-    builders.set(p.name, build);
+function compiled(p: Plan): Compiled {
+  let c = compiledPlans.get(p.name);
+  if (!c) {
+    const make = (params: string[], body: string) => new Function(...params, body);
+    const fns = [TEXTS.text, TEXTS.num, TEXTS.bool];
+    const text = p.sorted.map((i, j) => `${JSON.stringify(p.heads[j])} + ${p.kinds[i]}(v[${i}])`);
+    const each = p.kinds.map((k, i) => `${k}(v[${i}])`);
+    const joined = p.sorted.map((i, j) => `${JSON.stringify(p.heads[j])} + s[${i}]`);
+    c = {
+      text: make(["text", "num", "bool"], `return (v) => ${text.join(" + ")} + ${JSON.stringify(p.tail)};`)(...fns),
+      serialise: make(["text", "num", "bool"], `return (v) => [${each.join(", ")}];`)(...fns),
+      join: make([], `return (s) => ${joined.join(" + ")} + ${JSON.stringify(p.tail)};`)(),
+    };
+    compiledPlans.set(p.name, c);
   }
-  return build(values);
+  return c;
 }
 
+/** The canonical form built straight from the values: the same bytes as canonicalOf over serialised. */
+function canonicalText(p: Plan, values: readonly unknown[]): string {
+  return compiled(p).text(values);
+}
+
+/** The canonical form from a row's values serialised one by one (in column order). */
 function canonicalOf(p: Plan, s: readonly string[]): string {
-  let out = "";
-  for (let j = 0; j < p.sorted.length; j += 1) out += p.heads[j]! + s[p.sorted[j]!]!;
-  return out + p.tail;
+  return compiled(p).join(s);
 }
 
 /** FNV-1a (32-bit) of a string's UTF-16 code units, its low 16 bits. */
