@@ -16,6 +16,8 @@ import { measuredRow, type RowCpu } from "../proc-cpu.js";
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_SECONDS = 2;
 const CONNECTIONS = 50;
+const CHAIN_ROUNDS = Number(process.env.BENCH_CHAIN_ROUNDS ?? 5);
+const CHAIN_SECONDS = 4;
 const TOKEN = "bench-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "bench-http-"));
 
@@ -197,9 +199,20 @@ try {
   await row("SQLite: guarded call, one session per connection", [ours], () =>
     run(perSession("http://127.0.0.1:8791", liteSessions, CONNECTIONS)),
   );
-  await row("SQLite, chain off (AGENT_LEDGER_CHAIN=off): the same calls", [unchained], () =>
-    run(perSession("http://127.0.0.1:8792", offSessions, CONNECTIONS)),
-  );
+  // Issue 29: the chain's cost, as alternating rounds of the same per-session calls against the chained server and
+  // one with AGENT_LEDGER_CHAIN=off, so the machine's load drifts over both alike; medians of CHAIN_ROUNDS each.
+  const chainRounds: Record<"on" | "off", { rate: number; cpu: number }[]> = { on: [], off: [] };
+  for (let r = 0; r < CHAIN_ROUNDS; r += 1)
+    for (const mode of ["on", "off"] as const) {
+      const [server, url, sessions] =
+        mode === "on"
+          ? [ours, "http://127.0.0.1:8791", liteSessions]
+          : [unchained, "http://127.0.0.1:8792", offSessions];
+      const [res, cpu] = await measured([server], () =>
+        run({ ...perSession(url, sessions, CONNECTIONS), duration: CHAIN_SECONDS }),
+      );
+      chainRounds[mode].push({ rate: res.requests.average, cpu: cpu.server });
+    }
   // The SQLite server had the 5 s of the one-session leg to warm up before its per-session leg; each PostgreSQL
   // instance gets WARM_SECONDS of the same per-session calls, unmeasured, before its own.
   await run({ ...perSession(pgA, pgSessions, CONNECTIONS), duration: WARM_SECONDS });
@@ -231,13 +244,25 @@ try {
   const rate = (i: number) => results[i]![1].requests.average;
   console.log(`\nguarded / baseline throughput: ${(rate(1) / rate(0)).toFixed(2)} (target >= 0.5)`);
   console.log(
-    `PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(4) / rate(2)).toFixed(2)} (target >= 0.5)`,
+    `PostgreSQL 1 instance / SQLite (one session per connection): ${(rate(3) / rate(2)).toFixed(2)} (target >= 0.5)`,
   );
-  console.log(`PostgreSQL 2 instances / 1 instance: ${(rate(5) / rate(4)).toFixed(2)} (target >= 1.5)`);
-  const cpuOf = (i: number) => results[i]![2].server;
+  console.log(`PostgreSQL 2 instances / 1 instance: ${(rate(4) / rate(3)).toFixed(2)} (target >= 1.5)`);
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const show = (mode: "on" | "off", k: "rate" | "cpu") => chainRounds[mode].map((x) => x[k].toFixed(0)).join(", ");
+  const [onRate, offRate] = [med(chainRounds.on.map((x) => x.rate)), med(chainRounds.off.map((x) => x.rate))];
+  const [onCpu, offCpu] = [med(chainRounds.on.map((x) => x.cpu)), med(chainRounds.off.map((x) => x.cpu))];
   console.log(
-    `ledger chain's cost to guarded-call throughput over HTTP: ${((1 - rate(2) / rate(3)) * 100).toFixed(1)} % by rate, ` +
-      `${((1 - cpuOf(3) / cpuOf(2)) * 100).toFixed(1)} % by server CPU per request (target <= 10 %)`,
+    `\nledger chain on / off, ${CHAIN_ROUNDS} alternating rounds of ${CHAIN_SECONDS} s (SQLite, one session per connection):`,
+  );
+  console.log("| chain | median req/s | rounds | median server CPU us/req | rounds |");
+  console.log("|---|---|---|---|---|");
+  console.log(`| on | ${onRate.toFixed(0)} | ${show("on", "rate")} | ${onCpu.toFixed(0)} | ${show("on", "cpu")} |`);
+  console.log(
+    `| off | ${offRate.toFixed(0)} | ${show("off", "rate")} | ${offCpu.toFixed(0)} | ${show("off", "cpu")} |`,
+  );
+  console.log(
+    `ledger chain's cost to guarded-call throughput over HTTP: ${((1 - onRate / offRate) * 100).toFixed(1)} % by rate, ` +
+      `${((1 - offCpu / onCpu) * 100).toFixed(1)} % by server CPU per request (target <= 10 %)`,
   );
 } finally {
   ours.kill("SIGTERM");
