@@ -25,8 +25,11 @@ export function sqliteCalls(
   undeclared: UndeclaredTools = "accept",
 ): port.CallsRepo {
   return {
-    call: (teamId, sessionId, tool, args, options) =>
-      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options)),
+    // A caller told the verdict early (`decided`) is waiting to send the call on: its call runs now when it can.
+    call: (teamId, sessionId, tool, args, options) => {
+      const job = () => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options);
+      return options?.decided ? ledger.batcher.runNow(job) : ledger.batcher.run(job);
+    },
     result: (teamId, sessionId, callId, result) =>
       ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock)),
     list: async (teamId, sessionId, options = {}) => {
