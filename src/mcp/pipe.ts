@@ -57,10 +57,10 @@ export class PipeTimeout extends Error {
 }
 
 type Id = string | number;
+type Waiting = { resolve(a: PipeAnswer): void; reject(e: Error): void };
 
 // How long a closing pipe waits for the answers the interceptor is still making before it closes the front.
 const CLOSING_ANSWER_MS = 2000;
-type Waiting = { resolve(a: PipeAnswer): void; reject(e: Error): void };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
