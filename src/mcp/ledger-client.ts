@@ -5,7 +5,7 @@ import { redactDbLocation } from "../config.js";
 import { LedgerHttpError } from "../ledger-http-error.js";
 import { declarationToJSON, type ToolDeclaration, type ToolDeclarationInput } from "../guard/declaration.js";
 import { type OpenStoreOptions, openStore } from "../store/open.js";
-import type { LedgerStore } from "../store/port.js";
+import type { DecidedCall, LedgerStore } from "../store/port.js";
 import type { TraceParent } from "../telemetry/telemetry.js";
 import type { Violation } from "../guard/verdict.js";
 import type { PinMode } from "../gateway/config.js";
@@ -81,13 +81,18 @@ export interface ProxyLedger {
   pinnedTools(upstream: string): Promise<Set<string>>;
   /** Opens a session in enforce mode and answers its id. */
   openSession(labels: Record<string, string>): Promise<string>;
-  /** Checks and stores one call; `parent` is the agent's trace context, passed on to a remote service. */
+  /**
+   * Checks and stores one call; `parent` is the agent's trace context, passed on to a remote service. `decided`, when
+   * this ledger can, is told the verdict before the call's rows are committed (see CallOptions.decided); a remote one
+   * never tells it, and the caller acts on the answer instead.
+   */
   call(
     sessionId: string,
     tool: string,
     args: Record<string, unknown>,
     parent?: TraceParent,
     toolDigest?: string,
+    decided?: (verdict: DecidedCall) => void,
   ): Promise<LedgerCallAnswer>;
   /**
    * Stores a call the gateway refused before the upstream (rate limit, blocked pin) as a refused call with `violation`
@@ -168,8 +173,9 @@ export class LocalLedger implements ProxyLedger {
     args: Record<string, unknown>,
     _parent?: TraceParent,
     toolDigest?: string,
+    decided?: (verdict: DecidedCall) => void,
   ): Promise<LedgerCallAnswer> {
-    const a = await this.store.calls.call(this.teamId, sessionId, tool, args, { toolDigest });
+    const a = await this.store.calls.call(this.teamId, sessionId, tool, args, { toolDigest, decided });
     return {
       call_id: a.call_id,
       ok: a.ok,

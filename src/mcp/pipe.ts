@@ -59,6 +59,9 @@ export class PipeTimeout extends Error {
 type Id = string | number;
 type Waiting = { resolve(a: PipeAnswer): void; reject(e: Error): void };
 
+// How long a closing pipe waits for the answers the interceptor is still making before it closes the front.
+const CLOSING_ANSWER_MS = 2000;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The upstream link could not carry a message (it failed or closed). */
@@ -76,6 +79,9 @@ export class Pipe {
   private readonly inFlight = new Map<Id, { progressToken?: unknown }>();
   private readonly waiting = new Map<Id, Waiting>();
   private readonly abandoned = new Set<Id>();
+  // Answers the interceptor is still making: a closing pipe sends them before it closes the front.
+  private readonly answering = new Set<Promise<void>>();
+  private readonly intercepted = new Set<Id>();
   private closed = false;
   private upstreamGone = false;
 
@@ -113,6 +119,18 @@ export class Pipe {
     const broken = new PipeBroken("the link to the upstream server closed");
     for (const w of this.waiting.values()) w.reject(broken);
     this.waiting.clear();
+    // The agent hears how each of its requests ended (a child that crashed mid-call) before its stream closes: an
+    // intercepted one as the interceptor answers it, a relayed one as an error.
+    for (const id of [...this.inFlight.keys()]) {
+      if (this.intercepted.has(id)) continue;
+      this.answerFront(id, { error: { code: -32603, message: broken.message } });
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((done) => {
+      timer = setTimeout(done, CLOSING_ANSWER_MS);
+    });
+    await Promise.race([Promise.allSettled([...this.answering]), late]);
+    clearTimeout(timer);
     // An agent session that ends ends its upstream session too (most upstreams keep one until an idle timeout).
     const link = this.upstream as { terminateSession?: () => Promise<void> };
     if (!this.upstreamGone) await link.terminateSession?.().catch(() => undefined);
@@ -133,11 +151,18 @@ export class Pipe {
         this.toUpstream(m);
         return;
       }
-      answer.then(
-        (a) => this.answerFront(id, a),
-        (e: unknown) =>
-          this.answerFront(id, { error: { code: -32603, message: this.options.describe?.(e) ?? String(e) } }),
-      );
+      this.intercepted.add(id);
+      const answered = answer
+        .then(
+          (a) => this.answerFront(id, a),
+          (e: unknown) =>
+            this.answerFront(id, { error: { code: -32603, message: this.options.describe?.(e) ?? String(e) } }),
+        )
+        .finally(() => {
+          this.intercepted.delete(id);
+          this.answering.delete(answered);
+        });
+      this.answering.add(answered);
       return;
     }
     // Notifications (initialized, cancelled, progress, roots changed) and the agent's answers to upstream requests.

@@ -14,6 +14,7 @@ import { VERSION } from "../version.js";
 import type { Annotations, ToolAnnotation } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
 import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger-client.js";
+import type { DecidedCall } from "../store/port.js";
 import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
 import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
@@ -483,38 +484,53 @@ export class GuardedProxy {
     const name = annotation.name;
     try {
       // The first call after a respawn waits for the fresh declarations.
-      await this.upstream.start();
+      if (!this.upstream.started) await this.upstream.start();
     } catch (e) {
       return toolErrorReply(this.named(`${errorText(e)}; the call to ${name} was not completed`));
     }
+    // An accepted call is sent as soon as the ledger has decided it, in the transaction that records it, so the
+    // upstream works while the call's rows are written and committed (CallOptions.decided). A ledger that cannot tell
+    // the verdict early (a remote service, PostgreSQL) answers it, and the call is sent then.
+    const early: { told: boolean; sent: Sent | DeclarationDrift | null } = { told: false, sent: null };
+    const decided = (v: DecidedCall) => {
+      if (early.told) return;
+      early.told = true;
+      if (v.ok && v.guarded) early.sent = sendChecked(annotation, args, v.args, send);
+    };
     let session: string;
     let verdict: LedgerCallAnswer;
     try {
       session = await sessionId();
-      verdict = await this.ledger.call(session, this.ledgerName(name), args, parent, digest);
+      verdict = await this.ledger.call(session, this.ledgerName(name), args, parent, digest, decided);
     } catch (e) {
+      if (early.sent === null || early.sent instanceof DeclarationDrift)
+        return toolErrorReply(
+          `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
+        );
+      early.sent.reply.catch(() => undefined);
       return toolErrorReply(
-        `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
+        `the ledger (${this.ledger.where}) could not record this call to ${name} after it was sent to the upstream ` +
+          `server, so its answer is not passed on; the call may or may not have completed: ${errorText(e)}`,
       );
     }
     checked(session, verdict);
+    // A verdict told early and then decided again the other way (a group commit run again) is the one recorded.
+    if (!verdict.ok || !verdict.guarded) (early.sent as Sent | null)?.reply?.catch(() => undefined);
     if (!verdict.ok) return toolErrorReply(verdict.violations.map((v) => v.repair).join("\n"));
     if (!verdict.guarded)
       return toolErrorReply(
         `the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`,
       );
-    let forwarded: Record<string, unknown>;
-    try {
-      forwarded = forwardedArgs(args, verdict.args, annotation.compiled);
-    } catch (e) {
-      if (!(e instanceof DeclarationDrift)) throw e;
+    const sent = early.sent ?? sendChecked(annotation, args, verdict.args, send);
+    if (sent instanceof DeclarationDrift) {
       // Declaring again makes the next call use the annotation; this one is not sent.
       await this.upstream.listTools().catch(() => undefined);
       return toolErrorReply(
-        `${e.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`,
+        `${sent.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`,
       );
     }
-    const reply = await send(forwarded);
+    const { forwarded } = sent;
+    const reply = await sent.reply;
     if (reply.error !== undefined) return reply;
     // Input asked of the agent first (MCP 2026-07-28): the later rounds carry the call in the proxy's requestState.
     if (isInputRequired(reply.result))
@@ -577,6 +593,35 @@ export class GuardedProxy {
       throw e;
     }
   }
+}
+
+/** A call on its way upstream: the arguments it was sent with and the upstream's reply to come. */
+type Sent = { forwarded: Record<string, unknown>; reply: Promise<Reply> };
+
+/**
+ * Sends an accepted call with its checked arguments in the annotation's units; the DeclarationDrift, not sent, when
+ * the ledger checked them against another declaration than the annotation.
+ */
+function sendChecked(
+  annotation: ToolAnnotation,
+  args: Record<string, unknown>,
+  checkedArgs: Record<string, unknown>,
+  send: (forwarded: Record<string, unknown>) => Promise<Reply>,
+): Sent | DeclarationDrift {
+  let forwarded: Record<string, unknown>;
+  try {
+    forwarded = forwardedArgs(args, checkedArgs, annotation.compiled);
+  } catch (e) {
+    if (e instanceof DeclarationDrift) return e;
+    throw e;
+  }
+  let reply: Promise<Reply>;
+  try {
+    reply = send(forwarded);
+  } catch (e) {
+    reply = Promise.reject(e);
+  }
+  return { forwarded, reply };
 }
 
 /** A relayed result read as a tool result (content defaults to none, as the SDK's schema has it); null when it is not one. */

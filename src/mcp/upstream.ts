@@ -36,6 +36,8 @@ const MAX_PAGES = 100;
 
 type Link = UpstreamLink & { hadSession?: () => boolean };
 type Connection = { client: Client; link: Link; tools: RawTool[]; raw: RawChannel };
+/** The connection being opened or open: `open` once it is (its tools listed and declared). */
+type Entry = { link: Link; ready: Promise<Connection>; open?: Connection };
 
 /** Options: what to do with each fresh tool listing (declare it), where to log, how long a call may take. */
 export type UpstreamOptions = {
@@ -46,7 +48,7 @@ export type UpstreamOptions = {
 
 /** One upstream connection at a time; a lost one (exited child, dropped or expired HTTP session) is replaced on the next request. */
 export class Upstream {
-  private current: { link: Link; ready: Promise<Connection> } | null = null;
+  private current: Entry | null = null;
   private closed = false;
   private peer: UpstreamPeer | undefined;
   private readonly log: (line: string) => void;
@@ -75,6 +77,17 @@ export class Upstream {
    */
   attach(peer: UpstreamPeer): void {
     this.peer = peer;
+  }
+
+  /** True while a started connection (its tools listed and declared) is up: `start` would answer at once. */
+  get started(): boolean {
+    return this.openConnection() !== undefined;
+  }
+
+  /** The connection when it is open and its link not lost (a request then goes out without waiting a turn). */
+  private openConnection(): Connection | undefined {
+    const cur = this.current;
+    return cur?.open !== undefined && cur.link.lost() === null ? cur.open : undefined;
   }
 
   /** Starts the upstream (if it is not running) and answers its tool listing as of that start. */
@@ -145,7 +158,7 @@ export class Upstream {
 
   /** Runs a request, translating a lost link; an expired HTTP session (404) is replaced once and the request sent again. */
   private async withConnection<T>(what: string, run: (conn: Connection) => Promise<T>): Promise<T> {
-    const conn = await this.connection();
+    const conn = this.openConnection() ?? (await this.connection());
     try {
       return await run(conn);
     } catch (e) {
@@ -173,15 +186,17 @@ export class Upstream {
     if (this.closed) return Promise.reject(new UpstreamUnavailable("the proxy is shutting down"));
     if (this.current && this.current.link.lost() === null) return this.current.ready;
     if (this.current) this.log(this.current.link.replacing);
-    const entry: { link: Link; ready: Promise<Connection> } = {
-      link: this.newLink(),
-      ready: Promise.resolve() as never,
-    };
+    const entry: Entry = { link: this.newLink(), ready: Promise.resolve() as never };
     entry.ready = this.open(entry);
     this.current = entry;
-    entry.ready.catch(() => {
-      if (this.current === entry) this.current = null;
-    });
+    entry.ready.then(
+      (conn) => {
+        entry.open = conn;
+      },
+      () => {
+        if (this.current === entry) this.current = null;
+      },
+    );
     return entry.ready;
   }
 

@@ -160,11 +160,21 @@ export interface SessionsRepo {
  * The guarded-call path. Each write locks the session, reads the history the pure verdict needs, decides and writes,
  * in one transaction: calls of one session are numbered 1..n without gaps whatever serves them.
  */
+/** A call's verdict as soon as it is decided, before its rows are written: the answer without its id and number. */
+export type DecidedCall = Pick<CallAnswer, "ok" | "guarded" | "outcome" | "args" | "violations">;
+
 /** What a call may carry besides its tool and arguments: the digest of the upstream definition (the gateway's). */
 export type CallOptions = {
   toolDigest?: string | null;
   /** Store the call as refused with this violation instead of checking it (a gateway refused it before the upstream). */
   refusal?: Violation;
+  /**
+   * Told the verdict once the call is decided and its session is known to be there, in the transaction that writes
+   * it, before its rows are written and committed: the MCP proxy sends an accepted call upstream from here, so the
+   * upstream works while the call is recorded. It may be told again if the group commit runs its jobs again, must
+   * not throw, and must not write to the store. A store that cannot tell it early does not tell it at all.
+   */
+  decided?: (verdict: DecidedCall) => void;
 };
 
 export interface CallsRepo {

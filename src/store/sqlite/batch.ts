@@ -34,6 +34,19 @@ export class WriteBatcher {
     });
   }
 
+  /**
+   * `run`, except that with no other job queued (and no transaction open on the handle) the job runs now, in a batch of
+   * its own, rather than on the next turn: for a caller that acts as soon as its job has run (the MCP proxy sends an
+   * accepted call upstream from inside it, CallOptions.decided), the turn would only delay the upstream's start.
+   */
+  runNow<T>(fn: () => T, options: { alone?: boolean } = {}): Promise<T> {
+    if (this.queue.length > 0 || this.sqlite.inTransaction) return this.run(fn, options);
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, alone: options.alone === true });
+      this.flush();
+    });
+  }
+
   private flush(): void {
     this.scheduled = false;
     const next = this.queue.findIndex((j, i) => j.alone || i >= this.maxBatch);

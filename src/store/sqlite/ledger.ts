@@ -59,7 +59,11 @@ export class Ledger {
     options: CallOptions = {},
   ): CallAnswer {
     return this.sessions.transaction(() => {
-      const session = this.sessions.head(teamId, sessionId);
+      // A caller told the verdict before the write (`decided`) acts on it at once: the session is read, not
+      // remembered, so the write that follows in this transaction cannot find it gone.
+      const session = options.decided
+        ? this.sessions.readHead(teamId, sessionId)
+        : this.sessions.head(teamId, sessionId);
       const version = this.sessions.dataVersion();
       const datums = this.registry.forTeam(teamId, version);
       const decl = this.tools.compiled(teamId, tool, latestVersion, datums);
@@ -71,6 +75,15 @@ export class Ledger {
         undeclared,
       });
       const verdict = options.refusal ? refusedVerdict(checked, options.refusal) : checked;
+      const outcome = callOutcome(verdict);
+      if (options.decided) {
+        const { ok, guarded, args: checkedArgs, violations } = verdict;
+        try {
+          options.decided({ ok, guarded, outcome, args: checkedArgs, violations });
+        } catch {
+          // The caller's own failure; the call is recorded all the same.
+        }
+      }
       const { id, seq } = this.sessions.insertCall(
         teamId,
         sessionId,
@@ -95,7 +108,7 @@ export class Ledger {
         guarded: verdict.guarded,
         would_block: verdict.wouldBlock,
         tool_version: decl?.version ?? null,
-        outcome: callOutcome(verdict),
+        outcome,
         args: verdict.args,
         violations: verdict.violations,
       };

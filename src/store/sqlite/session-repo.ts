@@ -32,10 +32,12 @@ export function sqliteCalls(
   undeclared: UndeclaredTools = "accept",
 ): port.CallsRepo {
   return {
-    call: (teamId, sessionId, tool, args, options) =>
-      ledger.batcher.run(() => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options), {
-        alone: isLarge(args),
-      }),
+    // A caller told the verdict early (`decided`) is waiting to send the call on: its call runs now when it can.
+    call: (teamId, sessionId, tool, args, options) => {
+      const job = () => ledger.call(teamId, sessionId, tool, args, clock, undefined, undeclared, options);
+      const alone = { alone: isLarge(args) };
+      return options?.decided ? ledger.batcher.runNow(job, alone) : ledger.batcher.run(job, alone);
+    },
     result: (teamId, sessionId, callId, result) =>
       ledger.batcher.run(() => ledger.result(teamId, sessionId, callId, result, clock), { alone: isLarge(result) }),
     list: async (teamId, sessionId, options = {}) => {

@@ -143,7 +143,7 @@ export class SessionStore {
   }
 
   /** The session's head as stored now, or 404 (and forgets what was remembered of it). */
-  private readHead(teamId: string, id: string): SessionHead {
+  readHead(teamId: string, id: string): SessionHead {
     const r = this.s.sessionHead!.get(id, teamId) as SessionHead | undefined;
     if (!r) {
       this.heads.delete(id);

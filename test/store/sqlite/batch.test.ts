@@ -180,3 +180,25 @@ describe("atomicGroup (a bulk load without a savepoint per step)", () => {
     store.close();
   });
 });
+
+describe("a job run now", () => {
+  it("runs and commits before runNow returns when nothing is queued, and waits its turn behind queued jobs", async () => {
+    const { store } = fileDb();
+    const b = new WriteBatcher(store.sqlite);
+    const add = store.sqlite.prepare("INSERT INTO teams (id, name) VALUES (?, ?)");
+    const now = b.runNow(() => add.run("t-now", "now").changes);
+    // Committed already: another connection sees the row before the promise settles.
+    const other = new Database(store.file, { readonly: true });
+    expect(other.prepare("SELECT name FROM teams WHERE id = 't-now'").pluck().get()).toBe("now");
+    expect(store.sqlite.inTransaction).toBe(false);
+    expect(await now).toBe(1);
+    const queued = b.run(() => add.run("t-queued", "queued").changes);
+    const behind = b.runNow(() => add.run("t-behind", "behind").changes);
+    // A job is queued, so this one joins its batch on the next turn instead of running first.
+    expect(other.prepare("SELECT count(*) FROM teams WHERE id IN ('t-queued', 't-behind')").pluck().get()).toBe(0);
+    expect([await queued, await behind]).toEqual([1, 1]);
+    expect(names(store)).toEqual(["behind", "now", "queued"]);
+    other.close();
+    store.close();
+  });
+});
