@@ -1,6 +1,6 @@
 // The service's settings: the only module that reads process.env, parsed once with zod.
 import { z } from "zod";
-import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { DEFAULT_LARGE_SHARE, DEFAULT_LIMITS, type Limits } from "./limits.js";
 
 /** An unset variable and an empty one mean the same: take the default. */
 const unsetIfEmpty = (v: unknown): unknown => (v === "" ? undefined : v);
@@ -151,6 +151,14 @@ const EnvSchema = z.object({
     unsetIfEmpty,
     z.enum(["accept", "refuse"], { error: 'must be "accept" (the default) or "refuse"' }).default("accept"),
   ),
+  AGENT_LEDGER_LARGE_SHARE: z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: "must be a number above 0 and at most 1" })
+      .gt(0, "must be a number above 0 and at most 1")
+      .max(1, "must be a number above 0 and at most 1")
+      .default(DEFAULT_LARGE_SHARE),
+  ),
   AGENT_LEDGER_PACK_CACHE_SECONDS: z.preprocess(
     unsetIfEmpty,
     wholeNumber(0, Number.MAX_SAFE_INTEGER, "a whole number of seconds, 0 or more").default(60),
@@ -208,6 +216,8 @@ export type Config = {
   limits: Limits;
   /** How long a retrieval pack may reuse an upstream answer, in seconds. */
   packCacheSeconds: number;
+  /** The part of the service's time large requests may take together (src/api/large-lane.ts); 1 never pauses. */
+  largeShare: number;
   /** OpenTelemetry export, or null when neither OTLP endpoint variable is set. */
   telemetry: TelemetryConfig | null;
   /**
@@ -270,6 +280,7 @@ export function loadConfig(
     eaUrl: e.AGENT_LEDGER_EA_URL,
     bodyLimit: e.AGENT_LEDGER_BODY_LIMIT,
     packCacheSeconds: e.AGENT_LEDGER_PACK_CACHE_SECONDS,
+    largeShare: e.AGENT_LEDGER_LARGE_SHARE,
     limits: {
       claims: e.AGENT_LEDGER_MAX_CLAIMS,
       crossings: e.AGENT_LEDGER_MAX_CROSSINGS,

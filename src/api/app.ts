@@ -16,6 +16,7 @@ import { errorBody, toErrorResponse } from "./errors.js";
 import { limitBody } from "./body-limit.js";
 import { jsonResponse } from "./http.js";
 import { guardJsonBody } from "./json-guard.js";
+import { LargeLane } from "./large-lane.js";
 import { finishDocument, type OpenApiDocument } from "./openapi-doc.js";
 import { registerAdminRoutes } from "./routes/admin.js";
 import { registerBenchRoutes } from "./routes/bench.js";
@@ -189,9 +190,12 @@ export function createApp(options: CreateAppOptions): LedgerApp {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.use("/v1/*", bearerAuth(deps));
   app.use("/v1/admin/*", adminOnly);
-  app.use("/v1/*", guardJsonBody(deps.config.limits));
+  // One lane for the service's large requests, over REST and the ledger's MCP endpoint alike.
+  const lane = new LargeLane(deps.config.largeShare);
+  app.use("/v1/*", guardJsonBody(deps.config.limits, lane));
   for (const register of ROUTE_MODULES) register(app, deps);
   app.use("/mcp", bearerAuth(deps));
+  app.use("/mcp", lane.middleware());
   registerMcpEndpoint(app, deps);
 
   let doc: OpenApiDocument | undefined;

@@ -8,6 +8,7 @@ import type { AppEnv } from "./env.js";
 import { DEFAULT_LIMITS, type Limits, jsonDepth } from "../limits.js";
 import { InvalidTextError, illFormedTextPath } from "../text.js";
 import { errorBody } from "./errors.js";
+import type { LargeLane } from "./large-lane.js";
 import { LARGE_BODY, nextTurn } from "./turn.js";
 
 /** Deepest nesting jsonProblem accepts by default; the guard checks AGENT_LEDGER_MAX_DEPTH before it. */
@@ -81,7 +82,7 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
  * Checks a JSON (or text) request body before any validator reads it, and hands the decoded text on through
  * Hono's body cache so the body is read from the socket once.
  */
-export function guardJsonBody(limits: Limits = DEFAULT_LIMITS): MiddlewareHandler<AppEnv> {
+export function guardJsonBody(limits: Limits = DEFAULT_LIMITS, lane?: LargeLane): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
@@ -123,8 +124,12 @@ export function guardJsonBody(limits: Limits = DEFAULT_LIMITS): MiddlewareHandle
       const where = problem.path ? ` (at ${problem.path})` : "";
       return c.json(errorBody("invalid_request", `invalid request body${where}: ${problem.message}`, [problem]), 400);
     }
-    // Reading and checking a large body is one phase; the validator and the route are the next.
-    if (text.length >= LARGE_BODY) await nextTurn();
-    return next();
+    // Reading and checking a large body is one phase; the validator and the route are the next, in the lane's turn.
+    if (text.length < LARGE_BODY) return next();
+    if (!lane) {
+      await nextTurn();
+      return next();
+    }
+    await lane.run(next);
   };
 }

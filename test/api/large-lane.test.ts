@@ -1,0 +1,69 @@
+// Large requests take turns (src/api/large-lane.ts): one at a time, with a pause after each that bounds their share
+// of the service's time, while small requests are never held by the lane.
+import { describe, expect, it } from "vitest";
+import { LargeLane } from "../../src/api/large-lane.js";
+import { createTestApp } from "../helpers/db.js";
+import { factsOnOneKey } from "../helpers/largest.js";
+
+const settle = () => new Promise((r) => setTimeout(r, 60));
+
+describe("the lane of large requests", () => {
+  it("lets one in at a time, in arrival order", async () => {
+    const lane = new LargeLane(1);
+    const order: string[] = [];
+    const endA = await lane.enter();
+    const b = lane.enter().then((end) => {
+      order.push("b");
+      return end;
+    });
+    const c = lane.enter().then((end) => {
+      order.push("c");
+      return end;
+    });
+    await settle();
+    expect(order).toEqual([]);
+    endA();
+    const endB = await b;
+    await settle();
+    expect(order).toEqual(["b"]);
+    endB();
+    (await c)();
+    expect(order).toEqual(["b", "c"]);
+  });
+
+  it("stays closed after a request for three times what it took at a share of 0.25", async () => {
+    let clock = 1_000;
+    const lane = new LargeLane(0.25, () => clock);
+    const endA = await lane.enter();
+    clock = 1_010; // A held the lane 10 ms: it stays closed until 1_040
+    endA();
+    let inB = false;
+    const b = lane.enter().then((end) => {
+      inB = true;
+      return end;
+    });
+    clock = 1_039;
+    await settle();
+    expect(inB).toBe(false);
+    clock = 1_040;
+    (await b)();
+    expect(inB).toBe(true);
+  });
+
+  it("answers a small request while a large one waits for its turn", async () => {
+    // A share of 0.05: after the first large evaluation the lane stays closed 19 times as long as it took.
+    const t = createTestApp({ config: { largeShare: 0.05 } });
+    const large = factsOnOneKey(200, "lane");
+    expect(JSON.stringify(large).length).toBeGreaterThan(16 * 1024);
+    expect((await t.call("POST", "/v1/evaluations", { body: large })).status).toBe(200);
+    const order: string[] = [];
+    const second = t.call("POST", "/v1/evaluations", { body: large }).then((r) => order.push(`large ${r.status}`));
+    const small = t.call("POST", "/v1/sessions", { body: { context: "small" } }).then((r) => {
+      order.push(`small ${r.status}`);
+    });
+    await small;
+    expect(order).toEqual(["small 201"]);
+    await second;
+    expect(order).toEqual(["small 201", "large 200"]);
+  }, 30_000);
+});
