@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",
       bodyLimit: 1048576,
       packCacheSeconds: 60,
+      largeShare: 0.25,
       limits: { claims: 1000, crossings: 1000, depth: 64, answerBytes: 16777216 },
       telemetry: null,
       sync: "normal",
@@ -35,6 +36,15 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ AGENT_LEDGER_MAX_CLAIMS: "0" })).toThrow(
       'AGENT_LEDGER_MAX_CLAIMS must be a whole number of claims from 1 to 1000000 (received "0")',
     );
+  });
+
+  it("reads AGENT_LEDGER_LARGE_SHARE between 0 (excluded) and 1, and refuses anything else naming the range", () => {
+    expect(loadConfig({ AGENT_LEDGER_LARGE_SHARE: "0.5" }).largeShare).toBe(0.5);
+    expect(loadConfig({ AGENT_LEDGER_LARGE_SHARE: "1" }).largeShare).toBe(1);
+    for (const bad of ["0", "1.5", "half"])
+      expect(() => loadConfig({ AGENT_LEDGER_LARGE_SHARE: bad })).toThrow(
+        `AGENT_LEDGER_LARGE_SHARE must be a number above 0 and at most 1 (received "${bad}")`,
+      );
   });
 
   it("reads AGENT_LEDGER_SYNC=full and refuses any other word than normal or full", () => {

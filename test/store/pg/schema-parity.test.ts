@@ -19,6 +19,9 @@ const FAMILY: Record<string, string> = {
   SQLiteInteger: "integer",
   SQLiteBoolean: "boolean",
   SQLiteReal: "double",
+  // The chain's digests and fingerprints: bytes on SQLite since 0022_chain_bytes, the same values as hex text on
+  // PostgreSQL (every reader takes either form through hexOf, and copy carries bytes across as hex).
+  SQLiteBlobBuffer: "text",
   PgText: "text",
   PgCustomColumn: "json",
   PgInteger: "integer",
