@@ -66,6 +66,7 @@ async function run(flags: { db?: string; port?: string; host?: string }): Promis
     const { token } = await store.teams.ensureAdminToken(config.adminToken);
     const telemetry = await loadTelemetry(config.telemetry);
     const server = await startServer(config, store, telemetry);
+    store.startBackground?.();
     say(`agent-ledger ${VERSION} listening on ${server.url} (database ${where})`);
     if (config.telemetry)
       say(`exporting OpenTelemetry spans to ${config.telemetry.tracesUrl} (${config.telemetry.protocol})`);

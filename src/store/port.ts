@@ -410,6 +410,11 @@ export interface LedgerStore extends StoreRepos {
   info(): Promise<StoreInfo>;
   /** Seeds the default team and the README's examples; running it again changes nothing. */
   seed(): Promise<SeedSummary>;
+  /**
+   * Moves the store's upkeep off the request thread while `serve` runs (SQLite: WAL checkpoints on a worker thread);
+   * `close` ends it. A store with no such upkeep leaves it out.
+   */
+  startBackground?(): void;
   /** Releases the database (a store built over a caller's handle leaves it open). */
   close(): Promise<void>;
 }
