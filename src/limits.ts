@@ -21,6 +21,13 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   answerBytes: 16 * 1024 * 1024,
 };
 
+/**
+ * Claims, arguments or result keys at or above which a request is large: it yields between its phases, an evaluation
+ * is decided in the gates worker, and a call or result commits in a group of its own. Below it, each of those costs
+ * more than it saves.
+ */
+export const LARGE_COUNT = 100;
+
 /** The part of the service's time large requests may take together (src/api/large-lane.ts, AGENT_LEDGER_LARGE_SHARE). */
 export const DEFAULT_LARGE_SHARE = 0.25;
 

@@ -7,7 +7,7 @@
 export const LARGE_BODY = 16 * 1024;
 
 /** Claims or crossings at or above which a route yields before its main work. */
-export const LARGE_COUNT = 100;
+export { LARGE_COUNT } from "../limits.js";
 
 /** Resolves on a later turn of the event loop, after the I/O and timers already waiting have run. */
 export function nextTurn(): Promise<void> {

@@ -510,7 +510,8 @@ export class GuardedProxy {
       early.sent.reply.catch(() => undefined);
       return toolErrorReply(
         `the ledger (${this.ledger.where}) could not record this call to ${name} after it was sent to the upstream ` +
-          `server, so its answer is not passed on; the call may or may not have completed: ${errorText(e)}`,
+          `server, so its answer is not passed on; the call may or may not have completed: ${errorText(e)}. ` +
+          `Check whether it took effect upstream before sending it again.`,
       );
     }
     checked(session, verdict);

@@ -128,20 +128,14 @@ function fp16n(s: string): number {
   return h & 0xffff;
 }
 
-/** The 16-bit fingerprint of a serialised value as 4 hex digits. */
-const fp16 = (s: string): string => fp16n(s).toString(16).padStart(4, "0");
-
 /** A row as the chain holds it: its canonical digest and its per-column fingerprints. */
 export type RowPrint = { rowDigest: string; fp: string };
 
 /** The digest (SHA-256 of the canonical form, hex) and the column fingerprints of a row. */
 export function printRow(name: ChainTableName, values: readonly unknown[]): RowPrint {
-  const p = planOf(name);
-  const s = serialised(p, values);
-  const rowDigest = sha256Hex(canonicalOf(p, s));
-  let fp = "";
-  for (const v of s) fp += fp16(v);
-  return { rowDigest, fp };
+  // The fingerprints' bytes are 16-bit big-endian, so their hex is 4 digits a column, as the hex form stores them.
+  const { rowDigest, fp } = printRowBytes(name, values);
+  return { rowDigest: rowDigest.toString("hex"), fp: fp.toString("hex") };
 }
 
 /** The SHA-256 (hex) of a row's canonical form alone: what verify computes first (fingerprints only on a mismatch). */

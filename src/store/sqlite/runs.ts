@@ -11,6 +11,7 @@ import type { ChainTableName } from "../common/chain-tables.js";
 import { type RowKey, sqliteChain } from "./chain.js";
 import { withParseMemo } from "../../gates/contract.js";
 import { splitEvaluationInput } from "../../gates/contracts.js";
+import { claimCount, LARGE_COUNT } from "../../limits.js";
 import { decideStored, type DecisionOptions, historyVersion } from "./run-decision.js";
 import { type GatesPool, gatesPool } from "./gates-pool.js";
 import { MultiInsert } from "./multi-insert.js";
@@ -25,18 +26,6 @@ export type EvaluateOptions = DecisionOptions & {
   /** Where a large evaluation is decided: `auto` (a worker when it can), `loop` (always here), `worker` (any size). */
   decideIn?: "auto" | "loop" | "worker";
 };
-
-/** Claims at or above which an evaluation is decided in a worker: below, posting it costs more than deciding. */
-export const WORKER_CLAIMS = 100;
-
-/** The claims of every run of an input, as given (before the contract gate reads them). */
-function claimsIn(input: unknown): number {
-  let n = 0;
-  for (const r of splitEvaluationInput(input).runs)
-    if (typeof r === "object" && r !== null && Array.isArray((r as { claims?: unknown }).claims))
-      n += (r as { claims: unknown[] }).claims.length;
-  return n;
-}
 
 /** Times a worker's decision is made afresh when history moved before it could be written; then it is made here. */
 const WORKER_ATTEMPTS = 2;
@@ -141,7 +130,7 @@ export class RunStore {
       options.pathExists === undefined &&
       (options.extraLedger ?? []).length === 0 &&
       options.resolveLedger !== false &&
-      (mode === "worker" || claimsIn(input) >= WORKER_CLAIMS);
+      (mode === "worker" || claimCount(input) >= LARGE_COUNT);
     if (!offload) return this.evaluate(teamId, input, options);
     // Invalid settings are refused here, as `evaluate` refuses them, before any work is posted.
     const settings = mergeSettings(options.settings ?? DEFAULT_SETTINGS, splitEvaluationInput(input).settings);

@@ -6,6 +6,7 @@ import { loadManifest } from "./manifests.js";
 import type * as port from "../port.js";
 import { findCrossings, listSessions, sessionTeam } from "./queries.js";
 import type { SqliteParts } from "./parts.js";
+import { LARGE_COUNT } from "../../limits.js";
 
 /** Sessions over today's SessionStore and queries. */
 export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): port.SessionsRepo {
@@ -18,12 +19,9 @@ export function sqliteSessions({ db, ledger }: SqliteParts, clock: Clock): port.
   };
 }
 
-/** Keys at or above which a call's arguments or result are written in a group commit of their own. */
-const LARGE_WRITE = 100;
-
 /** Whether a call's arguments or result make a write large enough to commit alone (one crossing per key). */
 const isLarge = (v: unknown): boolean =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length >= LARGE_WRITE;
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length >= LARGE_COUNT;
 
 /** The guarded-call path: each call in its own savepoint of a group commit (src/store/batch.ts). */
 export function sqliteCalls(

@@ -98,8 +98,6 @@ export class SessionStore {
         p(`SELECT id, session_id, seq, tool, tool_version, guarded, args_raw, ok, violations, result_raw, result_ok, result_violations,
                    created_at, result_at, tool_digest
                     FROM calls WHERE session_id = ? AND team_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
-      insertCrossing: p(`INSERT INTO crossings (${CROSSING_COLUMNS})
-                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       crossingsOfSession: p(
         "SELECT * FROM crossings WHERE session_id = ? AND team_id = ? AND seq > ? AND seq <= ? ORDER BY id",
       ),
@@ -342,7 +340,7 @@ export class SessionStore {
     const ids = detect ? [] : this.crossingRows.insert(rows);
     crossings.forEach((c, i) => {
       if (detect) {
-        const id = Number(this.s.insertCrossing!.run(...rows[i]!).lastInsertRowid);
+        const id = this.crossingRows.insert([rows[i]!])[0]!;
         if (isReading(c)) this.revisions.detect(teamId, sessionId, id, tool, c, at);
         ids.push(id);
       }
