@@ -6,6 +6,9 @@ import type { Database, Statement } from "better-sqlite3";
 /** Rows per statement: 100 rows of 24 columns bind 2,400 values, far under SQLite's 32,766. */
 export const ROWS_PER_INSERT = 100;
 
+/** Below this many rows, each row is its own statement. */
+const FEW_ROWS = 16;
+
 /** INSERT statements of one table and column list, prepared per row count on first use. */
 export class MultiInsert {
   private readonly byCount = new Map<number, Statement>();
@@ -28,6 +31,13 @@ export class MultiInsert {
    */
   insert(rows: readonly (readonly unknown[])[]): number[] {
     const ids: number[] = [];
+    // A few rows go one statement each: SQLite runs a multi-row VALUES as a co-routine, which for a call's two or
+    // three crossings cost more than the statements it saves (bench:guard's library call, 2 Dec 2026).
+    if (rows.length < FEW_ROWS) {
+      const one = this.statement(1);
+      for (const r of rows) ids.push(Number(one.run(r).lastInsertRowid));
+      return ids;
+    }
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const chunk = rows.slice(i, i + ROWS_PER_INSERT);
       const last = Number(this.statement(chunk.length).run(chunk.flat()).lastInsertRowid);
