@@ -170,8 +170,15 @@ export class Pipe {
   }
 
   private toUpstream(m: Message): void {
-    if (m.method === "initialize" || m.method === undefined) this.watchInitialize(m);
+    // Over HTTP the agent learns its session id from the answer's headers, before the initialize result comes; what it
+    // sends meanwhile waits here, since the upstream's own session id only comes with that result.
+    if (this.held !== null) return void this.held.push(m);
+    if (m.method === "initialize") {
+      this.initializeId = m.id;
+      this.held = [];
+    }
     this.upstream.send(m as never).catch((e: unknown) => {
+      if (m.method === "initialize") this.releaseHeld();
       // The upstream no longer knows this session (it restarted): the agent's session ends too, so its next request is
       // answered 404 and it starts a new one, which opens a new upstream session (MCP 2025-11-25 session rules).
       const gone = (e as { status?: unknown } | null)?.status === 404 && this.initializeId !== undefined;
@@ -198,11 +205,14 @@ export class Pipe {
   }
 
   private initializeId: Id | undefined;
+  // Messages of the agent sent after its initialize and before the upstream answered it, in order; null when none wait.
+  private held: Message[] | null = null;
 
-  // The 2025 handshake passes through; the negotiated version then goes in the upstream requests' header, as the SDK's
-  // Client would set it.
-  private watchInitialize(m: Message): void {
-    if (m.method === "initialize") this.initializeId = m.id;
+  /** Sends on what waited for the upstream's answer to initialize (its session id, its protocol version). */
+  private releaseHeld(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const m of held) this.toUpstream(m);
   }
 
   private ask(id: Id, method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<PipeAnswer> {
@@ -234,8 +244,13 @@ export class Pipe {
 
   private fromUpstream(m: Message): void {
     if (m.method === undefined && m.id !== undefined) {
-      if (m.id === this.initializeId && isObject(m.result) && typeof m.result.protocolVersion === "string")
-        this.upstream.setProtocolVersion?.(m.result.protocolVersion);
+      // The 2025 handshake passes through; the negotiated version then goes in the upstream requests' header, as the
+      // SDK's Client would set it.
+      if (m.id === this.initializeId) {
+        if (isObject(m.result) && typeof m.result.protocolVersion === "string")
+          this.upstream.setProtocolVersion?.(m.result.protocolVersion);
+        this.releaseHeld();
+      }
       const w = this.waiting.get(m.id);
       if (w) {
         this.waiting.delete(m.id);

@@ -26,7 +26,7 @@ const ANNOTATIONS = '[tools.to_mm]\nreturns = "mm"\n[tools.to_mm.params]\ndepth 
 type Upstream = { url: string; close(): Promise<void>; cancelled: Promise<string> };
 
 /** The test upstream: echo (after delay_ms), fail (a JSON-RPC error with data), chatty (a log line, then the answer), to_mm. */
-async function startUpstream(json: boolean): Promise<Upstream> {
+async function startUpstream(json: boolean, options: { initializeDelayMs?: number } = {}): Promise<Upstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let onCancel: (text: string) => void = () => undefined;
   const cancelled = new Promise<string>((resolve) => (onCancel = resolve));
@@ -69,6 +69,7 @@ async function startUpstream(json: boolean): Promise<Upstream> {
     const id = req.headers["mcp-session-id"];
     const known = typeof id === "string" ? sessions.get(id) : undefined;
     if (known) return known.handleRequest(req, res);
+    if (options.initializeDelayMs) await new Promise((r) => setTimeout(r, options.initializeDelayMs));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: json,
@@ -401,5 +402,40 @@ describe("a relayed call the upstream does not answer in time", () => {
       id: 2,
       result: { content: [{ type: "text", text: "in time" }] },
     });
+  });
+});
+
+describe("an agent that sends on before the upstream has answered its initialize", () => {
+  it("has what it sends meanwhile held, then sent in order under the upstream's session id", async () => {
+    // The front answers over SSE, so the agent has its session id from the headers at once; the upstream answers
+    // initialize 300 ms later, and only that answer carries the upstream's own session id.
+    const { front, stop } = await relayed(await startUpstream(false, { initializeDelayMs: 300 }));
+    try {
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+      const post = (body: unknown, extra: Record<string, string> = {}) =>
+        fetch(front.url, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+      const init = await post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "hasty", version: "1" } },
+      });
+      const session = { "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-06-18" };
+      expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).status).toBe(202);
+      const called = await post(
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "held" } } },
+        session,
+      );
+      const answerOf = async (res: Response) =>
+        [...(await res.text()).matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+      const [initAnswer, callAnswer] = await Promise.all([answerOf(init), answerOf(called)]);
+      expect((initAnswer[0]?.result as { serverInfo?: unknown })?.serverInfo).toEqual({
+        name: "relay-upstream",
+        version: "1.0.0",
+      });
+      expect(callAnswer).toEqual([{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "held" }] } }]);
+    } finally {
+      await stop();
+    }
   });
 });
