@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { signingKeyOf } from "../../src/chain/signing-key.js";
+import { chainOf } from "../../src/store/chain-access.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 
 const BIN = fileURLToPath(new URL("../../bin/agent-ledger.js", import.meta.url));
@@ -150,5 +151,32 @@ describe("agent-ledger verify, anchor and verify-export", { timeout: 180_000 }, 
     expect(v.status).toBe(0);
     // 21 seeded entries, then per writer a session and 40 calls of 4 entries (call, param crossing, result, return).
     expect(v.stdout).toMatch(/intact, 343 entries/);
+  });
+
+  it("finds the chain intact every time while another process writes the team", async () => {
+    const { db, teamId, sqlite } = await ledgerFile("f");
+    sqlite.close();
+    const writer = spawn(process.execPath, ["--import", "tsx", WRITER, db, "400"], { env, stdio: "inherit" });
+    const done = new Promise<number>((resolve) => writer.on("exit", (code) => resolve(code ?? -1)));
+    let exited = false;
+    void done.then(() => (exited = true));
+    const store = openSqliteStore(db);
+    const chain = await chainOf(store);
+    const faults: unknown[] = [];
+    let checks = 0;
+    try {
+      // Each verify reads the head, the entries and the rows; a commit landing between those reads is not an edit.
+      while (!exited) {
+        const v = await chain.verify(teamId);
+        checks += 1;
+        if (!v.ok) faults.push(v.first_bad);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      await store.close();
+    }
+    expect(await done).toBe(0);
+    expect(faults).toEqual([]);
+    expect(checks).toBeGreaterThan(1);
   });
 });

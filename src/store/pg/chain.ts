@@ -11,6 +11,7 @@ import {
 import type { ChainEntryRow, ChainHeadRow, LedgerChain } from "../chain-access.js";
 import type { PgLedgerDb } from "./open.js";
 import { readByIds } from "./chain-append.js";
+import type pg from "pg";
 import { queryOn } from "./tx.js";
 
 const PAGE = 8192;
@@ -36,16 +37,18 @@ const EVALUATION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1
 const HEAD_SQL = `SELECT seq::int AS seq, digest, at, backfilled::int AS backfilled, began_at AS "beganAt",
   base_seq::int AS "baseSeq", base_digest AS "baseDigest" FROM ledger_heads WHERE team_id = $1`;
 
+/** Rows of a chained table by id (canonical columns, id first), read on a pool or on one client. */
+async function readRows(on: pg.ClientBase | pg.Pool, name: ChainTableName, teamId: string, ids: string[]) {
+  const res = await on.query({ text: readByIds(name), values: [teamId, ids], rowMode: "array" });
+  const out = new Map<string, unknown[]>();
+  for (const r of res.rows as unknown[][]) out.set(String(r[0]), r.slice(1));
+  return out;
+}
+
 /** The chain operations of a PostgreSQL database. */
 export function pgChain(db: PgLedgerDb): LedgerChain {
   const q = queryOn(db.pool);
   const head = async (teamId: string) => (await q<ChainHeadRow>(HEAD_SQL, [teamId]))[0] ?? null;
-  const readRows = async (name: ChainTableName, teamId: string, ids: string[]) => {
-    const res = await db.pool.query({ text: readByIds(name), values: [teamId, ids], rowMode: "array" });
-    const out = new Map<string, unknown[]>();
-    for (const r of res.rows as unknown[][]) out.set(String(r[0]), r.slice(1));
-    return out;
-  };
   return {
     head,
     teams: async () =>
@@ -79,61 +82,75 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
     evaluationSeqs: async (teamId, runId) =>
       (await q<{ seq: number }>(EVALUATION_SEQS, [teamId, runId])).map((r) => Number(r.seq)),
     rowOf: async (teamId, table, id) =>
-      isChainTable(table) ? ((await readRows(table, teamId, [id])).get(id) ?? null) : null,
+      isChainTable(table) ? ((await readRows(db.pool, table, teamId, [id])).get(id) ?? null) : null,
     backfill: async () => 0,
     verify: async (teamId, options = {}): Promise<ChainVerdict> => {
-      const h = await head(teamId);
-      let start = { seq: h?.baseSeq ?? 0, digest: h?.baseDigest ?? GENESIS };
-      if (options.since !== undefined) {
-        const first = (
-          await q<{ seq: number; prev: string }>(
-            "SELECT seq::int AS seq, prev FROM ledger_entries WHERE team_id = $1 AND at >= $2 ORDER BY seq LIMIT 1",
-            [teamId, options.since],
-          )
-        )[0];
-        if (!first) return { ok: true, count: 0, digest: h?.digest ?? GENESIS };
-        start = { seq: first.seq - 1, digest: first.prev };
+      // One client in one REPEATABLE READ snapshot: the head, the entries and the rows as of one moment, whatever other
+      // writers commit meanwhile (read one by one on the pool, a commit between reads looked like an edit).
+      const client = await db.pool.connect();
+      try {
+        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        return await verifyOn(client, teamId, options);
+      } finally {
+        await client.query("COMMIT").catch(() => undefined);
+        client.release();
       }
-      const walk = new ChainWalk(start);
-      const tally = new Map<string, number>();
-      const fail = (f: ChainFault): ChainVerdict => ({ ok: false, count: walk.count, first_bad: f });
-      for (;;) {
-        const entries = await q<StoredEntry>(
-          `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest, fp FROM ledger_entries
-            WHERE team_id = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
-          [teamId, walk.seq],
-        );
-        // One read per table per page: the page's rows, by id.
-        const byTable = new Map<ChainTableName, string[]>();
-        for (const e of entries)
-          if (Object.hasOwn(CHAIN_TABLES, e.tbl)) {
-            const list = byTable.get(e.tbl as ChainTableName) ?? [];
-            list.push(e.rowId);
-            byTable.set(e.tbl as ChainTableName, list);
-          }
-        const rows = new Map<string, Map<string, unknown[]>>();
-        for (const [name, ids] of byTable) rows.set(name, await readRows(name, teamId, ids));
-        for (const e of entries) {
-          const fault = walk.step(e, rows.get(e.tbl)?.get(e.rowId) ?? null);
-          if (fault) return fail(fault);
-          tally.set(e.tbl, (tally.get(e.tbl) ?? 0) + 1);
-        }
-        if (entries.length < PAGE) break;
-      }
-      const end = walk.end(h);
-      if (end) return fail(end);
-      if (options.since === undefined && (h?.baseSeq ?? 0) === 0)
-        for (const name of CHAIN_ORDER) {
-          const spec = CHAIN_TABLES[name];
-          const stray = await q<{ id: string }>(
-            `SELECT t.id::text AS id FROM ${spec.source} t WHERE t.team_id = $1${COUNT_WHERE[name] ?? ""}
-               AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.team_id = $1 AND e.tbl = $2 AND e.row_id = t.id::text)
-             ORDER BY t.id LIMIT 1`,
-            [teamId, name],
-          );
-          if (stray[0]) return fail(unchainedRow(name, stray[0].id));
-        }
-      return { ok: true, count: walk.count, digest: walk.digest };
     },
   };
+
+  async function verifyOn(client: pg.PoolClient, teamId: string, options: { since?: string }): Promise<ChainVerdict> {
+    const q = queryOn(client);
+    const h = (await q<ChainHeadRow>(HEAD_SQL, [teamId]))[0] ?? null;
+    let start = { seq: h?.baseSeq ?? 0, digest: h?.baseDigest ?? GENESIS };
+    if (options.since !== undefined) {
+      const first = (
+        await q<{ seq: number; prev: string }>(
+          "SELECT seq::int AS seq, prev FROM ledger_entries WHERE team_id = $1 AND at >= $2 ORDER BY seq LIMIT 1",
+          [teamId, options.since],
+        )
+      )[0];
+      if (!first) return { ok: true, count: 0, digest: h?.digest ?? GENESIS };
+      start = { seq: first.seq - 1, digest: first.prev };
+    }
+    const walk = new ChainWalk(start);
+    const tally = new Map<string, number>();
+    const fail = (f: ChainFault): ChainVerdict => ({ ok: false, count: walk.count, first_bad: f });
+    for (;;) {
+      const entries = await q<StoredEntry>(
+        `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest, fp FROM ledger_entries
+          WHERE team_id = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
+        [teamId, walk.seq],
+      );
+      // One read per table per page: the page's rows, by id.
+      const byTable = new Map<ChainTableName, string[]>();
+      for (const e of entries)
+        if (Object.hasOwn(CHAIN_TABLES, e.tbl)) {
+          const list = byTable.get(e.tbl as ChainTableName) ?? [];
+          list.push(e.rowId);
+          byTable.set(e.tbl as ChainTableName, list);
+        }
+      const rows = new Map<string, Map<string, unknown[]>>();
+      for (const [name, ids] of byTable) rows.set(name, await readRows(client, name, teamId, ids));
+      for (const e of entries) {
+        const fault = walk.step(e, rows.get(e.tbl)?.get(e.rowId) ?? null);
+        if (fault) return fail(fault);
+        tally.set(e.tbl, (tally.get(e.tbl) ?? 0) + 1);
+      }
+      if (entries.length < PAGE) break;
+    }
+    const end = walk.end(h);
+    if (end) return fail(end);
+    if (options.since === undefined && (h?.baseSeq ?? 0) === 0)
+      for (const name of CHAIN_ORDER) {
+        const spec = CHAIN_TABLES[name];
+        const stray = await q<{ id: string }>(
+          `SELECT t.id::text AS id FROM ${spec.source} t WHERE t.team_id = $1${COUNT_WHERE[name] ?? ""}
+             AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.team_id = $1 AND e.tbl = $2 AND e.row_id = t.id::text)
+           ORDER BY t.id LIMIT 1`,
+          [teamId, name],
+        );
+        if (stray[0]) return fail(unchainedRow(name, stray[0].id));
+      }
+    return { ok: true, count: walk.count, digest: walk.digest };
+  }
 }

@@ -224,6 +224,13 @@ export class SqliteChain {
    * does not hold. A whole walk also finds rows written outside the chain and entries removed from its end.
    */
   verify(teamId: string, options: { since?: string; archive?: Database } = {}): ChainVerdict {
+    // One read transaction, so the head, the entries and the rows are one snapshot: a commit of another process
+    // between two of those reads would otherwise read as rows outside the chain or a head past its last entry.
+    if (this.sqlite.inTransaction) return this.verifyNow(teamId, options);
+    return this.sqlite.transaction(() => this.verifyNow(teamId, options)).deferred();
+  }
+
+  private verifyNow(teamId: string, options: { since?: string; archive?: Database }): ChainVerdict {
     // Rows `agent-ledger archive` moved out are read from the archive file, whose tables have the same schema.
     const archived = options.archive ? sqliteChain(options.archive) : null;
     const head = this.head(teamId);

@@ -91,6 +91,33 @@ describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine
     expect(order.map((e) => e.row_id).sort()).toEqual(calls.map((c) => c.call_id).sort());
   });
 
+  it("verifies the team as of one moment while its calls and results are being written", async () => {
+    const teamId = await freshTeam(store);
+    await store.tools.put(teamId, "read_discharge", READ);
+    const s = await store.sessions.create(teamId, { context: "written while verified" });
+    const chain = await chainOf(store);
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 0; i < 60; i += 1) {
+        const c = await store.calls.call(teamId, s.id, "read_discharge", { site: "07374000" });
+        await store.calls.result(teamId, s.id, c.call_id, `${1000 + i} cfs`);
+      }
+      writing = false;
+    })();
+    // On PostgreSQL the writes commit between a verify's queries; each verdict must still be of one snapshot.
+    const verdicts: unknown[] = [];
+    while (writing) {
+      const v = await chain.verify(teamId);
+      if (!v.ok) verdicts.push(v.first_bad);
+      // The writer's group commit runs on a later turn of the event loop.
+      await new Promise((r) => setImmediate(r));
+    }
+    await writer;
+    expect(verdicts).toEqual([]);
+    // A tool, the session, and 60 calls of four entries each (the call, its crossing, the result, its crossing).
+    expect((await chain.verify(teamId)).count).toBe(242);
+  });
+
   it("chains a reading's qualifier flags as stored, and a re-read that revises only its flags, so both verify", async () => {
     const teamId = await freshTeam(store);
     await store.tools.put(teamId, "read_discharge", {
