@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
 export const LARGE_COUNT = 100;
 
 /** The part of the service's time large requests may take together (src/api/large-lane.ts, AGENT_LEDGER_LARGE_SHARE). */
-export const DEFAULT_LARGE_SHARE = 0.25;
+export const DEFAULT_LARGE_SHARE = 0.15;
 
 /** The codes a refusal over a limit carries; each answers 413. */
 export type LimitCode = "too_many_claims" | "too_many_crossings" | "too_deep" | "answer_too_large";

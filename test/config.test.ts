@@ -17,7 +17,7 @@ describe("loadConfig", () => {
       eaUrl: "https://environment.data.gov.uk/flood-monitoring",
       bodyLimit: 1048576,
       packCacheSeconds: 60,
-      largeShare: 0.25,
+      largeShare: 0.15,
       limits: { claims: 1000, crossings: 1000, depth: 64, answerBytes: 16777216 },
       telemetry: null,
       sync: "normal",

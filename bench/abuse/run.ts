@@ -14,6 +14,7 @@ import { factsOnOneKey } from "../../test/helpers/largest.js";
 
 const SECONDS = Number(process.env.ABUSE_SECONDS ?? 20);
 const CLIENTS = 8;
+const WARMUP_SECONDS = 3;
 const TOKEN = "bench-abuse-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "bench-abuse-"));
 
@@ -77,13 +78,13 @@ const largestCall = JSON.stringify({
   args: Object.fromEntries(Array.from({ length: DEFAULT_LIMITS.crossings }, (_, i) => [`arg${i}`, `value ${i}`])),
 });
 
-function normal(): Promise<autocannon.Result> {
+function normal(seconds = SECONDS): Promise<autocannon.Result> {
   return new Promise((resolve, reject) =>
     autocannon(
       {
         url,
         connections: CLIENTS,
-        duration: SECONDS,
+        duration: seconds,
         headers,
         requests: [
           { method: "POST", path: `/v1/sessions/${normalSession}/calls`, body: '{"tool":"read","args":{"site":"1"}}' },
@@ -112,6 +113,8 @@ async function abuser(): Promise<void> {
 
 let exitCode = 0;
 try {
+  // A warm-up first, so the phases compare the service at its steady state, not its first requests' compiling.
+  await normal(WARMUP_SECONDS);
   await loopDelay();
   const alone = await normal();
   const aloneDelay = await loopDelay();

@@ -85,10 +85,16 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 export function guardJsonBody(limits: Limits = DEFAULT_LIMITS, lane?: LargeLane): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const method = c.req.method;
-    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
+    if (method === "GET" || method === "HEAD" || method === "OPTIONS") {
+      lane?.seenSmall();
+      return next();
+    }
     const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
     const isJson = JSON_TYPE.test(type);
-    if (!isJson && !TEXT_TYPE.test(type)) return next();
+    if (!isJson && !TEXT_TYPE.test(type)) {
+      lane?.seenSmall();
+      return next();
+    }
     const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
     if (!isUtf8(bytes)) {
       return c.json(
@@ -125,7 +131,10 @@ export function guardJsonBody(limits: Limits = DEFAULT_LIMITS, lane?: LargeLane)
       return c.json(errorBody("invalid_request", `invalid request body${where}: ${problem.message}`, [problem]), 400);
     }
     // Reading and checking a large body is one phase; the validator and the route are the next, in the lane's turn.
-    if (text.length < LARGE_BODY) return next();
+    if (text.length < LARGE_BODY) {
+      lane?.seenSmall();
+      return next();
+    }
     if (!lane) {
       await nextTurn();
       return next();

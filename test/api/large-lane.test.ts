@@ -35,6 +35,8 @@ describe("the lane of large requests", () => {
     let clock = 1_000;
     const lane = new LargeLane(0.25, () => clock);
     const endA = await lane.enter();
+    clock = 1_005;
+    lane.seenSmall();
     clock = 1_010; // A held the lane 10 ms: it stays closed until 1_040
     endA();
     let inB = false;
@@ -50,12 +52,47 @@ describe("the lane of large requests", () => {
     expect(inB).toBe(true);
   });
 
+  it("keeps no pause when no small request came in the last second: a lone bulk client goes straight on", async () => {
+    let clock = 1_000;
+    const lane = new LargeLane(0.25, () => clock);
+    lane.seenSmall();
+    const endA = await lane.enter();
+    clock = 2_010; // A held the lane 1,010 ms, and the last small request came 1,010 ms ago
+    endA();
+    let inB = false;
+    const b = lane.enter().then((end) => {
+      inB = true;
+      return end;
+    });
+    await settle();
+    expect(inB).toBe(true);
+    (await b)();
+    // A small request now: C holds the lane 20 ms, so D waits the 60 ms pause after it.
+    lane.seenSmall();
+    const endC = await lane.enter();
+    clock = 2_030;
+    endC();
+    let inD = false;
+    const d = lane.enter().then((end) => {
+      inD = true;
+      return end;
+    });
+    clock = 2_089;
+    await settle();
+    expect(inD).toBe(false);
+    clock = 2_090;
+    (await d)();
+    expect(inD).toBe(true);
+  });
+
   it("answers a small request while a large one waits for its turn", async () => {
     // A share of 0.05: after the first large evaluation the lane stays closed 19 times as long as it took.
     const t = createTestApp({ config: { largeShare: 0.05 } });
     const large = factsOnOneKey(200, "lane");
     expect(JSON.stringify(large).length).toBeGreaterThan(16 * 1024);
     expect((await t.call("POST", "/v1/evaluations", { body: large })).status).toBe(200);
+    // Someone else is using the service, so the lane keeps its pause.
+    expect((await t.call("GET", "/v1/sessions")).status).toBe(200);
     const order: string[] = [];
     const second = t.call("POST", "/v1/evaluations", { body: large }).then((r) => order.push(`large ${r.status}`));
     const small = t.call("POST", "/v1/sessions", { body: { context: "small" } }).then((r) => {
