@@ -68,7 +68,12 @@ async function openLedger(flags: Flags, config: Config): Promise<ProxyLedger> {
     return new RemoteLedger(flags.ledgerUrl, flags.token);
   }
   if (flags.token) throw new CliError("--token goes with --ledger-url; a local database needs no token", 2);
-  return LocalLedger.open(config.dbFile, undefined, { sync: config.sync, undeclaredTools: config.undeclaredTools });
+  const ledger = await LocalLedger.open(config.dbFile, undefined, {
+    sync: config.sync,
+    undeclaredTools: config.undeclaredTools,
+  });
+  ledger.startBackground();
+  return ledger;
 }
 
 function timeoutMs(text: string | undefined): number | undefined {

@@ -202,6 +202,14 @@ export class LocalLedger implements ProxyLedger {
     return { ok: a.ok, result: a.result, violations: a.violations };
   }
 
+  /**
+   * Checkpoints the store's write-ahead log on a worker thread until close, as `serve` does: a proxy is a long-running
+   * writer too, and a checkpoint inside a commit (copy and fsync) stalls the call that makes it.
+   */
+  startBackground(): void {
+    this.store.startBackground?.();
+  }
+
   async close(): Promise<void> {
     if (this.ownsStore) await this.store.close();
   }

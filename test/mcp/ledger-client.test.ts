@@ -6,7 +6,12 @@ import { LedgerHttpError } from "../../src/ledger-http-error.js";
 import { LocalLedger, RemoteLedger, type ProxyLedger } from "../../src/mcp/ledger-client.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { createTestApp, createTestDb } from "../helpers/db.js";
-import { sqliteStore } from "../../src/store/sqlite/store.js";
+import { type SqliteStore, sqliteStore } from "../../src/store/sqlite/store.js";
+import { BACKSTOP_PAGES } from "../../src/store/sqlite/checkpointer.js";
+import { WAL_AUTOCHECKPOINT_PAGES } from "../../src/store/sqlite/db.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const READ: ToolDeclarationInput = { params: { station: {} }, returns: { unit: "cfs" } };
 const RUNOFF: ToolDeclarationInput = {
@@ -69,5 +74,23 @@ describe("proxy ledgers", () => {
     await expect(remote.declare("x", READ)).rejects.toThrow(
       "PUT http://127.0.0.1:9/v1/tools/x failed: connect ECONNREFUSED 127.0.0.1:9",
     );
+  });
+});
+
+describe("the local ledger of a long-running proxy", () => {
+  it("checkpoints its write-ahead log on a worker thread once started, until it closes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "proxy-ledger-"));
+    try {
+      const ledger = await LocalLedger.open(join(dir, "ledger.db"));
+      const sqlite = (ledger.store as SqliteStore).db.sqlite;
+      expect(sqlite.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
+      ledger.startBackground();
+      // The connection's own checkpoint is raised to a backstop: the worker checkpoints instead.
+      expect(sqlite.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP_PAGES);
+      await ledger.close();
+      expect(sqlite.open).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
