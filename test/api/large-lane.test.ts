@@ -7,6 +7,16 @@ import { factsOnOneKey } from "../helpers/largest.js";
 
 const settle = () => new Promise((r) => setTimeout(r, 60));
 
+/** Asks `lane` for a turn: `inside()` tells whether it was let in yet, `end` (awaited) ends the turn once it was. */
+function waitFor(lane: LargeLane) {
+  let inside = false;
+  const end = lane.enter().then((e) => {
+    inside = true;
+    return e;
+  });
+  return { inside: () => inside, end };
+}
+
 describe("the lane of large requests", () => {
   it("lets one in at a time, in arrival order", async () => {
     const lane = new LargeLane(1);
@@ -39,17 +49,13 @@ describe("the lane of large requests", () => {
     lane.seenSmall();
     clock = 1_010; // A held the lane 10 ms: it stays closed until 1_040
     endA();
-    let inB = false;
-    const b = lane.enter().then((end) => {
-      inB = true;
-      return end;
-    });
+    const b = waitFor(lane);
     clock = 1_039;
     await settle();
-    expect(inB).toBe(false);
+    expect(b.inside()).toBe(false);
     clock = 1_040;
-    (await b)();
-    expect(inB).toBe(true);
+    (await b.end)();
+    expect(b.inside()).toBe(true);
   });
 
   it("keeps no pause when no small request came in the last second: a lone bulk client goes straight on", async () => {
@@ -59,30 +65,22 @@ describe("the lane of large requests", () => {
     const endA = await lane.enter();
     clock = 2_010; // A held the lane 1,010 ms, and the last small request came 1,010 ms ago
     endA();
-    let inB = false;
-    const b = lane.enter().then((end) => {
-      inB = true;
-      return end;
-    });
+    const b = waitFor(lane);
     await settle();
-    expect(inB).toBe(true);
-    (await b)();
+    expect(b.inside()).toBe(true);
+    (await b.end)();
     // A small request now: C holds the lane 20 ms, so D waits the 60 ms pause after it.
     lane.seenSmall();
     const endC = await lane.enter();
     clock = 2_030;
     endC();
-    let inD = false;
-    const d = lane.enter().then((end) => {
-      inD = true;
-      return end;
-    });
+    const d = waitFor(lane);
     clock = 2_089;
     await settle();
-    expect(inD).toBe(false);
+    expect(d.inside()).toBe(false);
     clock = 2_090;
-    (await d)();
-    expect(inD).toBe(true);
+    (await d.end)();
+    expect(d.inside()).toBe(true);
   });
 
   it("answers a small request while a large one waits for its turn", async () => {
