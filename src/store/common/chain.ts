@@ -76,6 +76,22 @@ const TEXTS: Record<ColumnKind, (v: unknown) => string> = {
   bool: (v) => (v === 1 || v === true ? "true" : v === 0 || v === false ? "false" : valueText(v, "bool")),
 };
 
+/** One value's JSON text as the canonical form writes it, by its column's kind. */
+export const canonicalValue = (kind: ColumnKind, v: unknown): string => TEXTS[kind](v);
+
+/** A table's canonical form in key order: each column with the text written before its value, and the closing text. */
+export function canonicalParts(name: ChainTableName): {
+  parts: { head: string; column: string; kind: ColumnKind }[];
+  tail: string;
+} {
+  const p = planOf(name);
+  const cols = CHAIN_TABLES[name].columns;
+  return {
+    parts: p.sorted.map((i, j) => ({ head: p.heads[j]!, column: cols[i]![0], kind: p.kinds[i]! })),
+    tail: p.tail,
+  };
+}
+
 /** A table's plan compiled: its canonical text from the values, its values serialised, and those joined. */
 type Compiled = {
   text: (values: readonly unknown[]) => string;

@@ -3,6 +3,7 @@ import Database from "better-sqlite3";
 import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
 import { CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
 import { asHex, sqliteChain } from "./chain.js";
+import { verifyLedger } from "./chain-verify-large.js";
 
 /** The positions of a session's own entries. */
 const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @team AND (
@@ -70,10 +71,10 @@ export function sqliteLedgerChain(sqlite: Database.Database): LedgerChain {
   return {
     verify: async (teamId, options = {}) => {
       const since = options.since === undefined ? {} : { since: options.since };
-      if (options.archive === undefined) return chain.verify(teamId, since);
+      if (options.archive === undefined) return verifyLedger(sqlite, teamId, since);
       const archive = new Database(options.archive, { readonly: true, fileMustExist: true });
       try {
-        return chain.verify(teamId, { ...since, archive });
+        return await verifyLedger(sqlite, teamId, { ...since, archive });
       } finally {
         archive.close();
       }

@@ -12,7 +12,7 @@ import {
 } from "../common/chain-verify.js";
 import { beforeCommit, inOptimisticGroup, ownedTransaction, totalChanges } from "./atomic.js";
 import { outputsMemo } from "./outputs-memo.js";
-import { streamVerify } from "./chain-verify.js";
+import { type RowsElsewhere, streamVerify, streamVerifyBeside } from "./chain-verify.js";
 
 /** A team's head as stored. */
 export type ChainHead = {
@@ -228,6 +228,21 @@ export class SqliteChain {
     // between two of those reads would otherwise read as rows outside the chain or a head past its last entry.
     if (this.sqlite.inTransaction) return this.verifyNow(teamId, options);
     return this.sqlite.transaction(() => this.verifyNow(teamId, options)).deferred();
+  }
+
+  /**
+   * A whole-chain verify whose rows are hashed by `elsewhere` (a worker reading the same file) while this connection
+   * walks the entries. The caller holds this connection's read transaction open until the answer.
+   */
+  verifyBesideNow(teamId: string, elsewhere: RowsElsewhere, archive?: Database): Promise<ChainVerdict> {
+    const archived = archive ? sqliteChain(archive) : null;
+    const head = this.head(teamId);
+    const start = { seq: head?.baseSeq ?? 0, digest: head?.baseDigest ?? GENESIS };
+    const src = {
+      head,
+      archived: (table: ChainTableName, key: string | number) => archived?.row(teamId, table, key) ?? null,
+    };
+    return streamVerifyBeside(this.sqlite, teamId, start, src, (head?.baseSeq ?? 0) === 0, elsewhere);
   }
 
   private verifyNow(teamId: string, options: { since?: string; archive?: Database }): ChainVerdict {

@@ -10,6 +10,7 @@ import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema.js";
 import { bindTokenKey, resolveTokenKey } from "../common/token-key.js";
 import { MigrationError } from "../common/errors.js";
+import { PAGE_CACHE_KIB } from "./page-cache.js";
 
 /** The drizzle handle every repository takes: the database or a transaction on it. */
 export type Db = BaseSQLiteDatabase<"sync", RunResult, typeof schema>;
@@ -30,8 +31,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../migrations", impor
 
 const isMemory = (file: string): boolean => file === ":memory:" || file === "";
 
-/** The most memory one connection's page cache may take, in KiB (64 MiB). */
-export const PAGE_CACHE_KIB = 65_536;
+export { PAGE_CACHE_KIB } from "./page-cache.js";
 
 /**
  * How many WAL pages (4 KiB each) a commit lets the log reach before it checkpoints: 16 MiB, against SQLite's
