@@ -9,7 +9,7 @@ import { fixedClock } from "../../src/clock.js";
 import { chainSettings } from "../../src/store/common/chain.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
-import { sqliteChain } from "../../src/store/sqlite/chain.js";
+import { sqliteLedgerChain } from "../../src/store/sqlite/chain-port.js";
 import { createTeam } from "../../src/store/sqlite/teams.js";
 import { buildLedger } from "../scale/build.js";
 
@@ -81,17 +81,22 @@ const store = openDb(file);
 log(`building ${CROSSINGS.toLocaleString("en")} crossings (chained) in ${file}`);
 const built = buildLedger(store, CROSSINGS, log);
 log(`  built ${built.crossings.toLocaleString("en")} crossings in ${built.buildSeconds.toFixed(0)} s`);
-const chain = sqliteChain(store.sqlite);
-let entries = 0;
-const t0 = performance.now();
-for (const teamId of store.sqlite.prepare("SELECT team_id FROM ledger_heads").pluck().all() as string[]) {
-  const v = chain.verify(teamId);
-  if (!v.ok) throw new Error(`verify failed: ${JSON.stringify(v)}`);
-  entries += v.count;
+// Through the chain port, as `agent-ledger verify` and GET /v1/ledger/verify do: a large team is verified on two
+// threads (docs/DESIGN-NOTES.md "Ledger chain"). Two passes: the first in a process that has not verified yet (its
+// worker starts, its readers map the file), the second as a long-running service verifies again.
+const chain = sqliteLedgerChain(store.sqlite);
+for (const pass of ["first", "second"]) {
+  let entries = 0;
+  const t0 = performance.now();
+  for (const teamId of await chain.teams()) {
+    const v = await chain.verify(teamId);
+    if (!v.ok) throw new Error(`verify failed: ${JSON.stringify(v)}`);
+    entries += v.count;
+  }
+  const secs = (performance.now() - t0) / 1000;
+  log(
+    `verify, ${pass} pass: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s (target >= 200,000)`,
+  );
 }
-const secs = (performance.now() - t0) / 1000;
-log(
-  `verify: ${entries.toLocaleString("en")} entries in ${secs.toFixed(2)} s = ${(entries / secs).toFixed(0)} entries/s`,
-);
 store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -4,12 +4,12 @@
 import type Database from "better-sqlite3";
 import type { ChainVerdict } from "../common/chain-verify.js";
 import { sqliteChain } from "./chain.js";
+import { verifySettings } from "./chain-verify.js";
 import type { RowsUnit } from "./chain-rows.js";
 import { rowsElsewhere } from "./chain-rows-pool.js";
 import { giveBack, takeReader } from "./verify-readers.js";
 
-/** The entries a team needs before its rows are hashed on the worker: below it, starting the thread costs more. */
-export const BESIDE_FROM = 50_000;
+
 
 /**
  * Verifies a team's chain, on two threads when it is a whole walk of a large team in a database file; otherwise as
@@ -19,7 +19,7 @@ export async function verifyLedger(
   sqlite: Database.Database,
   teamId: string,
   options: { since?: string; archive?: Database.Database } = {},
-  besideFrom = BESIDE_FROM,
+  besideFrom = verifySettings.besideFrom,
 ): Promise<ChainVerdict> {
   const chain = sqliteChain(sqlite);
   if (

@@ -51,6 +51,21 @@ function rowFault(
   };
 }
 
+/** The entries a team needs before its rows are hashed on a worker: below it, starting the thread costs more. */
+export const BESIDE_FROM = 50_000;
+
+/**
+ * This process's settings of the two-thread verify: the threshold, and (for tests, which check that both threads'
+ * rows give the walk's verdict) whether this thread waits for the worker to take every unit before taking any.
+ */
+export const verifySettings = { besideFrom: BESIDE_FROM, workerFirst: false };
+
+/**
+ * What this process's verifies joined how, for tests and benchmarks: units of rows used from a worker, and entries
+ * whose row had to be read by key (0 on an intact ledger, where every row joins its entry by digest).
+ */
+export const joinStats = { workerUnits: 0, byKey: 0 };
+
 /** The rows of a team hashed elsewhere (a worker), with the head as that reader saw it; null when not available. */
 export type RowsRead = { head: { seq: number; digest: string } | null; parts: RowsPart[] } | null;
 
@@ -93,6 +108,7 @@ export async function streamVerifyBeside(
   const claim = claimOf(units.length, true);
   const theirs = elsewhere(units, claim).catch(() => null);
   const w = walkEntries(sqlite, teamId, start, src.head?.seq ?? 0);
+  if (verifySettings.workerFirst) await theirs;
   const mine = claimUnits(sqlite, teamId, units, claim, true);
   // Every unit is taken now. When the other reader took none (it had not started), its answer is not waited for.
   const taken = claim[0]! & 0xffff;
@@ -100,6 +116,7 @@ export async function streamVerifyBeside(
   const same = got !== null && got.head?.seq === src.head?.seq && got.head?.digest === src.head?.digest;
   // Units the other reader took but cannot vouch for (another snapshot, or no answer) are read again here.
   const theirsParts = same ? got.parts : units.slice(0, taken).flatMap((u) => unitDigests(sqlite, teamId, u));
+  if (same) joinStats.workerUnits += taken;
   return settle(sqlite, teamId, start, src, strays, w, [...mine, ...theirsParts]);
 }
 
@@ -133,6 +150,7 @@ function settle(
   }
   // Entries whose row was not read: moved to the archive, or deleted. Entries naming a row twice: read by key.
   const fetchRow = (ti: number, i: number) => {
+    joinStats.byKey += 1;
     const e = entryAt(sqlite, teamId, start.seq + 1 + i);
     return {
       e,

@@ -6,7 +6,27 @@ import { linkDigest, printRow } from "../../../src/store/common/chain.js";
 import type { LedgerStore } from "../../../src/store/port.js";
 import type { PgStore } from "../../../src/store/pg/store.js";
 import type { SqliteStore } from "../../../src/store/sqlite/store.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { verifySettings } from "../../../src/store/sqlite/chain-verify.js";
+import { openSqliteStore } from "../../../src/store/sqlite/store.js";
 import { enginesUnderTest, freshTeam, settableClock } from "./engines.js";
+
+// A SQLite file store verifies every team on two threads here, its worker taking every unit of the rows, so each
+// verdict below is also the two-thread verify's (a large team's path; ":memory:" always verifies on one).
+verifySettings.besideFrom = 0;
+verifySettings.workerFirst = true;
+
+const ENGINES = [
+  ...(await enginesUnderTest()).map((e) => ({ ...e, label: e.name as string })),
+  {
+    name: "sqlite" as const,
+    label: "sqlite file, verified on two threads,",
+    open: async (clock: ReturnType<typeof settableClock>) =>
+      openSqliteStore(join(mkdtempSync(join(tmpdir(), "chain-two-threads-")), "ledger.db"), { clock }),
+  },
+];
 
 const READ = { params: { site: {} }, returns: { unit: "cfs" } };
 const RUNOFF = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
@@ -22,7 +42,7 @@ async function raw(store: LedgerStore, sql: string, params: unknown[] = []): Pro
   return (await (store as unknown as PgStore).db.pool.query(text, params)).rows;
 }
 
-describe.each(await enginesUnderTest())("$name store: the ledger chain", (engine) => {
+describe.each(ENGINES)("$label store: the ledger chain", (engine) => {
   let store: LedgerStore;
   const clock = settableClock("2026-03-02T09:00:00.000Z");
   beforeAll(async () => {
