@@ -9,8 +9,6 @@ import type { RowsUnit } from "./chain-rows.js";
 import { rowsElsewhere } from "./chain-rows-pool.js";
 import { giveBack, takeReader } from "./verify-readers.js";
 
-
-
 /**
  * Verifies a team's chain, on two threads when it is a whole walk of a large team in a database file; otherwise as
  * SqliteChain.verify does. The same verdict either way.
