@@ -34,7 +34,7 @@ function failAll(): void {
 
 function started(): Worker {
   if (worker) return worker;
-  const w = new Worker(new URL("./chain-rows-worker.mjs", import.meta.url));
+  const w = new Worker(new URL("./chain-rows-worker.cjs", import.meta.url));
   w.on("message", (m: RowsReply) => {
     const done = waiting.get(m.n);
     waiting.delete(m.n);

@@ -9,7 +9,7 @@ import { CHAIN_NAMES, NUMERIC_KEY, prepared } from "./chain-rows.js";
 
 const NAMES = CHAIN_NAMES;
 
-const PAGE = 4096;
+const PAGE = 1024;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 

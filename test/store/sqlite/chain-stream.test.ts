@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../../src/provenance/canonical-json.js";
 import { chainOf } from "../../../src/store/chain-access.js";
 import { CHAIN_TABLES } from "../../../src/store/common/chain-tables.js";
-import { canonicalRow } from "../../../src/store/common/chain.js";
+import { canonicalRow, rowDigestOf } from "../../../src/store/common/chain.js";
+import { CHAIN_NAMES, unitDigests } from "../../../src/store/sqlite/chain-rows.js";
 import type { LedgerStore } from "../../../src/store/port.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/store.js";
 import { freshTeam, settableClock } from "../contract/engines.js";
@@ -97,5 +98,38 @@ describe("SQLite store: the streaming verify", () => {
         reason: "forged digest: the entry's digest is not the digest of its row and the entry before it",
       },
     });
+  });
+  it("makes each row's canonical text in SQL (json_quote) with the same bytes as from its values, awkward ones too", async () => {
+    const teamId = await ledger();
+    const texts = [
+      "é 😀 \u2028 \u0000 \u001f \u007f",
+      '"quoted" \\ back/slash',
+      "",
+      "日本語\t\n\r",
+      "\ud7ff\ue000\uffff",
+    ];
+    const numbers = [1e21, 0.1 + 0.2, -0, 1e-7, 5e-324, -1.5, 2 ** 53 + 2, 123.456];
+    const ids = sql().prepare("SELECT id FROM crossings WHERE team_id = ? ORDER BY id").pluck().all(teamId) as number[];
+    // More crossings of the team, each given an awkward raw text, magnitude and series flag.
+    for (let i = 0; i < texts.length * numbers.length; i += 1)
+      sql()
+        .prepare(
+          `INSERT INTO crossings (team_id, session_id, call_id, seq, tool, direction, param, raw, value, unit, value_si,
+             dimension, is_series, outcome, created_at)
+           SELECT team_id, session_id, call_id, seq + ?, tool, direction, param, ?, ?, unit, value_si, dimension, ?,
+             outcome, created_at FROM crossings WHERE id = ?`,
+        )
+        .run(100 + i, texts[i % texts.length], numbers[i % numbers.length], i % 2, ids[0]);
+    const ti = CHAIN_NAMES.indexOf("crossings");
+    const [part] = unitDigests(sql(), teamId, { tis: [ti], lo: 0, hi: null });
+    const cols = CHAIN_TABLES.crossings.columns.map((c) => c[0]).join(", ");
+    const rows = sql().prepare(`SELECT ${cols} FROM crossings WHERE team_id = ?`).raw().all(teamId) as unknown[][];
+    expect(part!.rows.keys).toEqual(rows.map((r) => r[0]));
+    expect(rows.length).toBe(ids.length + texts.length * numbers.length);
+    rows.forEach((r, j) =>
+      expect(Buffer.from(part!.rows.digests.subarray(j * 32, j * 32 + 32)).toString("hex")).toBe(
+        rowDigestOf("crossings", r),
+      ),
+    );
   });
 });
