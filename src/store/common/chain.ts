@@ -171,6 +171,12 @@ export function linkDigest(prev: string, rowDigest: string): string {
   return sha256Hex(LINK);
 }
 
+/**
+ * SHA-256 as a Buffer, asked of `crypto.hash` as a one-byte string and copied: on Node 20 a digest answered as a
+ * Buffer costs about 0.7 us more (measured 1.35 against 0.6 us for 64 bytes), paid twice an entry by the append.
+ */
+const digestBytes = (data: string | Buffer): Buffer => Buffer.from(hash("sha256", data, "binary"), "latin1");
+
 /** A row as the SQLite chain stores it: its canonical digest (32 bytes) and its fingerprints (2 bytes per column). */
 export type RowBytes = { rowDigest: Buffer; fp: Buffer };
 
@@ -178,7 +184,7 @@ export type RowBytes = { rowDigest: Buffer; fp: Buffer };
 export function printRowBytes(name: ChainTableName, values: readonly unknown[]): RowBytes {
   const p = planOf(name);
   const s = serialised(p, values);
-  const rowDigest = hash("sha256", canonicalOf(p, s), "buffer");
+  const rowDigest = digestBytes(canonicalOf(p, s));
   const fp = Buffer.allocUnsafe(s.length * 2);
   for (let i = 0; i < s.length; i += 1) fp.writeUInt16BE(fp16n(s[i]!), i * 2);
   return { rowDigest, fp };
@@ -188,7 +194,7 @@ export function printRowBytes(name: ChainTableName, values: readonly unknown[]):
 export function linkBytes(prev: Buffer, rowDigest: Buffer): Buffer {
   prev.copy(LINK, 0, 0, 32);
   rowDigest.copy(LINK, 32, 0, 32);
-  return hash("sha256", LINK, "buffer");
+  return digestBytes(LINK);
 }
 
 /**
