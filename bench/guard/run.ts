@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemClock } from "../../src/clock.js";
-import { chainSettings } from "../../src/store/common/chain.js";
+import { hash } from "node:crypto";
+import { canonicalRow, chainSettings, linkBytes, printRowBytes } from "../../src/store/common/chain.js";
+import type { ChainTableName } from "../../src/store/common/chain-tables.js";
+import { sqliteChain } from "../../src/store/sqlite/chain.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
@@ -244,6 +247,45 @@ console.log(
 console.log(
   `ledger chain's cost to the batched call's throughput: ${summary.chain_cost_wall_pct} % by wall time, ${summary.chain_cost_cpu_pct} % by CPU time (target <= 10 %)`,
 );
+// The floor of any append that hashes each row's canonical form: the rows one library call chains (the call, its two
+// crossings, its result and the result's crossing) made canonical and hashed, with nothing read or written; and the
+// same rows as the append prints them (fingerprints too) and links them.
+{
+  const chain = sqliteChain(store.sqlite);
+  const callId = store.sqlite
+    .prepare(
+      "SELECT id FROM calls WHERE team_id = ? AND tool = 'runoff_depth' AND result_at IS NOT NULL ORDER BY rowid DESC LIMIT 1",
+    )
+    .pluck()
+    .get(teamId) as string;
+  const crossings = store.sqlite
+    .prepare("SELECT id, direction FROM crossings WHERE call_id = ? ORDER BY id")
+    .all(callId) as { id: number; direction: string }[];
+  const crossing = (x: { id: number }): [ChainTableName, unknown[]] => [
+    "crossings",
+    chain.row(teamId, "crossings", x.id)!,
+  ];
+  const rows: [ChainTableName, unknown[]][] = [
+    ["calls", chain.row(teamId, "calls", callId)!],
+    ...crossings.filter((x) => x.direction === "param").map(crossing),
+    ["results", chain.row(teamId, "results", callId)!],
+    ...crossings.filter((x) => x.direction !== "param").map(crossing),
+  ];
+  const hashed = timeIt(() => {
+    for (const [table, values] of rows) hash("sha256", canonicalRow(table, values), "binary");
+  }, 20_000);
+  let prev: Buffer = Buffer.alloc(32);
+  const appended = timeIt(() => {
+    for (const [table, values] of rows) prev = linkBytes(prev, printRowBytes(table, values).rowDigest);
+  }, 20_000);
+  const off = median(cpu(unchained));
+  const share = (us: number) => `${((us / (off + us)) * 100).toFixed(1)} %`;
+  console.log(
+    `floor of a hashed append, the ${rows.length} rows a call chains (chain off: ${off.toFixed(1)} CPU us a call): ` +
+      `canonical text and SHA-256 ${hashed.toFixed(1)} us (${share(hashed)} of throughput); ` +
+      `with fingerprints and links, as appended, ${appended.toFixed(1)} us (${share(appended)})`,
+  );
+}
 fullStore.close();
 store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -56,5 +56,6 @@ export async function chainOf(store: LedgerStore): Promise<LedgerChain> {
     return pgChain((store as unknown as PgStore).db);
   }
   const { sqliteLedgerChain } = await import("./sqlite/chain-port.js");
-  return sqliteLedgerChain((store as unknown as SqliteStore).db.sqlite);
+  const sqlite = store as unknown as SqliteStore;
+  return sqliteLedgerChain(sqlite.db.sqlite, { offLoop: sqlite.serving });
 }

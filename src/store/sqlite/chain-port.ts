@@ -3,7 +3,9 @@ import Database from "better-sqlite3";
 import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
 import { CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
 import { asHex, sqliteChain } from "./chain.js";
+import { verifySettings } from "./chain-verify.js";
 import { verifyLedger } from "./chain-verify-large.js";
+import { verifyElsewhere } from "./verify-pool.js";
 
 /** The positions of a session's own entries. */
 const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @team AND (
@@ -65,11 +67,19 @@ export function backfillSqlite(sqlite: Database.Database): number {
   return made;
 }
 
-/** The chain operations of a SQLite database. */
-export function sqliteLedgerChain(sqlite: Database.Database): LedgerChain {
+/**
+ * The chain operations of a SQLite database. `offLoop` (a serving process): a database file's verifies run on the
+ * verify worker (verify-pool.ts), so a long one does not hold the event loop; the verdict is the same.
+ */
+export function sqliteLedgerChain(sqlite: Database.Database, settings: { offLoop?: boolean } = {}): LedgerChain {
   const chain = sqliteChain(sqlite);
   return {
     verify: async (teamId, options = {}) => {
+      if (settings.offLoop && !sqlite.memory) {
+        const job = { file: sqlite.name, teamId, besideFrom: verifySettings.besideFrom, ...options };
+        const verdict = await verifyElsewhere(job);
+        if (verdict) return verdict;
+      }
       const since = options.since === undefined ? {} : { since: options.since };
       if (options.archive === undefined) return verifyLedger(sqlite, teamId, since);
       const archive = new Database(options.archive, { readonly: true, fileMustExist: true });

@@ -11,13 +11,15 @@ import { giveBack, takeReader } from "./verify-readers.js";
 
 /**
  * Verifies a team's chain, on two threads when it is a whole walk of a large team in a database file; otherwise as
- * SqliteChain.verify does. The same verdict either way.
+ * SqliteChain.verify does. The same verdict either way. `own.reader`: `sqlite` is a verify reader of the caller's
+ * (verify-readers.ts), idle between statements, so the walk reads through it rather than through a second one.
  */
 export async function verifyLedger(
   sqlite: Database.Database,
   teamId: string,
   options: { since?: string; archive?: Database.Database } = {},
   besideFrom = verifySettings.besideFrom,
+  own: { reader?: boolean } = {},
 ): Promise<ChainVerdict> {
   const chain = sqliteChain(sqlite);
   if (
@@ -29,12 +31,14 @@ export async function verifyLedger(
     return chain.verify(teamId, options);
   // A connection of its own, so its read transaction stays open across the wait for the worker without holding this
   // handle's (a server's writes go on through it meanwhile).
-  const own = takeReader(sqlite.name);
+  const walker = own.reader ? sqlite : takeReader(sqlite.name);
   try {
-    own.exec("BEGIN");
+    walker.exec("BEGIN");
     const rows = (units: RowsUnit[], claim: Int32Array) => rowsElsewhere({ file: sqlite.name, teamId, units, claim });
-    return await sqliteChain(own).verifyBesideNow(teamId, rows, options.archive);
+    return await sqliteChain(walker).verifyBesideNow(teamId, rows, options.archive);
   } finally {
-    giveBack(own);
+    if (own.reader) {
+      if (walker.inTransaction) walker.exec("COMMIT");
+    } else giveBack(walker);
   }
 }

@@ -95,8 +95,15 @@ export class SqliteStore extends StoreRepos implements LedgerStore {
 
   private checkpointer: Checkpointer | null = null;
 
-  /** Checkpoints the WAL on a worker thread from now until `close` (src/store/sqlite/checkpointer.ts). */
+  /** True once `startBackground` ran: a serving process, whose long work goes off its event loop. */
+  serving = false;
+
+  /**
+   * Checkpoints the WAL on a worker thread from now until `close` (src/store/sqlite/checkpointer.ts), and verifies
+   * the chain on the verify worker (src/store/sqlite/verify-pool.ts).
+   */
   startBackground(): void {
+    this.serving = true;
     this.checkpointer ??= startCheckpointer(this.db.sqlite, WAL_AUTOCHECKPOINT_PAGES);
   }
 
