@@ -98,4 +98,27 @@ describe.each(ENGINES)("on %s", (engine) => {
       },
     });
   });
+
+  it("verifies from a time on (?since=), the window's entries only, and refuses a time it cannot read with a 400", async () => {
+    const { t, team, before } = await ledger();
+    const [mid] = await t.rows<{ at: string }>(
+      "SELECT at FROM ledger_entries WHERE team_id = ? AND seq = ?",
+      team,
+      before + 4,
+    );
+    const [first] = await t.rows<{ seq: number }>(
+      "SELECT min(seq) AS seq FROM ledger_entries WHERE team_id = ? AND at >= ?",
+      team,
+      mid!.at,
+    );
+    const windowed = await t.call("GET", `/v1/ledger/verify?since=${encodeURIComponent(mid!.at)}`);
+    expect(windowed.status).toBe(200);
+    expect(windowed.body).toEqual({ ok: true, count: before + 6 - Number(first!.seq) + 1 });
+    expect((await t.call("GET", "/v1/ledger/verify?since=2999-01-01")).body).toEqual({ ok: true, count: 0 });
+    const bad = await t.call("GET", "/v1/ledger/verify?since=yesterday");
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain(
+      "since must be a date such as 2026-11-30 or a date-time with an offset such as 2026-11-30T04:00:00Z, received 'yesterday'",
+    );
+  });
 });

@@ -4,6 +4,7 @@ import { signHead } from "../../chain/head.js";
 import { evaluationProof } from "../../chain/proof.js";
 import { signingKeyFor } from "../../chain/signing-key.js";
 import { chainOf } from "../../store/chain-access.js";
+import { parseInstant } from "../../query-params.js";
 import { GENESIS } from "../../store/common/chain.js";
 import type { AppDeps, LedgerApp } from "../env.js";
 import { errorResponses, jsonResponse } from "../http.js";
@@ -60,7 +61,21 @@ const verifyRoute = createRoute({
   path: "/v1/ledger/verify",
   summary: "Walks the caller's team's chain and names the first entry that does not hold",
   tags: ["ledger"],
-  responses: { 200: jsonResponse(VerifySchema, "the verdict"), ...errorResponses(401) },
+  request: {
+    query: z.object({
+      since: z
+        .string()
+        .min(1)
+        .max(64)
+        .optional()
+        .openapi({
+          param: { name: "since", in: "query" },
+          description:
+            "check only the entries written at or after this time (as `agent-ledger verify --since`): a date (midnight UTC) or a date-time with an offset",
+        }),
+    }),
+  },
+  responses: { 200: jsonResponse(VerifySchema, "the verdict"), ...errorResponses(400, 401) },
 });
 
 const reportRoute = createRoute({
@@ -106,7 +121,9 @@ export function registerLedgerRoutes(app: LedgerApp, deps: AppDeps): void {
     return c.json(proof ? { ...report, proof } : report, 200);
   });
   app.openapi(verifyRoute, async (c) => {
-    const v = await (await chainOf(deps.store)).verify(c.get("teamId"));
+    const { since } = c.req.valid("query");
+    const window = since === undefined ? {} : { since: parseInstant(since, "since") };
+    const v = await (await chainOf(deps.store)).verify(c.get("teamId"), window);
     if (v.ok) return c.json({ ok: true, count: v.count }, 200);
     const { table, id, reason } = v.first_bad;
     return c.json({ ok: false, count: v.count, first_bad: { table, id, reason } }, 200);
