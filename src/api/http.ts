@@ -77,6 +77,16 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string) {
   return z.object({ items: z.array(item), next_cursor: z.string().nullable() }).openapi(name);
 }
 
+/** An optional `since` query parameter, read by parseInstant: a date (midnight UTC) or a date-time with an offset. */
+export function sinceQuery(description: string) {
+  return z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ param: { name: "since", in: "query" }, description });
+}
+
 /** The sort key of the last row on a page (e.g. `[created_at, id]`, or just `[id]` since ids sort by time). */
 export type CursorKey = readonly (string | number)[];
 

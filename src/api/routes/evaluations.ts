@@ -17,6 +17,7 @@ import {
   jsonResponse,
   pageSchema,
   PageQuerySchema,
+  sinceQuery,
 } from "../http.js";
 import type { Evaluation } from "../../store/model.js";
 import { parseInstant } from "../../query-params.js";
@@ -125,15 +126,7 @@ const ListQuery = PageQuerySchema.extend({
     .enum(["released", "blocked"])
     .optional()
     .openapi({ param: { name: "status", in: "query" } }),
-  since: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .openapi({
-      param: { name: "since", in: "query" },
-      description: "a date (midnight UTC) or a date-time with an offset, as on every since filter",
-    }),
+  since: sinceQuery("a date (midnight UTC) or a date-time with an offset, as on every since filter"),
 });
 const IdParam = z.object({
   id: z

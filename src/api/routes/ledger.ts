@@ -7,7 +7,7 @@ import { chainOf } from "../../store/chain-access.js";
 import { parseInstant } from "../../query-params.js";
 import { GENESIS } from "../../store/common/chain.js";
 import type { AppDeps, LedgerApp } from "../env.js";
-import { errorResponses, jsonResponse } from "../http.js";
+import { errorResponses, jsonResponse, sinceQuery } from "../http.js";
 
 const KeySchema = z
   .object({
@@ -63,16 +63,9 @@ const verifyRoute = createRoute({
   tags: ["ledger"],
   request: {
     query: z.object({
-      since: z
-        .string()
-        .min(1)
-        .max(64)
-        .optional()
-        .openapi({
-          param: { name: "since", in: "query" },
-          description:
-            "check only the entries written at or after this time (as `agent-ledger verify --since`): a date (midnight UTC) or a date-time with an offset",
-        }),
+      since: sinceQuery(
+        "check only the entries written at or after this time (as `agent-ledger verify --since`): a date (midnight UTC) or a date-time with an offset",
+      ),
     }),
   },
   responses: { 200: jsonResponse(VerifySchema, "the verdict"), ...errorResponses(400, 401) },

@@ -10,6 +10,7 @@ import {
   jsonResponse,
   pageSchema,
   PageQuerySchema,
+  sinceQuery,
 } from "../http.js";
 import { parseInstant } from "../../query-params.js";
 
@@ -89,15 +90,7 @@ const ListQuery = PageQuerySchema.extend({
       param: { name: "source", in: "query" },
       description: "only revisions of this source (usgs:07374000:00060)",
     }),
-  since: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .openapi({
-      param: { name: "since", in: "query" },
-      description: "a date (midnight UTC) or a date-time with an offset",
-    }),
+  since: sinceQuery("a date (midnight UTC) or a date-time with an offset"),
 });
 
 const reviseRoute = createRoute({

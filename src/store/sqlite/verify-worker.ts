@@ -6,8 +6,11 @@ import { parentPort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { ChainVerdict } from "../common/chain-verify.js";
 import { verifyLedger } from "./chain-verify-large.js";
-import type { VerifyJob, VerifyReply } from "./verify-pool.js";
+import type { VerifyJob } from "./verify-pool.js";
 import { giveBack, takeReader } from "./verify-readers.js";
+import type { WorkerReply } from "./worker-link.js";
+
+type VerifyReply = WorkerReply<{ verdict: ChainVerdict }>;
 
 // As the gates worker: on Linux a thread's nice value is its own (and a thread it starts inherits it), so a verify
 // takes what the request thread leaves instead of a core from it. Elsewhere it is not tried (it could lower the

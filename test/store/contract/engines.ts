@@ -59,3 +59,20 @@ export async function freshTeam(store: LedgerStore, prefix = "t"): Promise<strin
   teams += 1;
   return (await store.teams.create(`${prefix}${teams}`)).id;
 }
+
+/**
+ * A fresh team with the tool read_discharge, `sessions` sessions, and per session `calls` calls answered "1250 cfs",
+ * "1251 cfs" ...: 1 + sessions * (1 + calls * 4) chain entries.
+ */
+export async function teamWithCalls(store: LedgerStore, sessions: number, calls: number): Promise<string> {
+  const teamId = await freshTeam(store);
+  await store.tools.put(teamId, "read_discharge", { params: { site: {} }, returns: { unit: "cfs" } });
+  for (let s = 0; s < sessions; s += 1) {
+    const session = await store.sessions.create(teamId, { context: `site ${s}` });
+    for (let c = 0; c < calls; c += 1) {
+      const call = await store.calls.call(teamId, session.id, "read_discharge", { site: `0737400${s}` });
+      await store.calls.result(teamId, session.id, call.call_id, `${1250 + c} cfs`);
+    }
+  }
+  return teamId;
+}

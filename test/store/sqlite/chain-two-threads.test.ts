@@ -11,9 +11,7 @@ import { sqliteChain } from "../../../src/store/sqlite/chain.js";
 import { claimUnits, type RowsUnit } from "../../../src/store/sqlite/chain-rows.js";
 import { joinStats, type RowsRead, verifySettings } from "../../../src/store/sqlite/chain-verify.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/store.js";
-import { freshTeam, settableClock } from "../contract/engines.js";
-
-const READ = { params: { site: {} }, returns: { unit: "cfs" } };
+import { settableClock, teamWithCalls } from "../contract/engines.js";
 
 describe("SQLite store: verify on two threads", () => {
   let dir: string;
@@ -31,19 +29,8 @@ describe("SQLite store: verify on two threads", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A team with a tool, three sessions, and per session two calls with their results: 1 + 3 * (1 + 2 * 4) entries. */
-  async function ledger(): Promise<string> {
-    const teamId = await freshTeam(store);
-    await store.tools.put(teamId, "read_discharge", READ);
-    for (let s = 0; s < 3; s += 1) {
-      const session = await store.sessions.create(teamId, { context: `site ${s}` });
-      for (let c = 0; c < 2; c += 1) {
-        const call = await store.calls.call(teamId, session.id, "read_discharge", { site: `0737400${s}` });
-        await store.calls.result(teamId, session.id, call.call_id, `${1250 + c} cfs`);
-      }
-    }
-    return teamId;
-  }
+  /** A team with a tool, 3 sessions and 2 answered calls in each: 28 entries. */
+  const ledger = (): Promise<string> => teamWithCalls(store, 3, 2);
 
   it("hashes the rows on the worker and joins every entry of an intact ledger to its row by digest", async () => {
     const teamId = await ledger();

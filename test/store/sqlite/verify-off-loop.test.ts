@@ -12,7 +12,7 @@ import { sqliteLedgerChain } from "../../../src/store/sqlite/chain-port.js";
 import { verifySettings } from "../../../src/store/sqlite/chain-verify.js";
 import { stopVerifyWorker, verifyPoolStats } from "../../../src/store/sqlite/verify-pool.js";
 import { openSqliteStore, type SqliteStore } from "../../../src/store/sqlite/store.js";
-import { freshTeam, settableClock } from "../contract/engines.js";
+import { settableClock, teamWithCalls } from "../contract/engines.js";
 
 const READ = { params: { site: {} }, returns: { unit: "cfs" } };
 
@@ -31,19 +31,8 @@ describe("SQLite store: verify off the event loop while serving", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A team with a tool, two sessions, and per session three calls with their results: 1 + 2 * (1 + 3 * 4) entries. */
-  async function ledger(): Promise<string> {
-    const teamId = await freshTeam(store);
-    await store.tools.put(teamId, "read_discharge", READ);
-    for (let s = 0; s < 2; s += 1) {
-      const session = await store.sessions.create(teamId, { context: `site ${s}` });
-      for (let c = 0; c < 3; c += 1) {
-        const call = await store.calls.call(teamId, session.id, "read_discharge", { site: `0737400${s}` });
-        await store.calls.result(teamId, session.id, call.call_id, `${1250 + c} cfs`);
-      }
-    }
-    return teamId;
-  }
+  /** A team with a tool, 2 sessions and 3 answered calls in each: 27 entries. */
+  const ledger = (): Promise<string> => teamWithCalls(store, 2, 3);
 
   /** The verdict the loop gives for the same team (the same store, verified in this thread). */
   const onLoop = (teamId: string, options: { since?: string; archive?: string } = {}): Promise<ChainVerdict> =>
