@@ -231,5 +231,19 @@ export const CHAIN_ORDER: readonly ChainTableName[] = [
   "revisions",
 ];
 
+/**
+ * Which rows of a table's source are its chained rows, as an SQL condition, where not every row is: a call's result is
+ * chained only once the call has one.
+ */
+export const CHAINED_ROWS: Partial<Record<ChainTableName, string>> = {
+  results: "result_raw IS NOT NULL OR result_at IS NOT NULL",
+};
+
+/** The condition of CHAINED_ROWS as a suffix of a WHERE clause (` AND (...)`), or "" for a table whose every row counts. */
+export const andChainedRows = (name: ChainTableName): string => {
+  const where = CHAINED_ROWS[name];
+  return where === undefined ? "" : ` AND (${where})`;
+};
+
 /** True for a name of a chained table. */
 export const isChainTable = (name: string): name is ChainTableName => Object.hasOwn(CHAIN_TABLES, name);

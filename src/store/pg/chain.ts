@@ -1,5 +1,11 @@
 // The ledger chain's reads over PostgreSQL: the walk in keyset pages, the head, an export's entries.
-import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName, isChainTable } from "../common/chain-tables.js";
+import {
+  andChainedRows,
+  CHAIN_ORDER,
+  CHAIN_TABLES,
+  type ChainTableName,
+  isChainTable,
+} from "../common/chain-tables.js";
 import { GENESIS } from "../common/chain.js";
 import {
   type ChainFault,
@@ -15,10 +21,6 @@ import type pg from "pg";
 import { queryOn } from "./tx.js";
 
 const PAGE = 8192;
-
-const COUNT_WHERE: Partial<Record<ChainTableName, string>> = {
-  results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
-};
 
 const SESSION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = $1 AND (
   (e.tbl = 'sessions' AND e.row_id = $2)
@@ -144,7 +146,7 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
       for (const name of CHAIN_ORDER) {
         const spec = CHAIN_TABLES[name];
         const stray = await q<{ id: string }>(
-          `SELECT t.id::text AS id FROM ${spec.source} t WHERE t.team_id = $1${COUNT_WHERE[name] ?? ""}
+          `SELECT t.id::text AS id FROM ${spec.source} t WHERE t.team_id = $1${andChainedRows(name)}
              AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.team_id = $1 AND e.tbl = $2 AND e.row_id = t.id::text)
            ORDER BY t.id LIMIT 1`,
           [teamId, name],

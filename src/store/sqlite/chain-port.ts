@@ -1,7 +1,7 @@
 // The LedgerChain over SQLite: the chain's reads, and the backfill that chains rows written before chaining began.
 import Database from "better-sqlite3";
 import type { ChainEntryRow, LedgerChain } from "../chain-access.js";
-import { CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
+import { andChainedRows, CHAIN_ORDER, CHAIN_TABLES, isChainTable } from "../common/chain-tables.js";
 import { asHex, sqliteChain } from "./chain.js";
 import { verifySettings } from "./chain-verify.js";
 import { verifyLedger } from "./chain-verify-large.js";
@@ -23,11 +23,6 @@ const EVALUATION_SEQS = `SELECT e.seq FROM ledger_entries e WHERE e.team_id = @t
   OR (e.tbl = 'evaluation_sources'
       AND e.row_id IN (SELECT CAST(id AS TEXT) FROM evaluation_sources WHERE team_id = @team AND run_id = @run))) ORDER BY e.seq`;
 
-/** Where a backfilled table's rows are (results: calls that have one). */
-const BACKFILL_WHERE: Partial<Record<string, string>> = {
-  results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
-};
-
 /**
  * Chains, for every team that has no head yet, the rows it already has: table by table in CHAIN_ORDER, each in
  * insertion (rowid) order, in one transaction, then records how many entries the backfill made and when.
@@ -47,7 +42,7 @@ export function backfillSqlite(sqlite: Database.Database): number {
         for (const name of CHAIN_ORDER) {
           const spec = CHAIN_TABLES[name];
           const ids = sqlite
-            .prepare(`SELECT id FROM ${spec.source} WHERE team_id = ?${BACKFILL_WHERE[name] ?? ""} ORDER BY rowid`)
+            .prepare(`SELECT id FROM ${spec.source} WHERE team_id = ?${andChainedRows(name)} ORDER BY rowid`)
             .pluck()
             .all(team) as (string | number)[];
           for (const id of ids) rows.push([name, id]);

@@ -11,12 +11,10 @@ function run(job: RowsJob): Extract<RowsReply, { ok: true }> {
   const db = takeReader(job.file);
   try {
     return db.transaction(() => {
-      const h = db
-        .prepare(
-          "SELECT seq, CASE typeof(digest) WHEN 'blob' THEN lower(hex(digest)) ELSE digest END FROM ledger_heads WHERE team_id = ?",
-        )
-        .raw()
-        .get(job.teamId) as [number, string] | undefined;
+      // The head as SqliteChain.head reads it (its digest is hex text), so the two compare as they are.
+      const h = db.prepare("SELECT seq, digest FROM ledger_heads WHERE team_id = ?").raw().get(job.teamId) as
+        | [number, string]
+        | undefined;
       const parts = claimUnits(db, job.teamId, job.units, job.claim, false);
       return { n: job.n, ok: true as const, head: h ? { seq: h[0], digest: h[1] } : null, parts };
     })();

@@ -2,7 +2,7 @@
 // entries' side so that it can run on a worker thread (chain-rows-worker.ts) while the entries are walked on the
 // caller's thread; the two meet in chain-verify.ts, which compares them.
 import type { Database, Statement } from "better-sqlite3";
-import { CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
+import { CHAIN_TABLES, CHAINED_ROWS, type ChainTableName } from "../common/chain-tables.js";
 import { canonicalParts, canonicalValue, sha256Hex } from "../common/chain.js";
 
 /** The chained tables in a fixed order: a table's index in it is how both sides name the table. */
@@ -10,11 +10,6 @@ export const CHAIN_NAMES = Object.keys(CHAIN_TABLES) as ChainTableName[];
 
 /** Per table in CHAIN_NAMES, whether its key (first canonical column) is a number. */
 export const NUMERIC_KEY = CHAIN_NAMES.map((n) => CHAIN_TABLES[n].columns[0]![1] === "num");
-
-/** Rows of a table that count as chained rows (results: calls that have one), for "not in the chain". */
-export const COUNTS_SQL: Partial<Record<ChainTableName, string>> = {
-  results: "result_raw IS NOT NULL OR result_at IS NOT NULL",
-};
 
 /**
  * A table's canonical text made mostly by SQLite: the text columns JSON-quoted and joined with their keys in SQL
@@ -52,7 +47,7 @@ function sqlCanonical(name: ChainTableName, exprs: string[]): SqlCanonical {
     joins.push(`${part.kind}(v[${exprs.length - 1}])`);
   }
   flush();
-  const counts = COUNTS_SQL[name];
+  const counts = CHAINED_ROWS[name];
   if (counts) exprs.push(`(${counts})`);
   // Only indexes and the JSON-quoted closing text enter the source, never a value (as in common/chain.ts).
   const text = new Function("num", "bool", `return (v) => ${joins.join(" + ")} + ${JSON.stringify(tail)};`)(
@@ -86,6 +81,12 @@ export type TableDigests = {
   /** Per row, 1 when it counts as a chained row (only for tables where not every row does; else null). */
   counts: Uint8Array | null;
 };
+
+/** The statement text that reads a chained row's canonical columns, in column order, by id and team. */
+export function rowByKeySql(name: ChainTableName): string {
+  const spec = CHAIN_TABLES[name];
+  return `SELECT ${spec.columns.map((c) => c[0]).join(", ")} FROM ${spec.source} WHERE id = ? AND team_id = ?`;
+}
 
 const statements = new WeakMap<Database, Map<string, Statement>>();
 

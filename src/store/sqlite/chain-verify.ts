@@ -4,22 +4,23 @@
 // lookup per entry: the answer is the same first failing entry, by position, as a walk that reads each entry's row by
 // key.
 import type { Database } from "better-sqlite3";
-import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
-import { changedColumns, hexOf, printRow, rowDigestOf } from "../common/chain.js";
+import { CHAIN_ORDER, type ChainTableName } from "../common/chain-tables.js";
+import { changedColumns, printRow, rowDigestOf } from "../common/chain.js";
 import { type ChainFault, type ChainStart, type ChainVerdict, unchainedRow } from "../common/chain-verify.js";
 import {
-  CHAIN_NAMES,
+  CHAIN_NAMES as NAMES,
   claimOf,
   claimUnits,
   NUMERIC_KEY,
   prepared,
   type RowsPart,
   type RowsUnit,
+  rowByKeySql,
   rowsUnits,
   teamDigests,
   unitDigests,
 } from "./chain-rows.js";
-import { findDigest, type Walked, walkEntries, wordsOf } from "./chain-walk.js";
+import { entryAt, findDigest, type Walked, walkEntries, wordsOf } from "./chain-walk.js";
 
 /** What the streaming check needs of the chain: the head it must end at, and a row read by key (for the archive). */
 export type StreamSource = {
@@ -28,7 +29,6 @@ export type StreamSource = {
   archived: (table: ChainTableName, id: string | number) => unknown[] | null;
 };
 
-const NAMES = CHAIN_NAMES;
 const INDEX = new Map<string, number>(NAMES.map((n, i) => [n, i]));
 
 /** The fault of an entry whose row reads differently now (or is gone), worded as the walk words it. */
@@ -221,25 +221,8 @@ function strayOf(w: Walked, ti: number, loose: (string | number)[]): string | nu
 /** A row id as its table's key is bound: a number for a numeric key (the rowid's own lookup). */
 const keyOf = (ti: number, rowId: string): string | number => (NUMERIC_KEY[ti] ? Number(rowId) : rowId);
 
-/** The entry at a position, as the fault needs it. */
-function entryAt(
-  sqlite: Database,
-  teamId: string,
-  seq: number,
-): { tbl: ChainTableName; rowId: string; seq: number; fp: string; rowDigest: string } | null {
-  const r = prepared(
-    sqlite,
-    "SELECT tbl, row_id, fp, row_digest FROM ledger_entries WHERE team_id = ? AND seq = ?",
-  ).get(teamId, seq) as [ChainTableName, string, unknown, unknown] | undefined;
-  return r ? { tbl: r[0], rowId: r[1], seq, fp: hexOf(r[2]), rowDigest: hexOf(r[3]) } : null;
-}
-
 /** A chained row read by key, or null. */
 function rowByKey(sqlite: Database, teamId: string, name: ChainTableName, rowId: string): unknown[] | null {
-  const spec = CHAIN_TABLES[name];
-  const r = prepared(
-    sqlite,
-    `SELECT ${spec.columns.map((c) => c[0]).join(", ")} FROM ${spec.source} WHERE id = ? AND team_id = ?`,
-  ).get(keyOf(INDEX.get(name)!, rowId), teamId) as unknown[] | undefined;
+  const r = prepared(sqlite, rowByKeySql(name)).get(keyOf(INDEX.get(name)!, rowId), teamId) as unknown[] | undefined;
   return r ?? null;
 }

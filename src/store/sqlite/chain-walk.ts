@@ -5,9 +5,8 @@ import { hash } from "node:crypto";
 import type { Database } from "better-sqlite3";
 import { hexOf, linkDigest } from "../common/chain.js";
 import type { ChainFault, ChainStart } from "../common/chain-verify.js";
-import { CHAIN_NAMES, NUMERIC_KEY, prepared } from "./chain-rows.js";
-
-const NAMES = CHAIN_NAMES;
+import type { ChainTableName } from "../common/chain-tables.js";
+import { CHAIN_NAMES as NAMES, NUMERIC_KEY, prepared } from "./chain-rows.js";
 
 const PAGE = 1024;
 
@@ -151,7 +150,7 @@ export function walkEntries(sqlite: Database, teamId: string, start: ChainStart,
         // Digests stored as hex text (before 0022_chain_bytes) or of another length: read and compared as text, as
         // the walk does. A row digest that is not 64 lowercase hex digits cannot be compared as bytes: its row is
         // compared by text (an upper-case digest would decode alike but is not equal).
-        const [rowDigest, eDigest] = storedDigests(sqlite, teamId, eSeq);
+        const { rowDigest, digest: eDigest } = entryAt(sqlite, teamId, eSeq)!;
         w.digests.fill(0, at, at + 32);
         if (w.digests.write(rowDigest, at, 32, "hex") !== 32 || !HEX64.test(rowDigest)) w.dups.push({ t: ti, i: n });
         holds = linkDigest(link.toString("hex", 0, 32), rowDigest) === eDigest;
@@ -163,7 +162,7 @@ export function walkEntries(sqlite: Database, teamId: string, start: ChainStart,
           tbl,
           String(id),
           eSeq,
-          hexOf(prevAt(sqlite, teamId, eSeq)) !== link.toString("hex", 0, 32)
+          entryAt(sqlite, teamId, eSeq)?.prev !== link.toString("hex", 0, 32)
             ? "entry out of order: it was chained after a different entry than the one before it"
             : "forged digest: the entry's digest is not the digest of its row and the entry before it",
         );
@@ -246,20 +245,24 @@ function rehash(w: Walked, words: Int32Array, n: number): void {
   for (let i = 0; i < n; i += 1) addDigest(w, words, i);
 }
 
-/** An entry's row digest and digest as hex text, whichever form they are stored in. */
-function storedDigests(sqlite: Database, teamId: string, seq: number): [string, string] {
-  const r = prepared(sqlite, "SELECT row_digest, digest FROM ledger_entries WHERE team_id = ? AND seq = ?").get(
-    teamId,
-    seq,
-  ) as [unknown, unknown];
-  return [hexOf(r[0]), hexOf(r[1])];
-}
+/** An entry as stored, its digests and fingerprints as hex text whichever form they are stored in. */
+export type StoredAt = {
+  tbl: ChainTableName;
+  rowId: string;
+  seq: number;
+  fp: string;
+  rowDigest: string;
+  prev: string;
+  digest: string;
+};
 
-/** The stored `prev` of the entry at a position. */
-export function prevAt(sqlite: Database, teamId: string, seq: number): unknown {
-  return (
-    prepared(sqlite, "SELECT prev FROM ledger_entries WHERE team_id = ? AND seq = ?").get(teamId, seq) as
-      | [unknown]
-      | undefined
-  )?.[0];
+/** The entry at a position, or null: read only off the walk's fast path (a fault, or digests stored as hex text). */
+export function entryAt(sqlite: Database, teamId: string, seq: number): StoredAt | null {
+  const r = prepared(
+    sqlite,
+    "SELECT tbl, row_id, fp, row_digest, prev, digest FROM ledger_entries WHERE team_id = ? AND seq = ?",
+  ).get(teamId, seq) as [ChainTableName, string, unknown, unknown, unknown, unknown] | undefined;
+  if (!r) return null;
+  const [tbl, rowId, fp, rowDigest, prev, digest] = r;
+  return { tbl, rowId, seq, fp: hexOf(fp), rowDigest: hexOf(rowDigest), prev: hexOf(prev), digest: hexOf(digest) };
 }

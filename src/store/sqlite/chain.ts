@@ -1,7 +1,7 @@
 // The ledger chain over SQLite: rows are appended to a team's chain inside the writer's transaction (SQLite's one
 // writer at a time is the commit order, across processes too), and the chain is walked in keyset pages of entries.
 import type { Database, Statement } from "better-sqlite3";
-import { CHAIN_ORDER, CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
+import { andChainedRows, CHAIN_ORDER, CHAIN_TABLES, type ChainTableName } from "../common/chain-tables.js";
 import { chainSettings, GENESIS, hexOf, linkBytes, printRowBytes } from "../common/chain.js";
 import {
   type ChainFault,
@@ -12,6 +12,7 @@ import {
 } from "../common/chain-verify.js";
 import { beforeCommit, inOptimisticGroup, ownedTransaction, totalChanges } from "./atomic.js";
 import { outputsMemo } from "./outputs-memo.js";
+import { rowByKeySql } from "./chain-rows.js";
 import { type RowsElsewhere, streamVerify, streamVerifyBeside } from "./chain-verify.js";
 
 /** A team's head as stored. */
@@ -38,11 +39,6 @@ type Pending = { txn: number; tips: Map<string, Tip>; params: unknown[]; at: str
 
 /** A row's key as the writer has it. */
 export type RowKey = string | number | bigint;
-
-/** Where the rows of a chained table are counted (results: calls that have one). */
-const COUNT_WHERE: Partial<Record<ChainTableName, string>> = {
-  results: " AND (result_raw IS NOT NULL OR result_at IS NOT NULL)",
-};
 
 /** The chain of one SQLite database. */
 export class SqliteChain {
@@ -91,10 +87,7 @@ export class SqliteChain {
   private read(name: ChainTableName): Statement {
     let s = this.reads.get(name);
     if (!s) {
-      const spec = CHAIN_TABLES[name];
-      s = this.sqlite
-        .prepare(`SELECT ${spec.columns.map((c) => c[0]).join(", ")} FROM ${spec.source} WHERE id = ? AND team_id = ?`)
-        .raw();
+      s = this.sqlite.prepare(rowByKeySql(name)).raw();
       this.reads.set(name, s);
     }
     return s;
@@ -300,7 +293,7 @@ export class SqliteChain {
     if (baseSeq > 0) return null;
     for (const name of CHAIN_ORDER) {
       const spec = CHAIN_TABLES[name];
-      const where = COUNT_WHERE[name] ?? "";
+      const where = andChainedRows(name);
       const { n } = this.sqlite
         .prepare(`SELECT count(*) AS n FROM ${spec.source} WHERE team_id = ?${where}`)
         .get(teamId) as { n: number };

@@ -95,15 +95,16 @@ export class SqliteStore extends StoreRepos implements LedgerStore {
 
   private checkpointer: Checkpointer | null = null;
 
-  /** True once `startBackground` ran: a serving process, whose long work goes off its event loop. */
-  serving = false;
+  /** True from `startBackground` until `close`: a serving process, whose long work goes off its event loop. */
+  get serving(): boolean {
+    return this.checkpointer !== null;
+  }
 
   /**
    * Checkpoints the WAL on a worker thread from now until `close` (src/store/sqlite/checkpointer.ts), and verifies
    * the chain on the verify worker (src/store/sqlite/verify-pool.ts).
    */
   startBackground(): void {
-    this.serving = true;
     this.checkpointer ??= startCheckpointer(this.db.sqlite, WAL_AUTOCHECKPOINT_PAGES);
   }
 
