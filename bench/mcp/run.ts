@@ -6,7 +6,8 @@
 // byte relay over node:http (bench/mcp/byte-relay.ts) and a bare TCP pipe (bench/mcp/tcp-relay.ts), the floors of one
 // more HTTP hop and of one more TCP hop on this machine. Prints p50/p90/p99, the p50 gaps, and the CPU time each
 // process spent per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not), and the
-// kernel's share of the proxy's (socket and file writes).
+// kernel's share of the proxy's (socket and file writes). BENCH_CALLS rounds are measured (default 1000) after
+// BENCH_WARMUP rounds (default 100) that are not.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
-const WARMUP = 100;
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "bench-mcp-"));
 

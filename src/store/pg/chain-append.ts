@@ -8,12 +8,15 @@ import type { Q } from "./tx.js";
 /** A row's key as the writer has it. */
 export type PgRowKey = string | number;
 
+/** The SQL type of a chained table's key: its entries hold it as text. */
+export const keyType = (name: ChainTableName): "bigint" | "text" =>
+  CHAIN_TABLES[name].columns[0]![1] === "num" ? "bigint" : "text";
+
 /** The statement reading a chained table's canonical columns by ids (typed, so the primary key index is used). */
 export function readByIds(name: ChainTableName): string {
   const spec = CHAIN_TABLES[name];
-  const idType = spec.columns[0]![1] === "num" ? "bigint" : "text";
   return `SELECT id::text AS "__id", ${spec.columns.map((c) => c[0]).join(", ")} FROM ${spec.source}
-    WHERE team_id = $1 AND id = ANY($2::${idType}[])`;
+    WHERE team_id = $1 AND id = ANY($2::${keyType(name)}[])`;
 }
 
 const LOCK_HEAD = `INSERT INTO ledger_heads (team_id, seq, digest, at) VALUES ($1, 0, '${GENESIS}', $2)

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifySettings } from "../../../src/store/sqlite/chain-verify.js";
 import { openSqliteStore } from "../../../src/store/sqlite/store.js";
-import { enginesUnderTest, freshTeam, settableClock } from "./engines.js";
+import { enginesUnderTest, freshTeam, settableClock, teamWithCalls } from "./engines.js";
+import { SLICE } from "../../../src/store/common/in-slices.js";
 
 // A SQLite file store verifies every team on two threads here, its worker taking every unit of the rows, so each
 // verdict below is also the two-thread verify's (a large team's path; ":memory:" always verifies on one).
@@ -184,6 +185,21 @@ describe.each(ENGINES)("$label store: the ledger chain", (engine) => {
         reason: "changed column value: the row differs from the row chained",
       },
     });
+  });
+
+  it("walks a chain longer than one slice of the verify and names a crossing changed past the first slice", async () => {
+    // 260 calls with results: about 1,300 entries, more than the SLICE hashed between two turns of the loop.
+    const teamId = await teamWithCalls(store, 1, 260);
+    expect(await (await chainOf(store)).verify(teamId)).toMatchObject({ ok: true });
+    const [c] = await raw(
+      store,
+      "SELECT id FROM crossings WHERE team_id = ? AND direction = 'return' ORDER BY id DESC LIMIT 1",
+      [teamId],
+    );
+    await raw(store, "UPDATE crossings SET value = 1 WHERE id = ?", [c!.id]);
+    const verdict = await (await chainOf(store)).verify(teamId);
+    expect(verdict).toMatchObject({ ok: false, first_bad: { table: "crossings", id: String(c!.id) } });
+    expect(verdict.count).toBeGreaterThan(SLICE);
   });
 
   it("names a refused call that was deleted", async () => {
