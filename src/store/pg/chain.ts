@@ -151,13 +151,13 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
     }
     const walk = new ChainWalk(start);
     const fail = (f: ChainFault): ChainVerdict => ({ ok: false, count: walk.count, first_bad: f });
-    for (;;) {
+    // A page and its rows, read by keyset after position `seq`: one read per table per page, by id.
+    const pageAfter = async (seq: number) => {
       const entries = await q<StoredEntry>(
         `SELECT seq::int AS seq, tbl, row_id AS "rowId", row_digest AS "rowDigest", prev, digest, fp FROM ledger_entries
           WHERE team_id = $1 AND seq > $2 ORDER BY seq LIMIT ${PAGE}`,
-        [teamId, walk.seq],
+        [teamId, seq],
       );
-      // One read per table per page: the page's rows, by id.
       const byTable = new Map<ChainTableName, string[]>();
       for (const e of entries)
         if (Object.hasOwn(CHAIN_TABLES, e.tbl)) {
@@ -167,10 +167,22 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
         }
       const rows = new Map<string, Map<string, unknown[]>>();
       for (const [name, ids] of byTable) rows.set(name, await readRows(client, name, teamId, ids));
+      return { entries, rows };
+    };
+    let next = pageAfter(walk.seq);
+    for (;;) {
+      const { entries, rows } = await next;
+      const full = entries.length === PAGE;
+      // The next page is asked for before this one is hashed, so the server reads it while this thread hashes.
+      if (full) next = pageAfter(entries[entries.length - 1]!.seq);
       // Hashed in slices with a turn of the loop between them: a page in one piece held the loop about 50 ms.
       const fault = await stepInSlices(entries, (e) => walk.step(e, rows.get(e.tbl)?.get(e.rowId) ?? null));
-      if (fault) return fail(fault);
-      if (entries.length < PAGE) break;
+      if (fault) {
+        // The read ahead finishes on this client before it is given back.
+        if (full) await next.catch(() => undefined);
+        return fail(fault);
+      }
+      if (!full) break;
     }
     const end = walk.end(h);
     if (end) return fail(end);

@@ -32,10 +32,3 @@ export function rowsElsewhere(job: Omit<RowsJob, "n">): Promise<Answer | null> {
   return link.ask(job);
 }
 
-/**
- * Starts the worker ahead of a verify that will need it, so its start-up, about a third of a second, is not paid
- * inside the first team's verify. It holds the process open only while it has a job.
- */
-export function startRowsWorker(): void {
-  link.prestart();
-}

@@ -36,11 +36,6 @@ export class WorkerLink<J extends object, R extends object, A> {
     });
   }
 
-  /** Starts the worker ahead of a job, holding nothing open. */
-  prestart(): void {
-    if (this.usable) this.started().unref();
-  }
-
   /** Stops the worker (its jobs in flight settle as null); the next job starts another. */
   async stop(): Promise<void> {
     const w = this.worker;

@@ -202,6 +202,20 @@ describe.each(ENGINES)("$label store: the ledger chain", (engine) => {
     expect(verdict.count).toBeGreaterThan(SLICE);
   });
 
+  it("names a crossing changed in the first page of a long chain, read while the next page is read ahead", async () => {
+    const teamId = await teamWithCalls(store, 1, 260);
+    const [c] = await raw(
+      store,
+      "SELECT id FROM crossings WHERE team_id = ? AND direction = 'return' ORDER BY id LIMIT 1",
+      [teamId],
+    );
+    await raw(store, "UPDATE crossings SET value = 1 WHERE id = ?", [c!.id]);
+    const expected = { ok: false, first_bad: { table: "crossings", id: String(c!.id) } };
+    // Twice: the first verify gives its connection back only after the read ahead, so the second reads as the first.
+    expect(await (await chainOf(store)).verify(teamId)).toMatchObject(expected);
+    expect(await (await chainOf(store)).verify(teamId)).toMatchObject(expected);
+  });
+
   it("names a refused call that was deleted", async () => {
     const { teamId, refusedId } = await ledger();
     await raw(store, "DELETE FROM crossings WHERE call_id = ?", [refusedId]);
