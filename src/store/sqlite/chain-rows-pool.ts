@@ -31,4 +31,3 @@ const link = new WorkerLink<Omit<RowsJob, "n">, Answer, Answer>(
 export function rowsElsewhere(job: Omit<RowsJob, "n">): Promise<Answer | null> {
   return link.ask(job);
 }
-
