@@ -33,7 +33,7 @@ import { toolError } from "./results.js";
 import { advertisedTool } from "./rewrite.js";
 import { sessionKeyOf } from "./session-key.js";
 import type { RawTool } from "./upstream.js";
-import type { UpstreamTarget } from "./upstream-link.js";
+import { errorText, type UpstreamTarget } from "./upstream-link.js";
 
 /** What a gateway is built from. */
 export type GatewayOptions = {
@@ -76,7 +76,6 @@ const LISTS: Record<ListKind, { method: string; key: string; capability: string 
   templates: { method: "resources/templates/list", key: "resourceTemplates", capability: "resources" },
 };
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const toolErrorReply = (text: string): Reply => ({ result: toolError(text) });
 
 /** The listed items whose `key` is a string (the others cannot be routed, so are not advertised). */

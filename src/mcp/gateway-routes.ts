@@ -2,6 +2,7 @@
 // completion of a prompt by its advertised name, resources/read, subscribe and completion of a template by URI (the
 // catalogue's routes), logging/setLevel to every upstream that logs. While an upstream answers, its own requests go to
 // the agent asking (GatewayAgents.during).
+import { errorText } from "./upstream-link.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type Catalogue, routeResource } from "../gateway/catalogue.js";
 import type { FrontConnection, Reply } from "./front.js";
@@ -21,8 +22,6 @@ export type RoutedGateway = {
   logging(): string[];
   log(line: string): void;
 };
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The non-tool requests of a gateway's agents. */
 export class GatewayRoutes {

@@ -1,26 +1,25 @@
 // The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, type CallToolResult, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import {
   type McpRequestInfo,
   noTelemetry,
-  nowMs,
   traceParentOf,
   type Telemetry,
   type TraceParent,
 } from "../telemetry/telemetry.js";
 import { DEFAULT_LIMITS, jsonDepth } from "../limits.js";
 import { VERSION } from "../version.js";
-import type { Annotations, ToolAnnotation } from "./annotations.js";
+import type { Annotations } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
-import type { LedgerCallAnswer, LedgerResultAnswer, ProxyLedger } from "./ledger-client.js";
-import type { DecidedCall } from "../store/port.js";
-import { DeclarationDrift, forwardedArgs, labelledResult, readResult, resultSnippet, toolError } from "./results.js";
-import { advertisedTool, labelling, ledgerDeclaration } from "./rewrite.js";
+import type { ProxyLedger } from "./ledger-client.js";
+import { toolErrorReply } from "./results.js";
+import { GuardedCalls } from "./guarded-call.js";
+import { advertisedTool, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
-import type { UpstreamTarget } from "./upstream-link.js";
+import { errorText, type UpstreamTarget } from "./upstream-link.js";
 import { PipeBroken, PipeTimeout, type PipeAnswer, type PipeInterceptor, type PipeRequestInfo } from "./pipe.js";
-import { isInputRequired, RoundStates } from "./rounds.js";
+import { RoundStates } from "./rounds.js";
 import { sessionKeyOf, type SessionKey } from "./session-key.js";
 import type { PlannedDeclaration } from "../gateway/clash.js";
 
@@ -77,17 +76,12 @@ function metaString(params: Record<string, unknown>, name: string): string | und
   return typeof v === "string" ? v : undefined;
 }
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
 const invalidCall: Reply = {
   error: {
     code: ErrorCode.InvalidParams,
     message: "Invalid tools/call request: params.name must be a string and params.arguments an object",
   },
 };
-
-/** A tool error as the reply to a tools/call. */
-const toolErrorReply = (text: string): Reply => ({ result: toolError(text) });
 
 /** One upstream, one ledger, any number of agent connections; each connection (each initialize) is its own session. */
 export class GuardedProxy {
@@ -105,6 +99,7 @@ export class GuardedProxy {
   /** Clients already told that their requests carry no session key. */
   private readonly toldNoKey = new Set<string>();
   private readonly rounds = new RoundStates();
+  private readonly calls: GuardedCalls;
   private stdioConnections = 0;
   private declaredListing = "";
   private readonly timeoutMs: number;
@@ -127,6 +122,14 @@ export class GuardedProxy {
       onTools: (tools) => this.declare(tools),
       log: this.log,
       timeoutMs: options.timeoutMs,
+    });
+    this.calls = new GuardedCalls({
+      upstream: this.upstream,
+      ledger: this.ledger,
+      rounds: this.rounds,
+      telemetry: this.telemetry,
+      ledgerName: this.ledgerName,
+      named: (message: string) => this.named(message),
     });
   }
 
@@ -311,7 +314,7 @@ export class GuardedProxy {
     const relay = (forwarded: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Reply> =>
       this.timed(name, () => send({ ...req.params, ...extra, arguments: forwarded }, timeout));
     const round = this.rounds.unwrap(req.params.requestState);
-    if (round !== null) return this.laterRound(annotation, round, relay);
+    if (round !== null) return this.calls.laterRound(annotation, round, relay);
     const meta = req.params._meta as Record<string, unknown> | undefined;
     const version =
       req.request?.headers.get("mcp-protocol-version") ?? meta?.["io.modelcontextprotocol/protocolVersion"];
@@ -340,18 +343,19 @@ export class GuardedProxy {
     }
   }
 
-  /** A later round of a call answered input_required: sent on as the same ledger call, with the upstream's own state. */
-  private async laterRound(
-    annotation: ToolAnnotation,
-    round: { session: string; callId: string; args: Record<string, unknown>; upstream?: string },
-    relay: (forwarded: Record<string, unknown>, extra?: Record<string, unknown>) => Promise<Reply>,
+  /** Guards a call of an annotated tool (GuardedCalls); a tool without an annotation is sent as it came. */
+  private callTool(
+    name: string,
+    args: Record<string, unknown>,
+    sessionId: () => Promise<string>,
+    parent: TraceParent | undefined,
+    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
+    mcp?: McpRequestInfo,
+    digest?: string,
   ): Promise<Reply> {
-    const reply = await relay(round.args, { requestState: round.upstream });
-    if (reply.error !== undefined) return reply;
-    if (isInputRequired(reply.result)) return { result: this.rounds.wrap(reply.result, round) };
-    const result = asToolResult(reply.result);
-    if (result === null || result.isError) return reply;
-    return { result: await this.labelResult(annotation, round.session, round.callId, result) };
+    const annotation = this.annotations.get(name);
+    if (!annotation) return send(args);
+    return this.calls.call(annotation, args, sessionId, parent, send, mcp, digest);
   }
 
   /** Closes every agent connection, then the upstream and the ledger. */
@@ -412,7 +416,7 @@ export class GuardedProxy {
     const annotation = this.annotations.get(name);
     // A later input_required round of a guarded call goes on as the call recorded at its first round.
     const earlier = annotation ? this.rounds.unwrap(round.requestState) : null;
-    if (annotation && earlier !== null) return this.laterRound(annotation, earlier, send);
+    if (annotation && earlier !== null) return this.calls.laterRound(annotation, earlier, send);
     return this.callTool(name, args, sessionId, parent, send, mcp, digest);
   }
 
@@ -423,153 +427,6 @@ export class GuardedProxy {
       if (e instanceof McpError) throw e;
       throw new McpError(ErrorCode.InternalError, errorText(e));
     }
-  }
-
-  private async callTool(
-    name: string,
-    args: Record<string, unknown>,
-    sessionId: () => Promise<string>,
-    parent: TraceParent | undefined,
-    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
-    mcp?: McpRequestInfo,
-    digest?: string,
-  ): Promise<Reply> {
-    const annotation = this.annotations.get(name);
-    if (!annotation) return send(args);
-    const startMs = nowMs();
-    let traced: { session: string; verdict: LedgerCallAnswer } | null = null;
-    let toolError = false;
-    try {
-      const reply = await this.guardedCall(
-        annotation,
-        args,
-        sessionId,
-        parent,
-        send,
-        (session, verdict) => {
-          traced = { session, verdict };
-        },
-        digest,
-      );
-      toolError = asToolResult(reply.result)?.isError === true;
-      return reply;
-    } finally {
-      if (traced !== null && this.telemetry.enabled) {
-        const { session, verdict } = traced as { session: string; verdict: LedgerCallAnswer };
-        this.telemetry.toolCall({
-          tool: name,
-          callId: verdict.call_id,
-          sessionId: session,
-          outcome: verdict.outcome ?? (verdict.ok ? (verdict.violations.length > 0 ? "warned" : "ok") : "refused"),
-          violationCodes: verdict.violations.map((v) => v.code),
-          startMs,
-          endMs: nowMs(),
-          parent,
-          mcp,
-          toolError,
-        });
-      }
-    }
-  }
-
-  private async guardedCall(
-    annotation: ToolAnnotation,
-    args: Record<string, unknown>,
-    sessionId: () => Promise<string>,
-    parent: TraceParent | undefined,
-    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
-    checked: (session: string, verdict: LedgerCallAnswer) => void,
-    digest?: string,
-  ): Promise<Reply> {
-    const name = annotation.name;
-    try {
-      // The first call after a respawn waits for the fresh declarations.
-      if (!this.upstream.started) await this.upstream.start();
-    } catch (e) {
-      return toolErrorReply(this.named(`${errorText(e)}; the call to ${name} was not completed`));
-    }
-    // An accepted call is sent as soon as the ledger has decided it, in the transaction that records it, so the
-    // upstream works while the call's rows are written and committed (CallOptions.decided). A ledger that cannot tell
-    // the verdict early (a remote service, PostgreSQL) answers it, and the call is sent then.
-    const early: { told: boolean; sent: Sent | DeclarationDrift | null } = { told: false, sent: null };
-    const decided = (v: DecidedCall) => {
-      if (early.told) return;
-      early.told = true;
-      if (v.ok && v.guarded) early.sent = sendChecked(annotation, args, v.args, send);
-    };
-    let session: string;
-    let verdict: LedgerCallAnswer;
-    try {
-      session = await sessionId();
-      verdict = await this.ledger.call(session, this.ledgerName(name), args, parent, digest, decided);
-    } catch (e) {
-      if (early.sent === null || early.sent instanceof DeclarationDrift)
-        return toolErrorReply(
-          `the ledger (${this.ledger.where}) could not record this call to ${name}, so it was not sent to the upstream server: ${errorText(e)}`,
-        );
-      early.sent.reply.catch(() => undefined);
-      return toolErrorReply(
-        `the ledger (${this.ledger.where}) could not record this call to ${name} after it was sent to the upstream ` +
-          `server, so its answer is not passed on; the call may or may not have completed: ${errorText(e)}. ` +
-          `Check whether it took effect upstream before sending it again.`,
-      );
-    }
-    checked(session, verdict);
-    // A verdict told early and then decided again the other way (a group commit run again) is the one recorded.
-    if (!verdict.ok || !verdict.guarded) (early.sent as Sent | null)?.reply?.catch(() => undefined);
-    if (!verdict.ok) return toolErrorReply(verdict.violations.map((v) => v.repair).join("\n"));
-    if (!verdict.guarded)
-      return toolErrorReply(
-        `the ledger (${this.ledger.where}) holds no declaration for ${name}, so the call was not sent unguarded`,
-      );
-    const sent = early.sent ?? sendChecked(annotation, args, verdict.args, send);
-    if (sent instanceof DeclarationDrift) {
-      // Declaring again makes the next call use the annotation; this one is not sent.
-      await this.upstream.listTools().catch(() => undefined);
-      return toolErrorReply(
-        `${sent.message}: ${name} was declared again in ${this.ledger.where} by another client, so the call was not sent; send it again`,
-      );
-    }
-    const { forwarded } = sent;
-    const reply = await sent.reply;
-    if (reply.error !== undefined) return reply;
-    // Input asked of the agent first (MCP 2026-07-28): the later rounds carry the call in the proxy's requestState.
-    if (isInputRequired(reply.result))
-      return { result: this.rounds.wrap(reply.result, { session, callId: verdict.call_id, args: forwarded }) };
-    const result = asToolResult(reply.result);
-    if (result === null)
-      return toolErrorReply(
-        `${name} answered ${JSON.stringify(reply.result)?.slice(0, 200)}, which is not a tool result (an object with a content array)`,
-      );
-    return result.isError
-      ? { result }
-      : { result: await this.labelResult(annotation, session, verdict.call_id, result) };
-  }
-
-  private async labelResult(
-    annotation: ToolAnnotation,
-    session: string,
-    callId: string,
-    result: CallToolResult,
-  ): Promise<CallToolResult> {
-    const returns = labelling(annotation.compiled);
-    if (!returns) return result;
-    const read = readResult(result, returns);
-    let answer: LedgerResultAnswer;
-    try {
-      answer = await this.ledger.result(session, callId, read.value);
-    } catch (e) {
-      return toolError(
-        `${annotation.name} answered, but the ledger (${this.ledger.where}) could not record the result, so it is not passed on: ${errorText(e)}`,
-      );
-    }
-    if (!answer.ok) {
-      return toolError(
-        `${annotation.name} answered ${JSON.stringify(resultSnippet(result))}, which cannot be read as the result its annotation declares:\n` +
-          answer.violations.map((v) => v.repair).join("\n"),
-      );
-    }
-    return labelledResult(result, answer.result, read.extra);
   }
 
   /**
@@ -594,43 +451,6 @@ export class GuardedProxy {
       throw e;
     }
   }
-}
-
-/** A call on its way upstream: the arguments it was sent with and the upstream's reply to come. */
-type Sent = { forwarded: Record<string, unknown>; reply: Promise<Reply> };
-
-/**
- * Sends an accepted call with its checked arguments in the annotation's units; the DeclarationDrift, not sent, when
- * the ledger checked them against another declaration than the annotation.
- */
-function sendChecked(
-  annotation: ToolAnnotation,
-  args: Record<string, unknown>,
-  checkedArgs: Record<string, unknown>,
-  send: (forwarded: Record<string, unknown>) => Promise<Reply>,
-): Sent | DeclarationDrift {
-  let forwarded: Record<string, unknown>;
-  try {
-    forwarded = forwardedArgs(args, checkedArgs, annotation.compiled);
-  } catch (e) {
-    if (e instanceof DeclarationDrift) return e;
-    throw e;
-  }
-  let reply: Promise<Reply>;
-  try {
-    reply = send(forwarded);
-  } catch (e) {
-    reply = Promise.reject(e);
-  }
-  return { forwarded, reply };
-}
-
-/** A relayed result read as a tool result (content defaults to none, as the SDK's schema has it); null when it is not one. */
-function asToolResult(raw: unknown): CallToolResult | null {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
-  const r = raw as CallToolResult;
-  if (r.content === undefined) return { ...r, content: [] };
-  return Array.isArray(r.content) ? r : null;
 }
 
 /**

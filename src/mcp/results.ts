@@ -23,6 +23,9 @@ export function toolError(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
+/** A tool error as the reply to a tools/call. */
+export const toolErrorReply = (text: string): { result: CallToolResult } => ({ result: toolError(text) });
+
 /**
  * Reads an upstream result for labelling, from its first text block (or its structuredContent when it has
  * no text): a JSON number; a JSON object with a numeric `value` (its `unit`, when stated, is kept so the
