@@ -33,6 +33,20 @@ export type GuardedCallContext = {
   named: (message: string) => string;
 };
 
+/** One tools/call as the proxy hands it on. */
+export type CallRequest = {
+  args: Record<string, unknown>;
+  /** The ledger session the call is recorded in, found (or opened) when the call is first checked. */
+  sessionId: () => Promise<string>;
+  parent: TraceParent | undefined;
+  /** Sends the call upstream with the arguments given. */
+  send: (forwarded: Record<string, unknown>) => Promise<Reply>;
+  /** The MCP attributes of the call's span. */
+  mcp?: McpRequestInfo;
+  /** The digest of the tool's definition as the gateway pinned it. */
+  digest?: string;
+};
+
 /** The guarded calls of one proxy. */
 export class GuardedCalls {
   constructor(private readonly ctx: GuardedCallContext) {}
@@ -41,15 +55,8 @@ export class GuardedCalls {
    * Guards one call of an annotated tool: checked and recorded in the ledger session `sessionId` answers, sent with its
    * arguments in the annotation's units once accepted, its result recorded and labelled; an execute_tool span follows.
    */
-  async call(
-    annotation: ToolAnnotation,
-    args: Record<string, unknown>,
-    sessionId: () => Promise<string>,
-    parent: TraceParent | undefined,
-    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
-    mcp?: McpRequestInfo,
-    digest?: string,
-  ): Promise<Reply> {
+  async call(annotation: ToolAnnotation, request: CallRequest): Promise<Reply> {
+    const { args, sessionId, parent, send, mcp, digest } = request;
     const name = annotation.name;
     const startMs = nowMs();
     let traced: { session: string; verdict: LedgerCallAnswer } | null = null;

@@ -14,7 +14,7 @@ import type { Annotations } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
 import type { ProxyLedger } from "./ledger-client.js";
 import { toolErrorReply } from "./results.js";
-import { GuardedCalls } from "./guarded-call.js";
+import { type CallRequest, GuardedCalls } from "./guarded-call.js";
 import { advertisedTool, ledgerDeclaration } from "./rewrite.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
 import { errorText, type UpstreamTarget } from "./upstream-link.js";
@@ -181,19 +181,18 @@ export class GuardedProxy {
           // A 2026-07-28 client names itself in each request's envelope rather than in an initialize.
           const client = envelopeClient(params) ?? front.clientVersionName;
           const labels = () => ({ ...(client ? { client } : {}), ...options.labels?.() });
-          return this.callTool(
-            name,
-            (args ?? {}) as Record<string, unknown>,
-            () => this.sessionFor(key, labels()),
-            traceParentOfRequest(params, extra),
-            (forwarded) => this.forward(name, forwarded),
-            {
+          return this.callTool(name, {
+            args: (args ?? {}) as Record<string, unknown>,
+            sessionId: () => this.sessionFor(key, labels()),
+            parent: traceParentOfRequest(params, extra),
+            send: (forwarded) => this.forward(name, forwarded),
+            mcp: {
               method: "tools/call",
               protocolVersion: front.protocolVersionOf(params),
               sessionId: mcpSessionId,
               requestId: id,
             },
-          );
+          });
         },
       },
     });
@@ -325,7 +324,13 @@ export class GuardedProxy {
       requestId: req.id,
     };
     const session = () => this.sessionFor(key, labels);
-    return this.callTool(name, (args ?? {}) as Record<string, unknown>, session, parent, relay, mcp);
+    return this.callTool(name, {
+      args: (args ?? {}) as Record<string, unknown>,
+      sessionId: session,
+      parent,
+      send: relay,
+      mcp,
+    });
   }
 
   /** A relayed tools/call whose link broke or whose answer did not come in time, as the tool error the agent reads. */
@@ -344,18 +349,10 @@ export class GuardedProxy {
   }
 
   /** Guards a call of an annotated tool (GuardedCalls); a tool without an annotation is sent as it came. */
-  private callTool(
-    name: string,
-    args: Record<string, unknown>,
-    sessionId: () => Promise<string>,
-    parent: TraceParent | undefined,
-    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
-    mcp?: McpRequestInfo,
-    digest?: string,
-  ): Promise<Reply> {
+  private callTool(name: string, request: CallRequest): Promise<Reply> {
     const annotation = this.annotations.get(name);
-    if (!annotation) return send(args);
-    return this.calls.call(annotation, args, sessionId, parent, send, mcp, digest);
+    if (!annotation) return request.send(request.args);
+    return this.calls.call(annotation, request);
   }
 
   /** Closes every agent connection, then the upstream and the ledger. */
@@ -417,7 +414,7 @@ export class GuardedProxy {
     // A later input_required round of a guarded call goes on as the call recorded at its first round.
     const earlier = annotation ? this.rounds.unwrap(round.requestState) : null;
     if (annotation && earlier !== null) return this.calls.laterRound(annotation, earlier, send);
-    return this.callTool(name, args, sessionId, parent, send, mcp, digest);
+    return this.callTool(name, { args, sessionId, parent, send, mcp, digest });
   }
 
   private async listTools(): Promise<RawTool[]> {
