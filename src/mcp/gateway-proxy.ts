@@ -29,7 +29,7 @@ import { type Asking, GatewayRoutes } from "./gateway-routes.js";
 import { HeldCalls, routedRound } from "./gateway-rounds.js";
 import { type ProxyLedger, renderedDeclaration } from "./ledger-client.js";
 import { GuardedProxy } from "./proxy.js";
-import { toolError } from "./results.js";
+import { toolErrorReply } from "./results.js";
 import { advertisedTool } from "./rewrite.js";
 import { sessionKeyOf } from "./session-key.js";
 import type { RawTool } from "./upstream.js";
@@ -75,8 +75,6 @@ const LISTS: Record<ListKind, { method: string; key: string; capability: string 
   resources: { method: "resources/list", key: "resources", capability: "resources" },
   templates: { method: "resources/templates/list", key: "resourceTemplates", capability: "resources" },
 };
-
-const toolErrorReply = (text: string): Reply => ({ result: toolError(text) });
 
 /** The listed items whose `key` is a string (the others cannot be routed, so are not advertised). */
 const withString = (items: Record<string, unknown>[], key: string) => items.filter((i) => typeof i[key] === "string");

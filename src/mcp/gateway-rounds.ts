@@ -9,7 +9,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { FrontConnection, Reply } from "./front.js";
 import type { GatewayAgents, InFlight } from "./gateway-agents.js";
 import type { GatewayRound } from "./proxy.js";
-import { toolError } from "./results.js";
+import { toolErrorReply } from "./results.js";
 
 const PREFIX = "agent-ledger.gateway.";
 
@@ -219,12 +219,12 @@ export function routedRound(c: RoutedCall): { round: GatewayRound; run(work: () 
     const link = again ? links.get(again) : undefined;
     // Sending the call again would run the tool a second time, unrecorded for a guarded one.
     if (!link && typeof state === "string" && state.startsWith(PREFIX))
-      return Promise.resolve({
-        result: toolError(
+      return Promise.resolve(
+        toolErrorReply(
           "the gateway no longer holds the call this requestState continues (it ended, the agent took longer than " +
             "the gateway's --timeout, or the gateway restarted): send the call again without requestState",
         ),
-      });
+      );
     if (again && link) {
       // A later round: what the upstream sends from now on belongs to this request of the agent's.
       link.inFlight.front = c.front;

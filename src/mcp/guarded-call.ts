@@ -56,23 +56,15 @@ export class GuardedCalls {
    * arguments in the annotation's units once accepted, its result recorded and labelled; an execute_tool span follows.
    */
   async call(annotation: ToolAnnotation, request: CallRequest): Promise<Reply> {
-    const { args, sessionId, parent, send, mcp, digest } = request;
+    const { parent, mcp } = request;
     const name = annotation.name;
     const startMs = nowMs();
     let traced: { session: string; verdict: LedgerCallAnswer } | null = null;
     let toolError = false;
     try {
-      const reply = await this.guarded(
-        annotation,
-        args,
-        sessionId,
-        parent,
-        send,
-        (session, verdict) => {
-          traced = { session, verdict };
-        },
-        digest,
-      );
+      const reply = await this.guarded(annotation, request, (session, verdict) => {
+        traced = { session, verdict };
+      });
       toolError = asToolResult(reply.result)?.isError === true;
       return reply;
     } finally {
@@ -96,12 +88,8 @@ export class GuardedCalls {
 
   private async guarded(
     annotation: ToolAnnotation,
-    args: Record<string, unknown>,
-    sessionId: () => Promise<string>,
-    parent: TraceParent | undefined,
-    send: (forwarded: Record<string, unknown>) => Promise<Reply>,
+    { args, sessionId, parent, send, digest }: CallRequest,
     checked: (session: string, verdict: LedgerCallAnswer) => void,
-    digest?: string,
   ): Promise<Reply> {
     const name = annotation.name;
     try {
@@ -239,7 +227,7 @@ function sendChecked(
 }
 
 /** A relayed result read as a tool result (content defaults to none, as the SDK's schema has it); null when it is not one. */
-export function asToolResult(raw: unknown): CallToolResult | null {
+function asToolResult(raw: unknown): CallToolResult | null {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return null;
   const r = raw as CallToolResult;
   if (r.content === undefined) return { ...r, content: [] };

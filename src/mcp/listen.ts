@@ -14,7 +14,7 @@ import type { GatewayProxy } from "./gateway-proxy.js";
 import { GuardedProxy } from "./proxy.js";
 import { ChildPool, stdioServesModern } from "./stdio-children.js";
 import { servesModern } from "./upstream-http.js";
-import { describeTarget, type UpstreamTarget } from "./upstream-link.js";
+import { describeTarget, errorText, type UpstreamTarget } from "./upstream-link.js";
 import { ChildStdioTransport } from "./upstream-transport.js";
 
 /** Where to listen. */
@@ -182,7 +182,7 @@ async function openPipe(
     "url" in target ? `the upstream server at ${target.url}` : `the upstream server '${describeTarget(target)}'`;
   const pipe = new Pipe(front, upstream, proxy.interceptor(connection), {
     log,
-    describe: (e) => `${where} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+    describe: (e) => `${where} could not be reached: ${errorText(e)}`,
     onClose: () => own?.close(),
   });
   try {

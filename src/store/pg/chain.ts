@@ -160,10 +160,10 @@ export function pgChain(db: PgLedgerDb): LedgerChain {
       );
       const byTable = new Map<ChainTableName, string[]>();
       for (const e of entries)
-        if (Object.hasOwn(CHAIN_TABLES, e.tbl)) {
-          const list = byTable.get(e.tbl as ChainTableName) ?? [];
+        if (isChainTable(e.tbl)) {
+          const list = byTable.get(e.tbl) ?? [];
           list.push(e.rowId);
-          byTable.set(e.tbl as ChainTableName, list);
+          byTable.set(e.tbl, list);
         }
       const rows = new Map<string, Map<string, unknown[]>>();
       for (const [name, ids] of byTable) rows.set(name, await readRows(client, name, teamId, ids));
