@@ -13,6 +13,7 @@ import { sqliteChain } from "../../src/store/sqlite/chain.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
+import { type ChainPart, withoutChainPart } from "./chain-parts.js";
 import { libraryCallUs, median } from "./library.js";
 
 const LENGTHS = (process.env.BENCH_LENGTHS ?? "1000,10000,100000").split(",").map(Number);
@@ -172,6 +173,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const PER_ROUND = 4_000;
 const batched: { wall: number; cpu: number }[] = [];
 const unchained: { wall: number; cpu: number }[] = [];
+const PARTS: ChainPart[] = ["hashing", "entries", "both"];
+const partial = new Map<ChainPart, { wall: number; cpu: number }[]>(PARTS.map((p) => [p, []]));
 const alone: { wall: number; cpu: number }[] = [];
 const bareRounds: number[] = [];
 const libSession = ledger.sessions.create(teamId, { context: "bare inserts" }, new Date());
@@ -188,6 +191,9 @@ for (let r = 0; r < ROUNDS; r += 1) {
   chainSettings.enabled = false;
   unchained.push(await libraryCallUs(store, AGENTS, PER_ROUND / AGENTS));
   chainSettings.enabled = true;
+  // The chain's cost with one part of the append left out (bench/guard/chain-parts.ts), interleaved too.
+  for (const part of PARTS)
+    partial.get(part)!.push(await withoutChainPart(part, () => libraryCallUs(store, AGENTS, PER_ROUND / AGENTS)));
   alone.push(await libraryCallUs(store, 1, PER_ROUND / 4));
   fullBatched.push(await libraryCallUs(fullStore, AGENTS, PER_ROUND / AGENTS));
   fullAlone.push(await libraryCallUs(fullStore, 1, PER_ROUND / 8));
@@ -208,6 +214,12 @@ for (let r = 0; r < ROUNDS; r += 1) {
 }
 const wall = (xs: { wall: number }[]) => xs.map((x) => x.wall);
 const cpu = (xs: { cpu: number }[]) => xs.map((x) => x.cpu);
+/** The chain's cost (%) by wall and CPU time when the rounds `on` ran with it, against the chain-off rounds. */
+const costOf = (on: { wall: number; cpu: number }[]) => ({
+  wall: (1 - median(wall(unchained)) / median(wall(on))) * 100,
+  cpu: (1 - median(cpu(unchained)) / median(cpu(on))) * 100,
+});
+const chainCost = costOf(batched);
 const summary = {
   bench: "guard",
   batched_us: Number(median(wall(batched)).toFixed(1)),
@@ -216,8 +228,8 @@ const summary = {
   // Issue 11: detection on / off for a result that is not a reading (median CPU per call and result).
   revision_detection_ratio: Number(detection.plain.ratio.cpu.toFixed(3)),
   // Issue 29: the throughput the chain costs the batched call (1 - off time / on time), by wall and by CPU time.
-  chain_cost_wall_pct: Number(((1 - median(wall(unchained)) / median(wall(batched))) * 100).toFixed(1)),
-  chain_cost_cpu_pct: Number(((1 - median(cpu(unchained)) / median(cpu(batched))) * 100).toFixed(1)),
+  chain_cost_wall_pct: Number(chainCost.wall.toFixed(1)),
+  chain_cost_cpu_pct: Number(chainCost.cpu.toFixed(1)),
 };
 console.log(`\nlibrary guarded call (invoke: call and result, each committed before it answers), ${ROUNDS} rounds:`);
 const show = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(", ");
@@ -247,6 +259,18 @@ console.log(
 console.log(
   `ledger chain's cost to the batched call's throughput: ${summary.chain_cost_wall_pct} % by wall time, ${summary.chain_cost_cpu_pct} % by CPU time (target <= 10 %)`,
 );
+{
+  const label: Record<ChainPart, string> = {
+    hashing: "rows hashed elsewhere for free (constant digests), entries written",
+    entries: "rows hashed, no entry rows written",
+    both: "neither: only the head read and moved",
+  };
+  console.log("the chain's cost with a part of the append left out (a broken chain; a benchmark only):");
+  for (const part of PARTS) {
+    const c = costOf(partial.get(part)!);
+    console.log(`  ${label[part]}: ${c.wall.toFixed(1)} % by wall time, ${c.cpu.toFixed(1)} % by CPU time`);
+  }
+}
 // The floor of any append that hashes each row's canonical form: the rows one library call chains (the call, its two
 // crossings, its result and the result's crossing) made canonical and hashed, with nothing read or written; and the
 // same rows as the append prints them (fingerprints too) and links them.
