@@ -11,6 +11,7 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
+import { MODERN_REVISION, unsupportedRevision } from "./standard-headers.js";
 import type { RpcError } from "./upstream-raw.js";
 
 /** A handler's answer: a result to send, or a JSON-RPC error (an upstream's, handed on unchanged). */
@@ -47,8 +48,7 @@ export type FrontOptions = {
 
 type Id = string | number;
 
-/** The stateless revision, served one request at a time. */
-export const MODERN_REVISION = "2026-07-28";
+export { MODERN_REVISION };
 
 /** The `_meta` key a 2026-07-28 request names its revision under. */
 const VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -173,6 +173,14 @@ export class FrontConnection {
     }
     const id = m.id;
     const params = isObject(m.params) ? m.params : {};
+    // A request naming a later stateless revision than ours is told the one we serve, so its client can retry with it.
+    const claimed = isObject(params._meta) ? params._meta[VERSION_META_KEY] : undefined;
+    const unsupported = typeof claimed === "string" ? unsupportedRevision(claimed) : null;
+    if (unsupported !== null) {
+      const { code, message, data } = unsupported;
+      this.reply(id, { error: { code, message, data } });
+      return;
+    }
     // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
     const modern =
       this.options.modern === true || (isObject(params._meta) && params._meta[VERSION_META_KEY] === MODERN_REVISION);

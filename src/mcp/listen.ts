@@ -13,6 +13,7 @@ import { relayFetch } from "./relay-fetch.js";
 import type { GatewayProxy } from "./gateway-proxy.js";
 import { GuardedProxy } from "./proxy.js";
 import { ChildPool, stdioServesModern } from "./stdio-children.js";
+import { edgeRefusal } from "./standard-headers.js";
 import { servesModern } from "./upstream-http.js";
 import { describeTarget, errorText, type UpstreamTarget } from "./upstream-link.js";
 import { ChildStdioTransport } from "./upstream-transport.js";
@@ -270,6 +271,20 @@ export async function listenProxy(
     });
     if (route.kind === "legacy") return sessions.handle(c.req.raw, body.value);
     if (route.kind === "reject") return rejection(route, body.value);
+    const refused = edgeRefusal(
+      {
+        protocolVersion: c.req.header("mcp-protocol-version"),
+        method: c.req.header("mcp-method"),
+        name: c.req.header("mcp-name"),
+      },
+      {
+        kind: route.messageKind,
+        method: route.message.method,
+        params: route.message.params,
+        revision: route.classification.revision,
+      },
+    );
+    if (refused !== null) return rejection(refused, body.value);
     // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.
     const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
     if (pool !== null) {

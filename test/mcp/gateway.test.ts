@@ -62,18 +62,28 @@ async function modern(
   meta: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const id = nextId++;
   const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
+  return raw(
+    method,
+    params,
+    { "mcp-protocol-version": REVISION, "mcp-method": method, ...name, ...headers },
+    REVISION,
+    meta,
+  );
+}
+
+/** One request with exactly the standard headers given, its envelope naming `revision`. */
+async function raw(
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string>,
+  revision = REVISION,
+  meta: Record<string, unknown> = {},
+): Promise<Answer> {
+  const id = nextId++;
   const res = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": REVISION,
-      "mcp-method": method,
-      ...name,
-      ...headers,
-    },
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id,
@@ -81,7 +91,7 @@ async function modern(
       params: {
         ...params,
         _meta: {
-          "io.modelcontextprotocol/protocolVersion": REVISION,
+          "io.modelcontextprotocol/protocolVersion": revision,
           "io.modelcontextprotocol/clientInfo": { name: "raw-agent", version: "1" },
           "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} },
           ...meta,
@@ -214,6 +224,67 @@ describe("a 2026-07-28 agent through --listen", () => {
     expect(r.status).toBe(400);
     expect(r.body.error?.code).toBe(-32020);
     expect(upstream.calls.length).toBe(calls);
+  });
+
+  // The standard request headers of SEP-2243, as the SDK's own handler checks them: each case is refused with its
+  // code before the upstream sees it, and nothing is recorded.
+  const CALL = { name: "read_discharge", arguments: { station: "1" } };
+  const WITHOUT = (...names: string[]) => ({
+    "mcp-protocol-version": REVISION,
+    "mcp-method": "tools/call",
+    "mcp-name": "read_discharge",
+    ...Object.fromEntries(names.map((n) => [n, "\u0000drop"])),
+  });
+  it.each([
+    [
+      "an Mcp-Name header naming another tool",
+      { ...WITHOUT(), "mcp-name": "runoff_depth" },
+      /Mcp-Name header names "runoff_depth"/,
+    ],
+    ["no Mcp-Name header", WITHOUT("mcp-name"), /required Mcp-Name header is absent/],
+    ["no Mcp-Method header", WITHOUT("mcp-method"), /required Mcp-Method header is absent/],
+    [
+      "no MCP-Protocol-Version header",
+      WITHOUT("mcp-protocol-version"),
+      /required MCP-Protocol-Version header is absent/,
+    ],
+    ["an Mcp-Name header that is not valid Base64", { ...WITHOUT(), "mcp-name": "=?base64?!!?=" }, /invalid Base64/],
+  ])("refuses a tools/call with %s (400, -32020), before the upstream sees it", async (_what, headers, message) => {
+    const calls = upstream.calls.length;
+    const recorded = sessions().reduce((n, s) => n + s.call_count, 0);
+    const sent = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== "\u0000drop"));
+    const r = await raw("tools/call", CALL, sent);
+    expect(r.status).toBe(400);
+    expect(r.body.error?.code).toBe(-32020);
+    expect(r.body.error?.message).toMatch(message);
+    expect(upstream.calls.length).toBe(calls);
+    expect(sessions().reduce((n, s) => n + s.call_count, 0)).toBe(recorded);
+  });
+
+  it("serves a tools/call whose Mcp-Name header is the tool's name in Base64 (=?base64?...?=)", async () => {
+    const encoded = `=?base64?${Buffer.from("read_discharge").toString("base64")}?=`;
+    const r = await raw(
+      "tools/call",
+      { name: "read_discharge", arguments: { station: "07374000" } },
+      {
+        ...WITHOUT(),
+        "mcp-name": encoded,
+      },
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.result?.structuredContent).toEqual({ value: 1250, unit: "cfs" });
+  });
+
+  it("answers a request for a revision it does not serve with -32022 and the revision it does", async () => {
+    const r = await raw(
+      "tools/list",
+      {},
+      { "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" },
+      "2099-01-01",
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.error?.code).toBe(-32022);
+    expect((r.body.error as { data?: unknown }).data).toEqual({ supported: [REVISION], requested: "2099-01-01" });
   });
 
   it("relays elicitation and sampling rounds of a guarded tool and records the call once", async () => {
@@ -357,6 +428,50 @@ describe("the stdio front in front of the same upstream", () => {
     }
     const mine = sessions().filter((s) => s.labels.client === "stdio-modern");
     expect(mine.map((s) => [s.labels["mcp.session_key"], s.call_count, s.blocked_count])).toEqual([["meta", 2, 1]]);
+  });
+
+  it("answers a request naming a later stateless revision with -32022 and the one it serves, then serves 2026-07-28", async () => {
+    const proxy = spawn(process.execPath, stdioArgs(), { cwd: ROOT, stdio: ["pipe", "pipe", "ignore"] });
+    try {
+      const envelope = (revision: string) => ({
+        "io.modelcontextprotocol/protocolVersion": revision,
+        "io.modelcontextprotocol/clientInfo": { name: "raw-stdio", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      });
+      const lines: Record<string, unknown>[] = [];
+      let buffered = "";
+      const two = new Promise<void>((resolve) =>
+        proxy.stdout!.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString("utf8");
+          for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
+            lines.push(JSON.parse(buffered.slice(0, i)));
+            buffered = buffered.slice(i + 1);
+          }
+          if (lines.length >= 2) resolve();
+        }),
+      );
+      const send = (id: number, method: string, revision: string) =>
+        proxy.stdin!.write(
+          `${JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: envelope(revision) } })}\n`,
+        );
+      send(1, "server/discover", "2099-01-01");
+      send(2, "server/discover", REVISION);
+      await two;
+      expect(lines.find((l) => l.id === 1)).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32022,
+          message: "Unsupported protocol version: 2099-01-01",
+          data: { supported: [REVISION], requested: "2099-01-01" },
+        },
+      });
+      expect((lines.find((l) => l.id === 2)?.result as { supportedVersions?: unknown }).supportedVersions).toEqual([
+        REVISION,
+      ]);
+    } finally {
+      proxy.kill("SIGKILL");
+    }
   });
 });
 

@@ -159,6 +159,62 @@ describe("agent-ledger mcp --listen", () => {
   });
 });
 
+describe("agent-ledger mcp --listen, a 2026-07-28 request when the upstream serves only 2025-11-25", () => {
+  /** One 2026-07-28 tools/call naming `revision` in its envelope, with exactly the standard headers given. */
+  const modernCall = async (headers: Record<string, string>, revision = "2026-07-28") => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          name: "read_discharge",
+          arguments: { station: "07374000" },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": revision,
+            "io.modelcontextprotocol/clientInfo": { name: "raw-agent", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    const text = await res.text();
+    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    return { status: res.status, body: JSON.parse(data) as { result?: unknown; error?: Record<string, unknown> } };
+  };
+  const standard = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "read_discharge" };
+
+  it("answers it itself, guarded, when its headers agree with its body", async () => {
+    const r = await modernCall(standard);
+    expect(r.status).toBe(200);
+    expect((r.body.result as { structuredContent?: unknown }).structuredContent).toEqual({ value: 1250, unit: "cfs" });
+  });
+
+  it("refuses an Mcp-Name header naming another tool, and a missing one, with 400 and -32020", async () => {
+    const other = await modernCall({ ...standard, "mcp-name": "runoff_depth" });
+    expect([other.status, other.body.error?.code]).toEqual([400, -32020]);
+    expect(other.body.error?.message).toBe(
+      'Bad Request: the request headers and body disagree: the body carries params.name="read_discharge" but the ' +
+        'Mcp-Name header names "runoff_depth"',
+    );
+    const { "mcp-name": _, ...unnamed } = standard;
+    const missing = await modernCall(unnamed);
+    expect([missing.status, missing.body.error?.code]).toEqual([400, -32020]);
+  });
+
+  it("refuses a revision it does not serve with 400 and -32022, naming the one it does", async () => {
+    const r = await modernCall({ ...standard, "mcp-protocol-version": "2099-01-01" }, "2099-01-01");
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({
+      code: -32022,
+      message: "Unsupported protocol version: 2099-01-01",
+      data: { supported: ["2026-07-28"], requested: "2099-01-01" },
+    });
+  });
+});
+
 describe("agent-ledger mcp --listen, request bodies", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const LIMIT = 4 * 1024 * 1024;
