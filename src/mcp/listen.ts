@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { classifyInboundRequest, PerRequestHTTPServerTransport } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, isJsonContentType, PerRequestHTTPServerTransport } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import { jsonRpcError, McpHttpSessions } from "./http-sessions.js";
 import { Pipe, type PipeTransport } from "./pipe.js";
@@ -255,6 +255,9 @@ export async function listenProxy(
     if (!originAllowed(c.req.header("origin"), address.host))
       return jsonRpcError(403, -32000, `requests from the web origin ${c.req.header("origin")} are not accepted`);
     if (c.req.method !== "POST") return sessions.handle(c.req.raw);
+    // As the SDK's own handler does before either revision's path (its 2026-07-28 transport does not check it).
+    if (!isJsonContentType(c.req.header("content-type") ?? null))
+      return jsonRpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
     const body = await readJsonBody(c.req.raw, limit);
     if (body instanceof Response) return body;
     // A request of an open 2025-11-25 session (its Mcp-Session-Id, a revision no later than 2025-11-25) is legacy

@@ -246,6 +246,47 @@ describe("agent-ledger mcp --listen, request bodies", () => {
     expect(await chunked.json()).toEqual(overLimit());
   });
 
+  it("answers 415 to a POST whose Content-Type is not JSON, of either revision, and accepts a charset", async () => {
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "raw-agent", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const modern = {
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope } }),
+      headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+    };
+    const legacy = {
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "a", version: "1" } },
+      }),
+      headers: {},
+    };
+    for (const [type, want] of [
+      ["text/plain", 415],
+      ["application/x-www-form-urlencoded", 415],
+      ["application/json; charset=utf-8", 200],
+    ] as const)
+      for (const r of [modern, legacy]) {
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { ...headers, "content-type": type, ...r.headers },
+          body: r.body,
+        });
+        expect([type, res.status]).toEqual([type, want]);
+        if (want === 415)
+          expect(await res.json()).toEqual({
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" },
+            id: null,
+          });
+        else await res.body?.cancel();
+      }
+  });
+
   it("answers 400 with a JSON-RPC parse error to a body that is not JSON, stated or chunked", async () => {
     const parseError = {
       jsonrpc: "2.0",
