@@ -466,9 +466,9 @@ describe("the stdio front in front of the same upstream", () => {
           data: { supported: [REVISION], requested: "2099-01-01" },
         },
       });
-      expect((lines.find((l) => l.id === 2)?.result as { supportedVersions?: unknown }).supportedVersions).toEqual([
-        REVISION,
-      ]);
+      expect(
+        (lines.find((l) => l.id === 2)?.result as { supportedVersions?: unknown } | undefined)?.supportedVersions,
+      ).toEqual([REVISION]);
     } finally {
       proxy.kill("SIGKILL");
     }
