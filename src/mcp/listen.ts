@@ -13,6 +13,7 @@ import { relayFetch } from "./relay-fetch.js";
 import type { GatewayProxy } from "./gateway-proxy.js";
 import { GuardedProxy } from "./proxy.js";
 import { ChildPool, stdioServesModern } from "./stdio-children.js";
+import { paramHeaderRefusal, paramHeaders } from "./param-headers.js";
 import { edgeRefusal } from "./standard-headers.js";
 import { servesModern } from "./upstream-http.js";
 import { describeTarget, errorText, type UpstreamTarget } from "./upstream-link.js";
@@ -185,6 +186,7 @@ async function openPipe(
     log,
     describe: (e) => `${where} could not be reached: ${errorText(e)}`,
     onClose: () => own?.close(),
+    paramHeaders: (tool, args) => paramHeaders(proxy.upstream.headerScan(tool), args),
   });
   try {
     await pipe.start();
@@ -288,6 +290,13 @@ export async function listenProxy(
       },
     );
     if (refused !== null) return rejection(refused, body.value);
+    // A tool's x-mcp-header arguments (SEP-2243): the agent's Mcp-Param-* headers must say what its arguments say.
+    const call = route.message.method === "tools/call" ? route.message.params : undefined;
+    if (call !== undefined && typeof call.name === "string") {
+      const scan = single?.upstream.headerScan(call.name);
+      const param = scan ? paramHeaderRefusal(scan, call.arguments, (h) => c.req.header(h)) : null;
+      if (param !== null) return rejection(param, body.value);
+    }
     // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.
     const transport = new PerRequestHTTPServerTransport({ classification: route.classification });
     if (pool !== null) {

@@ -17,7 +17,10 @@ export type Message = {
 /** The SDK transport shape both sides share (server transports on the front, client transports behind). */
 export type PipeTransport = {
   start(): Promise<void>;
-  send(message: never, options?: { relatedRequestId?: string | number }): Promise<void>;
+  send(
+    message: never,
+    options?: { relatedRequestId?: string | number; headers?: Record<string, string> },
+  ): Promise<void>;
   close(): Promise<void>;
   onmessage?: ((message: never, extra?: never) => void) | undefined;
   onclose?: (() => void) | undefined;
@@ -62,6 +65,9 @@ type Waiting = { resolve(a: PipeAnswer): void; reject(e: Error): void };
 // How long a closing pipe waits for the answers the interceptor is still making before it closes the front.
 const CLOSING_ANSWER_MS = 2000;
 
+// The `_meta` key a 2026-07-28 request names its revision under.
+const VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The upstream link could not carry a message (it failed or closed). */
@@ -93,6 +99,8 @@ export class Pipe {
       log?: (line: string) => void;
       onClose?: () => void;
       describe?: (e: unknown) => string;
+      /** The Mcp-Param-* headers a 2026-07-28 tools/call with these arguments carries upstream (SEP-2243). */
+      paramHeaders?: (tool: string, args: unknown) => Record<string, string>;
     } = {},
   ) {}
 
@@ -177,7 +185,7 @@ export class Pipe {
       this.initializeId = m.id;
       this.held = [];
     }
-    this.upstream.send(m as never).catch((e: unknown) => {
+    this.upstream.send(m as never, this.sendOptions(m)).catch((e: unknown) => {
       if (m.method === "initialize") this.releaseHeld();
       // The upstream no longer knows this session (it restarted): the agent's session ends too, so its next request is
       // answered 404 and it starts a new one, which opens a new upstream session (MCP 2025-11-25 session rules).
@@ -202,6 +210,15 @@ export class Pipe {
       const why = this.options.describe?.(e) ?? (e instanceof Error ? e.message : String(e));
       this.answerFront(m.id, { error: { code: -32603, message: why } });
     });
+  }
+
+  /** A 2026-07-28 tools/call carries the headers its tool's x-mcp-header declarations ask for, as the SDK Client adds. */
+  private sendOptions(m: Message): { headers: Record<string, string> } | undefined {
+    if (m.method !== "tools/call" || this.options.paramHeaders === undefined || !isObject(m.params)) return undefined;
+    const { name, arguments: args, _meta } = m.params;
+    if (typeof name !== "string" || !isObject(_meta) || _meta[VERSION_META_KEY] === undefined) return undefined;
+    const headers = this.options.paramHeaders(name, args);
+    return Object.keys(headers).length > 0 ? { headers } : undefined;
   }
 
   private initializeId: Id | undefined;

@@ -54,7 +54,7 @@ function decodedHeader(value: string): string | undefined {
 }
 
 /** The HeaderMismatch refusal, in the SDK's shape: what the header said and what the body says. */
-function mismatch(header: string, body: string): EdgeRefusal {
+export function headerMismatch(header: string, body: string): EdgeRefusal {
   return {
     httpStatus: 400,
     code: HEADER_MISMATCH,
@@ -82,12 +82,12 @@ export function edgeRefusal(headers: StandardHeaders, message: ModernMessage): E
   if (message.kind !== "request") return null;
   const { method } = message;
   if (headers.protocolVersion === undefined)
-    return mismatch(
+    return headerMismatch(
       "(missing)",
       `the body envelope names protocol version ${revision} but the required MCP-Protocol-Version header is absent`,
     );
   if (headers.method === undefined)
-    return mismatch("(missing)", `the body names method ${method} but the required Mcp-Method header is absent`);
+    return headerMismatch("(missing)", `the body names method ${method} but the required Mcp-Method header is absent`);
   const field = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
   if (field === undefined) return null;
   const params = message.params;
@@ -96,11 +96,18 @@ export function edgeRefusal(headers: StandardHeaders, message: ModernMessage): E
   if (headers.name === undefined)
     return body === undefined
       ? null
-      : mismatch("(missing)", `the body carries params.${field}="${body}" but the required Mcp-Name header is absent`);
+      : headerMismatch(
+          "(missing)",
+          `the body carries params.${field}="${body}" but the required Mcp-Name header is absent`,
+        );
   const sent = trimmed(headers.name);
   const decoded = decodedHeader(sent);
-  if (decoded === undefined) return mismatch(sent, "the Mcp-Name header carries an invalid Base64 sentinel value");
+  if (decoded === undefined)
+    return headerMismatch(sent, "the Mcp-Name header carries an invalid Base64 sentinel value");
   if (body !== undefined && decoded !== body)
-    return mismatch(sent, `the body carries params.${field}="${body}" but the Mcp-Name header names "${decoded}"`);
+    return headerMismatch(
+      sent,
+      `the body carries params.${field}="${body}" but the Mcp-Name header names "${decoded}"`,
+    );
   return null;
 }

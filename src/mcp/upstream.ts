@@ -13,6 +13,7 @@ import {
   type UpstreamLink,
   type UpstreamTarget,
 } from "./upstream-link.js";
+import { type HeaderScan, scanHeaders } from "./param-headers.js";
 import { RawChannel, type RawAnswer, type UpstreamPeer } from "./upstream-raw.js";
 
 export { UpstreamExited, UpstreamUnavailable };
@@ -118,11 +119,35 @@ export class Upstream {
     return this.withConnection(method, (conn) => conn.raw.notify(method, params));
   }
 
+  // The x-mcp-header declarations of each tool of the latest listing (SEP-2243), scanned when first asked for.
+  private scans = new Map<string, HeaderScan>();
+  private listed: RawTool[] = [];
+
+  /** Keeps the latest listing, for the header declarations of its tools. */
+  private remember(tools: RawTool[]): void {
+    this.listed = tools;
+    this.scans = new Map();
+  }
+
+  /** The `x-mcp-header` declarations of a tool as the upstream last listed it (none for a tool not listed). */
+  headerScan(name: string): HeaderScan {
+    let scan = this.scans.get(name);
+    if (scan === undefined) {
+      const tool = this.listed.find((t) => t.name === name);
+      // Only listed names are kept, so an agent calling made-up names does not grow the table.
+      if (tool === undefined) return { valid: true, declarations: [] };
+      scan = scanHeaders(tool.inputSchema);
+      this.scans.set(name, scan);
+    }
+    return scan;
+  }
+
   /** Lists the upstream's tools now (every page), telling `onTools`. */
   async listTools(): Promise<RawTool[]> {
     return this.withConnection("tools/list", async (conn) => {
       const tools = await listAll(conn.client);
       conn.tools = tools;
+      this.remember(tools);
       await this.options.onTools?.(tools);
       return tools;
     });
@@ -231,6 +256,7 @@ export class Upstream {
     }
     try {
       const tools = await listAll(client);
+      this.remember(tools);
       await this.options.onTools?.(tools);
       return { client, link, tools, raw: new RawChannel(link.transport, this.options.timeoutMs, this.peer) };
     } catch (e) {

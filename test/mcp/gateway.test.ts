@@ -275,6 +275,45 @@ describe("a 2026-07-28 agent through --listen", () => {
     expect(r.body.result?.structuredContent).toEqual({ value: 1250, unit: "cfs" });
   });
 
+  it("passes a tool whose argument is mirrored into an Mcp-Param header (x-mcp-header): the upstream gets the header", async () => {
+    const r = await modern(
+      "tools/call",
+      { name: "read_region", arguments: { region: "us-west" } },
+      {},
+      {
+        "mcp-param-region": "us-west",
+      },
+    );
+    expect(r.status).toBe(200);
+    expect(textOf(r.body.result)).toBe("gauges of us-west");
+    expect(upstream.calls.at(-1)).toBe("read_region us-west");
+    // A value that is not plain ASCII goes in its Base64 form, both ways.
+    const far = `=?base64?${Buffer.from("Île-de-France").toString("base64")}?=`;
+    const encoded = await modern(
+      "tools/call",
+      { name: "read_region", arguments: { region: "Île-de-France" } },
+      {},
+      {
+        "mcp-param-region": far,
+      },
+    );
+    expect(textOf(encoded.body.result)).toBe("gauges of Île-de-France");
+  });
+
+  it.each([
+    ["no Mcp-Param-Region header", {}, /the Mcp-Param-Region header is absent/],
+    ["an Mcp-Param-Region header naming another region", { "mcp-param-region": "us-east" }, /decodes to "us-east"/],
+  ])(
+    "refuses a call of an x-mcp-header tool with %s (400, -32020), before the upstream sees it",
+    async (_w, h, msg) => {
+      const calls = upstream.calls.length;
+      const r = await modern("tools/call", { name: "read_region", arguments: { region: "us-west" } }, {}, h);
+      expect([r.status, r.body.error?.code]).toEqual([400, -32020]);
+      expect(r.body.error?.message).toMatch(msg);
+      expect(upstream.calls.length).toBe(calls);
+    },
+  );
+
   it("answers a request for a revision it does not serve with -32022 and the revision it does", async () => {
     const r = await raw(
       "tools/list",

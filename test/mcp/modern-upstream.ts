@@ -2,7 +2,7 @@
 // 2026-07-28 requests through createMcpHandler (stateless), 2025-11-25 sessions through a sessionful transport. Its
 // tools: the water readings, and `read_discharge_checked`, which asks the agent for a confirmation (elicitation) and
 // then for a model's answer (sampling) before it answers 1250: input_required rounds in 2026-07-28, server-to-client
-// requests (the SDK's legacy shim) in 2025-11-25.
+// requests (the SDK's legacy shim) in 2025-11-25; and `read_region`, whose argument travels in an Mcp-Param header too.
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -40,6 +40,18 @@ export function waterServer(calls: string[]): McpServer {
     async ({ discharge, area }) => {
       calls.push(`runoff_depth ${discharge} ${area}`);
       return text(String((discharge / area) * 86.4));
+    },
+  );
+  // A tool with an argument mirrored into a header (SEP-2243): createMcpHandler refuses a call without Mcp-Param-Region.
+  server.registerTool(
+    "read_region",
+    {
+      description: "The gauges of a region.",
+      inputSchema: z.object({ region: z.string().meta({ "x-mcp-header": "Region" }) }),
+    },
+    async ({ region }) => {
+      calls.push(`read_region ${region}`);
+      return text(`gauges of ${region}`);
     },
   );
   server.registerResource(
