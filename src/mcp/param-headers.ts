@@ -5,7 +5,7 @@
 // halves: it checks the agent's headers against the agent's arguments, and makes its own from the arguments it sends
 // on (converted, for a guarded call). The SDK does both inside its Client and createMcpHandler without exporting them;
 // these are the same rules, with the same codes and messages.
-import { type EdgeRefusal, headerMismatch as mismatch } from "./standard-headers.js";
+import { decodedHeader, type EdgeRefusal, headerMismatch as mismatch } from "./standard-headers.js";
 
 /** One argument a tool mirrors into a header: where it is in the arguments, the header's name, its declared type. */
 export type HeaderDeclaration = { path: string[]; header: string; type: string };
@@ -41,7 +41,6 @@ const ELSEWHERE = [
 const NAMED = new Set(["patternProperties", "dependentSchemas", "$defs", "definitions"]);
 const B64_PREFIX = "=?base64?";
 const B64_SUFFIX = "?=";
-const B64_CANONICAL = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -104,18 +103,6 @@ function encoded(s: string): string {
   return `${B64_PREFIX}${Buffer.from(s, "utf8").toString("base64")}${B64_SUFFIX}`;
 }
 
-/** A header value as the client meant it; undefined when its Base64 form does not decode. */
-function decoded(value: string): string | undefined {
-  if (!(value.startsWith(B64_PREFIX) && value.endsWith(B64_SUFFIX))) return value;
-  const b64 = value.slice(B64_PREFIX.length, value.length - B64_SUFFIX.length);
-  if (!B64_CANONICAL.test(b64)) return undefined;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(b64, "base64"));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The Mcp-Param-* headers a call with these arguments carries (none for a tool whose declarations are not valid). */
 export function paramHeaders(scan: HeaderScan, args: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -142,7 +129,7 @@ export function paramHeaderRefusal(
     const sent = header(name);
     if (sent === undefined)
       return mismatch(name, `the body carries ${where}=${JSON.stringify(raw)} but the ${name} header is absent`);
-    const value = decoded(sent);
+    const value = decodedHeader(sent);
     if (value === undefined) return mismatch(name, `the ${name} header carries an invalid Base64 sentinel value`);
     const numeric = (d.type === "integer" || d.type === "number") && typeof raw === "number" && DECIMAL.test(value);
     if (numeric ? Number(value) !== raw : value !== text)

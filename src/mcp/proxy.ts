@@ -286,6 +286,8 @@ export class GuardedProxy {
     const result = answer.result as { tools?: unknown };
     if (!Array.isArray(result.tools)) return answer;
     const tools = result.tools as RawTool[];
+    // The page as the upstream lists it now: its tools' Mcp-Param headers are made and checked from it.
+    this.upstream.remember(tools);
     const annotated = tools.filter((t) => this.annotations.has(t.name));
     const listing = JSON.stringify(annotated);
     if (listing !== this.declaredListing) {

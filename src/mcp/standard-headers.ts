@@ -42,7 +42,7 @@ const BASE64_CANONICAL = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9
 const trimmed = (v: string): string => v.replace(/^[ \t]+|[ \t]+$/g, "");
 
 /** A header value as the client meant it: a `=?base64?...?=` value decoded as UTF-8; undefined when it does not decode. */
-function decodedHeader(value: string): string | undefined {
+export function decodedHeader(value: string): string | undefined {
   if (!(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX))) return value;
   const b64 = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
   if (!BASE64_CANONICAL.test(b64)) return undefined;

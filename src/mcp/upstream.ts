@@ -119,27 +119,23 @@ export class Upstream {
     return this.withConnection(method, (conn) => conn.raw.notify(method, params));
   }
 
-  // The x-mcp-header declarations of each tool of the latest listing (SEP-2243), scanned when first asked for.
-  private scans = new Map<string, HeaderScan>();
-  private listed: RawTool[] = [];
+  // The x-mcp-header declarations of each tool the upstream listed (SEP-2243), by name, scanned when first asked for.
+  private known = new Map<string, { tool: RawTool; scan?: HeaderScan }>();
 
-  /** Keeps the latest listing, for the header declarations of its tools. */
-  private remember(tools: RawTool[]): void {
-    this.listed = tools;
-    this.scans = new Map();
+  /** Keeps the tools of a whole listing (`whole`: the others are gone) or of one page an agent's listing relayed. */
+  remember(tools: readonly RawTool[], whole = false): void {
+    if (whole) this.known = new Map();
+    // A relayed page is the upstream's text as it came: an entry that is not a named tool is not kept.
+    for (const tool of tools) if (typeof tool?.name === "string") this.known.set(tool.name, { tool });
   }
 
   /** The `x-mcp-header` declarations of a tool as the upstream last listed it (none for a tool not listed). */
   headerScan(name: string): HeaderScan {
-    let scan = this.scans.get(name);
-    if (scan === undefined) {
-      const tool = this.listed.find((t) => t.name === name);
-      // Only listed names are kept, so an agent calling made-up names does not grow the table.
-      if (tool === undefined) return { valid: true, declarations: [] };
-      scan = scanHeaders(tool.inputSchema);
-      this.scans.set(name, scan);
-    }
-    return scan;
+    // Only listed names are kept, so an agent calling made-up names does not grow the table.
+    const entry = this.known.get(name);
+    if (entry === undefined) return { valid: true, declarations: [] };
+    entry.scan ??= scanHeaders(entry.tool.inputSchema);
+    return entry.scan;
   }
 
   /** Lists the upstream's tools now (every page), telling `onTools`. */
@@ -147,7 +143,7 @@ export class Upstream {
     return this.withConnection("tools/list", async (conn) => {
       const tools = await listAll(conn.client);
       conn.tools = tools;
-      this.remember(tools);
+      this.remember(tools, true);
       await this.options.onTools?.(tools);
       return tools;
     });
@@ -256,7 +252,7 @@ export class Upstream {
     }
     try {
       const tools = await listAll(client);
-      this.remember(tools);
+      this.remember(tools, true);
       await this.options.onTools?.(tools);
       return { client, link, tools, raw: new RawChannel(link.transport, this.options.timeoutMs, this.peer) };
     } catch (e) {

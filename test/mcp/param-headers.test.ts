@@ -2,6 +2,7 @@
 // call carries, and the refusal of headers that disagree with the arguments.
 import { describe, expect, it } from "vitest";
 import { paramHeaderRefusal, paramHeaders, scanHeaders } from "../../src/mcp/param-headers.js";
+import { Upstream } from "../../src/mcp/upstream.js";
 
 const schema = {
   type: "object",
@@ -114,5 +115,25 @@ describe("paramHeaderRefusal", () => {
 
   it("expects no header for an argument that is null or absent", () => {
     expect(paramHeaderRefusal(scan, { region: null }, sent({}))).toBeNull();
+  });
+});
+
+describe("Upstream.headerScan", () => {
+  const region = { name: "read_region", inputSchema: schema };
+  const later = {
+    name: "read_later",
+    inputSchema: { type: "object", properties: { site: { type: "string", "x-mcp-header": "Site" } } },
+  };
+
+  it("reads a tool's declarations from the latest listing, a relayed page adding to it and a whole one replacing it", () => {
+    const upstream = new Upstream({ url: "http://127.0.0.1:9/mcp" });
+    upstream.remember([region], true);
+    expect(upstream.headerScan("read_region").declarations.map((d) => d.header)).toEqual(["Region", "Limit", "Live"]);
+    expect(upstream.headerScan("read_later").declarations).toEqual([]);
+    upstream.remember([later, null as never, { nameless: true } as never]);
+    expect(upstream.headerScan("read_later").declarations.map((d) => d.header)).toEqual(["Site"]);
+    expect(upstream.headerScan("read_region").declarations).toHaveLength(3);
+    upstream.remember([later], true);
+    expect(upstream.headerScan("read_region").declarations).toEqual([]);
   });
 });
