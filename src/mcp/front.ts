@@ -11,6 +11,7 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
+import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { MODERN_REVISION, unsupportedRevision } from "./standard-headers.js";
 import type { RpcError } from "./upstream-raw.js";
 
@@ -48,10 +49,6 @@ export type FrontOptions = {
 
 type Id = string | number;
 
-export { MODERN_REVISION };
-
-/** The `_meta` key a 2026-07-28 request names its revision under. */
-const VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 type Incoming = { id?: Id; method?: string; params?: unknown };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -85,7 +82,7 @@ export class FrontConnection {
 
   /** The revision a request is served in: the one its `_meta` names (2026-07-28), else the one initialize settled on. */
   protocolVersionOf(params: Record<string, unknown>): string | undefined {
-    const named = isObject(params._meta) ? params._meta[VERSION_META_KEY] : undefined;
+    const named = isObject(params._meta) ? params._meta[PROTOCOL_VERSION_META_KEY] : undefined;
     return typeof named === "string" ? named : this.negotiated;
   }
 
@@ -174,7 +171,7 @@ export class FrontConnection {
     const id = m.id;
     const params = isObject(m.params) ? m.params : {};
     // A request naming a later stateless revision than ours is told the one we serve, so its client can retry with it.
-    const claimed = isObject(params._meta) ? params._meta[VERSION_META_KEY] : undefined;
+    const claimed = isObject(params._meta) ? params._meta[PROTOCOL_VERSION_META_KEY] : undefined;
     const unsupported = typeof claimed === "string" ? unsupportedRevision(claimed) : null;
     if (unsupported !== null) {
       const { code, message, data } = unsupported;
@@ -182,8 +179,7 @@ export class FrontConnection {
       return;
     }
     // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
-    const modern =
-      this.options.modern === true || (isObject(params._meta) && params._meta[VERSION_META_KEY] === MODERN_REVISION);
+    const modern = this.options.modern === true || claimed === MODERN_REVISION;
     const answer = this.answer(id, m.method, params, extra);
     if (!(answer instanceof Promise)) {
       this.reply(id, answer, modern);

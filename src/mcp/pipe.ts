@@ -4,6 +4,8 @@
 // answers, input_required results, caching hints), except the two methods the proxy exists for: `tools/list` and
 // `tools/call`, which the proxy answers through `relay`, sending on through the same link.
 
+import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
+
 /** A JSON-RPC message as the pipe sees it (any of request, notification, response). */
 export type Message = {
   jsonrpc: "2.0";
@@ -64,9 +66,6 @@ type Waiting = { resolve(a: PipeAnswer): void; reject(e: Error): void };
 
 // How long a closing pipe waits for the answers the interceptor is still making before it closes the front.
 const CLOSING_ANSWER_MS = 2000;
-
-// The `_meta` key a 2026-07-28 request names its revision under.
-const VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -216,7 +215,8 @@ export class Pipe {
   private sendOptions(m: Message): { headers: Record<string, string> } | undefined {
     if (m.method !== "tools/call" || this.options.paramHeaders === undefined || !isObject(m.params)) return undefined;
     const { name, arguments: args, _meta } = m.params;
-    if (typeof name !== "string" || !isObject(_meta) || _meta[VERSION_META_KEY] === undefined) return undefined;
+    if (typeof name !== "string" || !isObject(_meta) || _meta[PROTOCOL_VERSION_META_KEY] === undefined)
+      return undefined;
     const headers = this.options.paramHeaders(name, args);
     return Object.keys(headers).length > 0 ? { headers } : undefined;
   }

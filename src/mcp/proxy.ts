@@ -1,5 +1,6 @@
 // The guarding proxy: an MCP server to the agent, an MCP client to the upstream, the ledger deciding every annotated call.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import {
   type McpRequestInfo,
@@ -317,8 +318,7 @@ export class GuardedProxy {
     const round = this.rounds.unwrap(req.params.requestState);
     if (round !== null) return this.calls.laterRound(annotation, round, relay);
     const meta = req.params._meta as Record<string, unknown> | undefined;
-    const version =
-      req.request?.headers.get("mcp-protocol-version") ?? meta?.["io.modelcontextprotocol/protocolVersion"];
+    const version = req.request?.headers.get("mcp-protocol-version") ?? meta?.[PROTOCOL_VERSION_META_KEY];
     const mcp: McpRequestInfo = {
       method: "tools/call",
       protocolVersion: typeof version === "string" ? version : undefined,
