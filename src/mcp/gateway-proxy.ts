@@ -24,6 +24,7 @@ import { noTelemetry, traceParentOf, type Telemetry } from "../telemetry/telemet
 import { VERSION } from "../version.js";
 import { type Annotations, loadAnnotations } from "./annotations.js";
 import { FrontConnection, type Reply } from "./front.js";
+import { type HeaderScan, NO_HEADERS } from "./param-headers.js";
 import { MODERN_REVISION } from "./standard-headers.js";
 import { GatewayAgents } from "./gateway-agents.js";
 import { type Asking, GatewayRoutes } from "./gateway-routes.js";
@@ -180,6 +181,13 @@ export class GatewayProxy {
       }
     }
     await this.refresh();
+  }
+
+  /** The `x-mcp-header` declarations of an advertised tool, as the upstream serving it last listed it (SEP-2243). */
+  headerScan(advertised: string): HeaderScan {
+    const route = this.view.catalogue.toolRoutes.get(advertised);
+    const member = route === undefined ? undefined : this.byName.get(route.upstream);
+    return member === undefined ? NO_HEADERS : member.proxy.headerScan(route!.name);
   }
 
   /** The upstreams not reachable at the last listing. */

@@ -293,8 +293,7 @@ export async function listenProxy(
     // A tool's x-mcp-header arguments (SEP-2243): the agent's Mcp-Param-* headers must say what its arguments say.
     const call = route.message.method === "tools/call" ? route.message.params : undefined;
     if (call !== undefined && typeof call.name === "string") {
-      const scan = single?.upstream.headerScan(call.name);
-      const param = scan ? paramHeaderRefusal(scan, call.arguments, (h) => c.req.header(h)) : null;
+      const param = paramHeaderRefusal(proxy.headerScan(call.name), call.arguments, (h) => c.req.header(h));
       if (param !== null) return rejection(param, body.value);
     }
     // MCP 2026-07-28: each request on its own, through its own exchange with the upstream.

@@ -13,6 +13,9 @@ export type HeaderDeclaration = { path: string[]; header: string; type: string }
 /** A tool's declarations, and whether they are valid (a client makes no headers for a tool whose are not). */
 export type HeaderScan = { valid: boolean; declarations: HeaderDeclaration[] };
 
+/** The scan of a tool that declares no header (or is not listed). */
+export const NO_HEADERS: HeaderScan = { valid: true, declarations: [] };
+
 const KEY = "x-mcp-header";
 const PREFIX = "Mcp-Param-";
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -17,6 +17,7 @@ import type { ProxyLedger } from "./ledger-client.js";
 import { toolErrorReply } from "./results.js";
 import { type CallRequest, GuardedCalls } from "./guarded-call.js";
 import { advertisedTool, ledgerDeclaration } from "./rewrite.js";
+import type { HeaderScan } from "./param-headers.js";
 import { Upstream, UpstreamExited, UpstreamUnavailable, type RawTool } from "./upstream.js";
 import { errorText, type UpstreamTarget } from "./upstream-link.js";
 import { PipeBroken, PipeTimeout, type PipeAnswer, type PipeInterceptor, type PipeRequestInfo } from "./pipe.js";
@@ -276,6 +277,11 @@ export class GuardedProxy {
       if (this.sessions.get(key.key!) === opening) this.sessions.delete(key.key!);
     });
     return opening;
+  }
+
+  /** The `x-mcp-header` declarations of a tool as the upstream last listed it (SEP-2243). */
+  headerScan(tool: string): HeaderScan {
+    return this.upstream.headerScan(tool);
   }
 
   private async relayToolsList(

@@ -13,7 +13,7 @@ import {
   type UpstreamLink,
   type UpstreamTarget,
 } from "./upstream-link.js";
-import { type HeaderScan, scanHeaders } from "./param-headers.js";
+import { type HeaderScan, NO_HEADERS, scanHeaders } from "./param-headers.js";
 import { RawChannel, type RawAnswer, type UpstreamPeer } from "./upstream-raw.js";
 
 export { UpstreamExited, UpstreamUnavailable };
@@ -133,7 +133,7 @@ export class Upstream {
   headerScan(name: string): HeaderScan {
     // Only listed names are kept, so an agent calling made-up names does not grow the table.
     const entry = this.known.get(name);
-    if (entry === undefined) return { valid: true, declarations: [] };
+    if (entry === undefined) return NO_HEADERS;
     entry.scan ??= scanHeaders(entry.tool.inputSchema);
     return entry.scan;
   }

@@ -24,6 +24,7 @@ import { listenProxy } from "../../src/mcp/listen.js";
 import { GuardedProxy } from "../../src/mcp/proxy.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
+import { type RawAnswer, rawRequest, standardHeaders } from "./modern-request.js";
 import { type ModernUpstream, startModernUpstream } from "./modern-upstream.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -51,9 +52,8 @@ let upstream: ModernUpstream;
 let proxy: ChildProcess;
 let url: string;
 const stderr: string[] = [];
-let nextId = 1;
 
-type Answer = { status: number; body: { result?: Record<string, unknown>; error?: { code: number; message: string } } };
+type Answer = RawAnswer;
 
 /** One 2026-07-28 request over raw HTTP, as the revision asks: headers naming it, the envelope in `_meta`. */
 async function modern(
@@ -62,49 +62,17 @@ async function modern(
   meta: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
-  return raw(
-    method,
-    params,
-    { "mcp-protocol-version": REVISION, "mcp-method": method, ...name, ...headers },
-    REVISION,
-    meta,
-  );
+  return raw(method, params, { ...standardHeaders(REVISION, method, params), ...headers }, REVISION, meta);
 }
 
 /** One request with exactly the standard headers given, its envelope naming `revision`. */
-async function raw(
+const raw = (
   method: string,
   params: Record<string, unknown>,
   headers: Record<string, string>,
   revision = REVISION,
   meta: Record<string, unknown> = {},
-): Promise<Answer> {
-  const id = nextId++;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": revision,
-          "io.modelcontextprotocol/clientInfo": { name: "raw-agent", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} },
-          ...meta,
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const messages = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
-    ? [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!))
-    : [JSON.parse(text)];
-  return { status: res.status, body: messages.find((m) => m.id === id) ?? messages.at(-1) };
-}
+): Promise<Answer> => rawRequest(url, method, params, headers, revision, meta);
 
 const toolCall = (name: string, args: Record<string, unknown>, meta: Record<string, unknown>) =>
   modern("tools/call", { name, arguments: args }, meta);
@@ -313,6 +281,38 @@ describe("a 2026-07-28 agent through --listen", () => {
       expect(upstream.calls.length).toBe(calls);
     },
   );
+
+  it("learns a tool the upstream added at runtime from the agent's relayed tools/list, and then checks and adds its Mcp-Param header", async () => {
+    upstream.grow();
+    const list = await modern("tools/list", {});
+    const basin = ((list.body.result?.tools ?? []) as { name: string; inputSchema: Record<string, unknown> }[]).find(
+      (t) => t.name === "read_basin",
+    );
+    expect(basin?.inputSchema).toMatchObject({ properties: { basin: { "x-mcp-header": "Basin" } } });
+    // The header reached the upstream, made by the proxy from the listing it relayed (the upstream refuses without it).
+    const ok = await modern(
+      "tools/call",
+      { name: "read_basin", arguments: { basin: "Ohio" } },
+      {},
+      { "mcp-param-basin": "Ohio" },
+    );
+    expect([ok.status, textOf(ok.body.result)]).toEqual([200, "gauges of basin Ohio"]);
+    expect(upstream.calls.at(-1)).toBe("read_basin Ohio");
+    // And the proxy's front refuses a call whose header disagrees, before the upstream sees it.
+    const calls = upstream.calls.length;
+    const wrong = await modern(
+      "tools/call",
+      { name: "read_basin", arguments: { basin: "Ohio" } },
+      {},
+      { "mcp-param-basin": "Platte" },
+    );
+    expect([wrong.status, wrong.body.error?.code, wrong.body.error?.message]).toEqual([
+      400,
+      -32020,
+      'Bad Request: the request headers and body disagree: the Mcp-Param-Basin header decodes to "Platte" but the body carries basin="Ohio"',
+    ]);
+    expect(upstream.calls.length).toBe(calls);
+  });
 
   it("answers a request for a revision it does not serve with -32022 and the revision it does", async () => {
     const r = await raw(

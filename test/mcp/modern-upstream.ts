@@ -3,6 +3,7 @@
 // tools: the water readings, and `read_discharge_checked`, which asks the agent for a confirmation (elicitation) and
 // then for a model's answer (sampling) before it answers 1250: input_required rounds in 2026-07-28, server-to-client
 // requests (the SDK's legacy shim) in 2025-11-25; and `read_region`, whose argument travels in an Mcp-Param header too.
+// `grow()` adds `read_basin` (its argument in Mcp-Param-Basin) to what later requests see, as a server updated at runtime.
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,13 +17,25 @@ import {
 import { z } from "zod";
 
 /** A running test upstream. */
-export type ModernUpstream = { url: string; stop(): Promise<void>; calls: string[] };
+export type ModernUpstream = { url: string; stop(): Promise<void>; calls: string[]; grow(): void };
 
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
 
 /** The test water server: its tools, a resource, a prompt. */
-export function waterServer(calls: string[]): McpServer {
+export function waterServer(calls: string[], grown = false): McpServer {
   const server = new McpServer({ name: "test-water-v2", version: "1.0.0" });
+  if (grown)
+    server.registerTool(
+      "read_basin",
+      {
+        description: "The gauges of a basin.",
+        inputSchema: z.object({ basin: z.string().meta({ "x-mcp-header": "Basin" }) }),
+      },
+      async ({ basin }) => {
+        calls.push(`read_basin ${basin}`);
+        return text(`gauges of basin ${basin}`);
+      },
+    );
   server.registerTool(
     "read_discharge",
     { description: "Latest discharge at a USGS station, in cfs.", inputSchema: z.object({ station: z.string() }) },
@@ -109,7 +122,8 @@ export function waterServer(calls: string[]): McpServer {
 /** Starts the upstream on 127.0.0.1 at a free port. */
 export async function startModernUpstream(): Promise<ModernUpstream> {
   const calls: string[] = [];
-  const modern = createMcpHandler(() => waterServer(calls), { legacy: "reject" });
+  let grown = false;
+  const modern = createMcpHandler(() => waterServer(calls, grown), { legacy: "reject" });
   const legacy = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const handle = async (request: Request): Promise<Response> => {
     if (!(await isLegacyRequest(request))) return modern.fetch(request);
@@ -123,7 +137,7 @@ export async function startModernUpstream(): Promise<ModernUpstream> {
         legacy.set(id, transport);
       },
     });
-    await waterServer(calls).connect(transport);
+    await waterServer(calls, grown).connect(transport);
     return transport.handleRequest(request);
   };
   const http: Server = createServer(async (req, res) => {
@@ -149,6 +163,9 @@ export async function startModernUpstream(): Promise<ModernUpstream> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    grow: () => {
+      grown = true;
+    },
     stop: () =>
       new Promise<void>((done) => {
         http.close(() => done());
