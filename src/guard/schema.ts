@@ -4,6 +4,10 @@ import { GRADES } from "../quantity/quality.js";
 import { ucumCode } from "../quantity/ucum.js";
 import type { Declaration, ToolDeclaration } from "./declaration.js";
 
+// A series' missing reading: spelled as `anyOf` one-type branches, not the `type` array `["number", "null"]` (the same
+// meaning), which the MCP Inspector's portability check warns on: some clients map tools onto a one-`type` dialect.
+const NUMBER_OR_NULL = { anyOf: [{ type: "number" }, { type: "null" }] };
+
 /** A provider format. */
 export type Flavour = "mcp" | "openai" | "anthropic";
 
@@ -31,7 +35,7 @@ export function paramSchema(d: Declaration): Json {
   ]
     .filter(Boolean)
     .join(" ");
-  const magnitude = { anyOf: [{ type: "number" }, { type: "array", items: { type: ["number", "null"] } }] };
+  const magnitude = { anyOf: [{ type: "number" }, { type: "array", items: NUMBER_OR_NULL }] };
   const object: Json = {
     type: "object",
     properties: {
@@ -50,7 +54,7 @@ export function paramSchema(d: Declaration): Json {
     variants.push({ type: "number", description: `magnitude in ${unit}` });
     variants.push({
       type: "array",
-      items: { type: ["number", "null"] },
+      items: NUMBER_OR_NULL,
       description: `series of magnitudes in ${unit}`,
     });
   }
@@ -82,7 +86,7 @@ export function resultSchema(d: Declaration): Json {
     type: "object",
     description: d.description,
     properties: {
-      value: { anyOf: [{ type: "number" }, { type: "array", items: { type: ["number", "null"] } }] },
+      value: { anyOf: [{ type: "number" }, { type: "array", items: NUMBER_OR_NULL }] },
       unit: { type: "string" },
       datum: { type: "string" },
       crs: { type: "string" },

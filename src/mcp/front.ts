@@ -49,6 +49,39 @@ export type FrontOptions = {
 
 type Id = string | number;
 
+// MCP 2026-07-28 (SEP-2549): these results are cacheable and must say for how long and for whom. A result that says
+// nothing valid gets the SDK's defaults (not cached, private), which is also right for a proxy whose lists may change.
+const CACHEABLE = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "server/discover",
+]);
+const DEFAULT_TTL_MS = 0;
+const DEFAULT_CACHE_SCOPE = "private";
+
+/** A 2026-07-28 result as that revision asks: `resultType`, cache fields where cacheable, the server in `_meta`. */
+function modernResult(
+  method: string,
+  result: Record<string, unknown>,
+  serverInfo: FrontOptions["serverInfo"],
+): Record<string, unknown> {
+  const meta = isObject(result._meta) ? result._meta : {};
+  const out: Record<string, unknown> = {
+    resultType: "complete",
+    ...result,
+    _meta: { ...meta, "io.modelcontextprotocol/serverInfo": serverInfo },
+  };
+  if (out.resultType === "complete" && CACHEABLE.has(method)) {
+    const ttl = out.ttlMs;
+    if (!(typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0)) out.ttlMs = DEFAULT_TTL_MS;
+    if (out.cacheScope !== "public" && out.cacheScope !== "private") out.cacheScope = DEFAULT_CACHE_SCOPE;
+  }
+  return out;
+}
+
 type Incoming = { id?: Id; method?: string; params?: unknown };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -179,7 +212,7 @@ export class FrontConnection {
       return;
     }
     // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
-    const modern = this.options.modern === true || claimed === MODERN_REVISION;
+    const modern = this.options.modern === true || claimed === MODERN_REVISION ? m.method : null;
     const answer = this.answer(id, m.method, params, extra);
     if (!(answer instanceof Promise)) {
       this.reply(id, answer, modern);
@@ -246,23 +279,16 @@ export class FrontConnection {
     return { result };
   }
 
-  private replyOnce(id: Id, r: Reply, modern: boolean): void {
+  private replyOnce(id: Id, r: Reply, modern: string | null): void {
     this.inFlight.delete(id);
     if (this.cancelled.delete(id)) return;
     this.reply(id, r, modern);
   }
 
-  private reply(id: Id, r: Reply, modern = false): void {
-    if (modern && r.error === undefined && isObject(r.result)) {
-      const meta = isObject(r.result._meta) ? r.result._meta : {};
-      r = {
-        result: {
-          resultType: "complete",
-          ...r.result,
-          _meta: { ...meta, "io.modelcontextprotocol/serverInfo": this.options.serverInfo },
-        },
-      };
-    }
+  /** Sends a reply; `modern` is the method of a request served in 2026-07-28, whose result that revision shapes. */
+  private reply(id: Id, r: Reply, modern: string | null = null): void {
+    if (modern !== null && r.error === undefined && isObject(r.result))
+      r = { result: modernResult(modern, r.result, this.options.serverInfo) };
     const message = (
       r.error === undefined ? { jsonrpc: "2.0", id, result: r.result } : { jsonrpc: "2.0", id, error: r.error }
     ) as JSONRPCMessage;

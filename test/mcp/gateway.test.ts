@@ -470,7 +470,14 @@ describe("the stdio front in front of the same upstream", () => {
   });
 
   it("answers a request naming a later stateless revision with -32022 and the one it serves, then serves 2026-07-28", async () => {
-    const proxy = spawn(process.execPath, stdioArgs(), { cwd: ROOT, stdio: ["pipe", "pipe", "ignore"] });
+    const proxy = spawn(process.execPath, stdioArgs(), { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const said: string[] = [];
+    proxy.stderr!.on("data", (chunk: Buffer) => said.push(chunk.toString("utf8")));
+    // A proxy that exits fails the test with what it said, rather than leaving it to time out.
+    const exited = new Promise<never>((_, reject) =>
+      proxy.once("exit", (code) => reject(new Error(`the stdio proxy exited (${code}): ${said.join("")}`))),
+    );
+    exited.catch(() => undefined);
     try {
       const envelope = (revision: string) => ({
         "io.modelcontextprotocol/protocolVersion": revision,
@@ -495,7 +502,7 @@ describe("the stdio front in front of the same upstream", () => {
         );
       send(1, "server/discover", "2099-01-01");
       send(2, "server/discover", REVISION);
-      await two;
+      await Promise.race([two, exited]);
       expect(lines.find((l) => l.id === 1)).toEqual({
         jsonrpc: "2.0",
         id: 1,

@@ -11,7 +11,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as cliMain } from "../../src/cli/main.js";
 import { openDb } from "../../src/store/sqlite/db.js";
+import { VERSION } from "../../src/version.js";
 import { type HttpUpstream, startHttpUpstream } from "./http-upstream.js";
+import { rawRequest, standardHeaders } from "./modern-request.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(ROOT, "bin/agent-ledger.js");
@@ -190,6 +192,21 @@ describe("agent-ledger mcp --listen, a 2026-07-28 request when the upstream serv
     const r = await modernCall(standard);
     expect(r.status).toBe(200);
     expect((r.body.result as { structuredContent?: unknown }).structuredContent).toEqual({ value: 1250, unit: "cfs" });
+  });
+
+  it("shapes the results it answers as 2026-07-28 asks: resultType, the cache fields of a list, the server in _meta", async () => {
+    const ask = (method: string, params: Record<string, unknown>) =>
+      rawRequest(url, method, params, standardHeaders("2026-07-28", method, params), "2026-07-28");
+    const server = { "io.modelcontextprotocol/serverInfo": { name: "agent-ledger", version: VERSION } };
+    for (const method of ["tools/list", "server/discover"]) {
+      const r = await ask(method, {});
+      expect([method, r.status]).toEqual([method, 200]);
+      expect(r.body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private", _meta: server });
+    }
+    // A call's result is not cacheable: no cache fields.
+    const call = await ask("tools/call", { name: "read_discharge", arguments: { station: "07374000" } });
+    expect(call.body.result).toMatchObject({ resultType: "complete", _meta: server });
+    expect(Object.keys(call.body.result ?? {})).not.toContain("ttlMs");
   });
 
   it("refuses an Mcp-Name header naming another tool, and a missing one, with 400 and -32020", async () => {
