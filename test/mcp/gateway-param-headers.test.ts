@@ -79,6 +79,8 @@ describe("Mcp-Param headers at a gateway's front", () => {
       (t) => t.name === "geo__read_region",
     );
     expect(tool?.inputSchema).toMatchObject({ properties: { region: { "x-mcp-header": "Region" } } });
+    // The gateway answers the listing itself: in 2026-07-28's shape, with the cache fields that revision requires.
+    expect(list.body.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     const r = await call("geo__read_region", { region: "us-west" }, { "mcp-param-region": "us-west" });
     expect(r.status).toBe(200);
     expect(((r.body.result?.content ?? []) as { text: string }[])[0]?.text).toBe("gauges of us-west");
