@@ -7,7 +7,8 @@
 // more HTTP hop and of one more TCP hop on this machine. Prints p50/p90/p99, the p50 gaps, and the CPU time each
 // process spent per call (read from /proc, so it holds on a loaded machine where wall-clock latency does not), and the
 // kernel's share of the proxy's (socket and file writes). BENCH_CALLS rounds are measured (default 1000) after
-// BENCH_WARMUP rounds (default 100) that are not.
+// BENCH_WARMUP rounds (default 100) that are not. It also prints the guarded target's floor: the ledger steps a guarded
+// call cannot take off its path, timed in this process, added to the forwarded call's cost.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +17,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { loadAnnotations } from "../../src/mcp/annotations.js";
+import { LocalLedger } from "../../src/mcp/ledger-client.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 100);
@@ -161,6 +164,30 @@ const legs = {
 type LegName = keyof typeof legs;
 const names = Object.keys(legs) as LegName[];
 
+// The guard's floor: what a guarded call must do on its path whatever the transport, timed on the proxy's own ledger
+// (LocalLedger, a file database, chain on, its checkpointer running) in this process, alternated with the legs: the
+// verdict before the request may be sent (the call's transaction up to the moment it tells the verdict), and the
+// result's record before the answer may be (its turn, verdict, rows, chain entries and commit). The call's own commit
+// is left out: the upstream works meanwhile.
+const floorLedger = await LocalLedger.open(join(dir, "ledger-floor.db"));
+floorLedger.startBackground();
+await floorLedger.declare("runoff_depth", loadAnnotations(join(ROOT, "demo/water.toml")).get("runoff_depth")!.input);
+const floorSession = await floorLedger.openSession({ bench: "floor" });
+const floorTimes = { verdict: [] as number[], result: [] as number[] };
+const floor = async (): Promise<void> => {
+  const t0 = performance.now();
+  let told = 0;
+  const call = await floorLedger.call(floorSession, "runoff_depth", RUNOFF.args, undefined, undefined, () => {
+    told = performance.now();
+  });
+  if (!call.ok || told === 0) throw new Error(`the floor's call was not accepted early: ${JSON.stringify(call)}`);
+  const t1 = performance.now();
+  const result = await floorLedger.result(floorSession, call.call_id, 1.054);
+  if (!result.ok) throw new Error(`the floor's result was refused: ${JSON.stringify(result.violations)}`);
+  floorTimes.verdict.push(told - t0);
+  floorTimes.result.push(performance.now() - t1);
+};
+
 const time = async (leg: Leg): Promise<number> => {
   const t0 = performance.now();
   const r = await leg.client.callTool({ name: leg.name, arguments: leg.args });
@@ -190,13 +217,19 @@ const cpu = Object.fromEntries(
 ) as Record<LegName, { proxy: number; proxySys: number; upstream: number; client: number; calls: number }>;
 const BLOCK = 25;
 try {
-  for (let i = 0; i < WARMUP; i += 1) for (const n of names) await time(legs[n]);
+  for (let i = 0; i < WARMUP; i += 1) {
+    for (const n of names) await time(legs[n]);
+    await floor();
+  }
+  floorTimes.verdict.length = 0;
+  floorTimes.result.length = 0;
   // Latency: the legs alternated call by call, each round in a rotated order so none always follows the same one.
   for (let i = 0; i < CALLS; i += 1) {
     for (let k = 0; k < names.length; k += 1) {
       const n = names[(i + k) % names.length]!;
       lat[n].push(await time(legs[n]));
     }
+    await floor();
   }
   // CPU: blocks of calls of one leg, rotated, so each process's CPU time is charged to the leg that caused it.
   for (let b = 0; b < Math.max(4, Math.round(CALLS / BLOCK)); b += 1) {
@@ -228,6 +261,7 @@ try {
   }
 } finally {
   await Promise.allSettled([direct, guarded, relayed, piped, stdioDirect, ours, gateway].map((c) => c.close()));
+  await floorLedger.close();
   const exits = children.map((c) => new Promise((done) => (c.exitCode === null ? c.once("exit", done) : done(null))));
   for (const c of children) c.kill("SIGTERM");
   await Promise.race([Promise.all(exits), new Promise((done) => setTimeout(done, 5000))]);
@@ -293,6 +327,19 @@ console.log(
     `(ours/supergateway ${forwardedRatio.toFixed(2)}, target <= 0.80); ours guarded ` +
     `${gap("oursGuarded", "stdioDirect").toFixed(3)} ms, supergateway ${gap("sgRunoff", "stdioDirect").toFixed(3)} ms ` +
     `(ours/supergateway ${guardedRatio.toFixed(2)}, target <= 1.00)`,
+);
+// The least a guarded call can add here: ours forwarded, plus what the longer runoff_depth exchange adds to any hop
+// (supergateway's runoff_depth less its station_name), plus the two ledger steps no transport can take off the path.
+const verdictFloor = pct(floorTimes.verdict, 50);
+const resultFloor = pct(floorTimes.result, 50);
+const exchange = gap("sgRunoff", "stdioDirect") - gap("sgStation", "stdioDirectPlain");
+const least = gap("oursForwarded", "stdioDirectPlain") + exchange + verdictFloor + resultFloor;
+console.log(
+  `the guarded target's floor in this run: ours forwarded ${gap("oursForwarded", "stdioDirectPlain").toFixed(3)} ms + ` +
+    `the longer exchange ${exchange.toFixed(3)} ms (supergateway's runoff_depth less its station_name) + the verdict ` +
+    `before sending ${verdictFloor.toFixed(3)} ms + the result's record before answering ${resultFloor.toFixed(3)} ms ` +
+    `(p50, the proxy's ledger in this process) = ${least.toFixed(3)} ms, ${(least / gap("sgRunoff", "stdioDirect")).toFixed(2)}x ` +
+    `supergateway's guarded figure; ours is ${guardedRatio.toFixed(2)}x`,
 );
 const stages = [...stderrOf.values()].flatMap((text) => text.split("\n").filter((l) => l.includes(": stage ")));
 if (stages.length > 0)
