@@ -1,11 +1,11 @@
 // The MCP Inspector's CLI (@modelcontextprotocol/inspector, which needs Node 22.19 or later), as a team would point it
 // at what we serve, in both protocol eras (2025-11-25 "legacy", 2026-07-28 "modern"): the proxy's --listen front and
 // its stdio front in front of the demo server (which speaks 2025-11-25 only, so a 2026-07-28 request is answered by
-// the proxy itself), and the service's own /mcp with a bearer token. Each tools/list passes the Inspector's schema
+// the proxy itself), a gateway of two upstreams (`--config`), and the service's own /mcp with a bearer token. Each tools/list passes the Inspector's schema
 // portability check (--strict) without a warning; a guarded call converts, and a refused one is a tool error carrying
 // its repair message.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,8 @@ if (!usable) console.log("test/mcp/inspector.test.ts skipped on Node 20: the MCP
 let dir = "";
 let proxy: ChildProcess;
 let listenUrl = "";
+let gateway: ChildProcess;
+let gatewayUrl = "";
 let t: TestApp;
 let http: ServerType;
 let serviceUrl = "";
@@ -64,6 +66,19 @@ function inspector(args: string[]): Promise<Ran> {
   });
 }
 
+/** The URL a proxy serves at, once it says so on stderr. */
+function served(child: ChildProcess): Promise<string> {
+  let said = "";
+  return new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString("utf8");
+      const m = /over Streamable HTTP at (http:\/\/\S+)/.exec(said);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the proxy exited (${code}): ${said}`)));
+  });
+}
+
 /** The Inspector's lines of warning or error about a listing (its --strict report), if any. */
 const complaints = (err: string) => err.split("\n").filter((l) => /^(Warning|Error)\b/.test(l));
 
@@ -95,15 +110,16 @@ describe.skipIf(!usable)("the MCP Inspector's CLI (skipped on Node 20: needs Nod
       [BIN, "mcp", ...DEMO, "--db", join(dir, "listen.db"), "--listen", "127.0.0.1:0", "--", ...demo],
       { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
     );
-    let said = "";
-    listenUrl = await new Promise<string>((resolve, reject) => {
-      proxy.stderr!.on("data", (chunk: Buffer) => {
-        said += chunk.toString("utf8");
-        const m = /over Streamable HTTP at (http:\/\/\S+)/.exec(said);
-        if (m) resolve(m[1]!);
-      });
-      proxy.once("exit", (code) => reject(new Error(`the proxy exited (${code}): ${said}`)));
+    listenUrl = await served(proxy);
+    const rich = (name: string) =>
+      `command = ${JSON.stringify([process.execPath, "--import", "tsx", join(ROOT, "test/mcp/rich-upstream.ts"), name])}`;
+    const config = join(dir, "gateway.toml");
+    writeFileSync(config, `listen = "127.0.0.1:0"\n\n[upstreams.a]\n${rich("a")}\n\n[upstreams.b]\n${rich("b")}\n`);
+    gateway = spawn(process.execPath, [BIN, "mcp", "--config", config, "--db", join(dir, "gateway.db")], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
     });
+    gatewayUrl = await served(gateway);
     t = createTestApp();
     http = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
@@ -113,6 +129,7 @@ describe.skipIf(!usable)("the MCP Inspector's CLI (skipped on Node 20: needs Nod
 
   afterAll(async () => {
     proxy?.kill("SIGKILL");
+    gateway?.kill("SIGKILL");
     await new Promise<void>((done) => (http ? http.close(() => done()) : done()));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -184,6 +201,35 @@ describe.skipIf(!usable)("the MCP Inspector's CLI (skipped on Node 20: needs Nod
       expect([called.code, (called.out.result as { structuredContent?: unknown }).structuredContent]).toEqual([
         0,
         { value: 43.2, unit: "mm/day" },
+      ]);
+    },
+    60_000,
+  );
+
+  it.each(ERAS)(
+    "lists, reads and prompts through a gateway of two upstreams in the %s era",
+    async (era) => {
+      const at = [gatewayUrl, "--protocol-era", era];
+      const listed = await inspector([...at, "--method", "tools/list", "--strict"]);
+      expect([listed.code, complaints(listed.err)]).toEqual([0, []]);
+      expect(toolsOf(listed).map((x) => x.name)).toEqual(expect.arrayContaining(["a__level", "b__level"]));
+      const read = await inspector([...at, "--method", "resources/read", "--uri", "b://status"]);
+      expect([read.code, read.out.result]).toMatchObject([
+        0,
+        { contents: [{ uri: "b://status", text: "b read b://status" }] },
+      ]);
+      const prompt = await inspector([
+        ...at,
+        "--method",
+        "prompts/get",
+        "--prompt-name",
+        "a__summary",
+        "--prompt-args",
+        "station=07",
+      ]);
+      expect([prompt.code, prompt.out.result]).toMatchObject([
+        0,
+        { messages: [{ role: "user", content: { type: "text", text: "a summary of 07" } }] },
       ]);
     },
     60_000,
