@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/store/sqlite/db.js";
+import { type RawMessage, rawRequest, standardHeaders } from "./modern-request.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RICH = join(ROOT, "test/mcp/rich-upstream.ts");
@@ -23,15 +24,8 @@ let db = "";
 let proxy: ChildProcess;
 let url = "";
 const stderr: string[] = [];
-let nextId = 1;
 
-type Message = {
-  id?: number;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: unknown;
-};
+type Message = RawMessage;
 
 /** One 2026-07-28 request over raw HTTP: every message of its answer stream, and the answer itself. */
 async function modern(
@@ -39,36 +33,8 @@ async function modern(
   params: Record<string, unknown>,
   meta: Record<string, unknown> = {},
 ): Promise<{ messages: Message[]; answer: Message | undefined }> {
-  const id = nextId++;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": REVISION,
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": REVISION,
-          "io.modelcontextprotocol/clientInfo": { name: "modern-agent", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} },
-          ...meta,
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const messages: Message[] = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
-    ? [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!))
-    : [JSON.parse(text)];
-  return { messages, answer: messages.find((m) => m.id === id) };
+  const r = await rawRequest(url, method, params, standardHeaders(REVISION, method, params), REVISION, meta);
+  return { messages: r.messages, answer: r.messages.find((m) => m.id === r.body.id) };
 }
 
 /** The ledger's sessions with their labels and call counts. */

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/db.js";
+import { LEDGER_TOOL_NAMES } from "../helpers/ledger-tools.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(ROOT, "bin/agent-ledger.js");
@@ -253,15 +254,7 @@ describe.skipIf(!usable)("the MCP Inspector's CLI (skipped on Node 20: needs Nod
         toolsOf(listed)
           .map((x) => x.name)
           .sort(),
-      ).toEqual([
-        "audit_answer",
-        "claim_status",
-        "compute",
-        "convert",
-        "evaluate_result",
-        "find_crossings",
-        "find_sessions",
-      ]);
+      ).toEqual([...LEDGER_TOOL_NAMES]);
       const converted = await inspector([
         serviceUrl,
         ...auth,

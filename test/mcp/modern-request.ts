@@ -1,11 +1,17 @@
 // One MCP 2026-07-28 request over raw HTTP, as the revision asks: the standard headers given, the envelope in `_meta`.
 // Tests use it where the SDK's client would hide what is under test (a header left out or naming something else).
 
-/** What one request was answered: the HTTP status and the JSON-RPC message answering it. */
-export type RawAnswer = {
-  status: number;
-  body: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+/** One JSON-RPC message of an answer: the response, or a request or notification streamed before it. */
+export type RawMessage = {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
 };
+
+/** What one request was answered: the HTTP status, the message answering it, and every message of the answer. */
+export type RawAnswer = { status: number; body: RawMessage; messages: RawMessage[] };
 
 let nextId = 1;
 
@@ -38,10 +44,10 @@ export async function rawRequest(
     }),
   });
   const text = await res.text();
-  const messages = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
+  const messages: RawMessage[] = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
     ? [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!))
     : [JSON.parse(text)];
-  return { status: res.status, body: messages.find((m) => m.id === id) ?? messages.at(-1) };
+  return { status: res.status, body: messages.find((m) => m.id === id) ?? messages.at(-1) ?? {}, messages };
 }
 
 /** The standard headers of a 2026-07-28 request: its revision, its method, and the name it carries (if any). */

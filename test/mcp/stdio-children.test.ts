@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/store/sqlite/db.js";
+import { type RawMessage, rawRequest, standardHeaders } from "./modern-request.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(ROOT, "bin/agent-ledger.js");
@@ -33,9 +34,8 @@ let db: string;
 let proxy: ChildProcess;
 let url: string;
 const stderr: string[] = [];
-let nextId = 1;
 
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown> };
+type Message = RawMessage;
 
 /** One 2026-07-28 request over raw HTTP: every message of its answer stream, and the answer itself. */
 async function modern(
@@ -43,36 +43,8 @@ async function modern(
   params: Record<string, unknown>,
   meta: Record<string, unknown> = {},
 ): Promise<{ messages: Message[]; result: Record<string, unknown> | undefined }> {
-  const id = nextId++;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": REVISION,
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": REVISION,
-          "io.modelcontextprotocol/clientInfo": { name: "raw-agent", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, sampling: {} },
-          ...meta,
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const messages: Message[] = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
-    ? [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!))
-    : [JSON.parse(text)];
-  return { messages, result: messages.find((m) => m.id === id)?.result };
+  const r = await rawRequest(url, method, params, standardHeaders(REVISION, method, params), REVISION, meta);
+  return { messages: r.messages, result: r.body.result };
 }
 
 /** A 2025-11-25 agent connected through the front, answering elicitation and sampling, collecting log messages. */

@@ -16,6 +16,7 @@ import { ledgerMcpServer } from "../../../src/api/mcp/tools.js";
 import { noTelemetry } from "../../../src/telemetry/telemetry.js";
 import { defaultConfig } from "../../../src/config.js";
 import { createTestApp, type TestApp } from "../../helpers/db.js";
+import { LEDGER_TOOL_NAMES } from "../../helpers/ledger-tools.js";
 
 let t: TestApp;
 let http: ServerType;
@@ -394,15 +395,7 @@ describe("the service's /mcp for an MCP 2026-07-28 client", () => {
       expect(client.getProtocolEra()).toBe("modern");
       expect(client.getDiscoverResult()?.supportedVersions).toContain("2026-07-28");
       const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-      expect(tools).toEqual([
-        "audit_answer",
-        "claim_status",
-        "compute",
-        "convert",
-        "evaluate_result",
-        "find_crossings",
-        "find_sessions",
-      ]);
+      expect(tools).toEqual([...LEDGER_TOOL_NAMES]);
       const r = await client.callTool({ name: "convert", arguments: { quantity: "1250 cfs", to_unit: "m^3/s" } });
       expect(r.structuredContent).toEqual({ quantity: { value: 35.39605824, unit: "m^3/s" } });
     } finally {

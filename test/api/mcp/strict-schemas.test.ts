@@ -11,19 +11,12 @@ import { defaultConfig } from "../../../src/config.js";
 import { ledgerMcpServer } from "../../../src/api/mcp/tools.js";
 import { noTelemetry } from "../../../src/telemetry/telemetry.js";
 import { createTestApp } from "../../helpers/db.js";
+import { LEDGER_TOOL_NAMES } from "../../helpers/ledger-tools.js";
 
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 22) console.log("strict-schemas: skipped on Node 20: the OpenAI Agents SDK needs Node 22+");
 
-const SEVEN = [
-  "convert",
-  "compute",
-  "audit_answer",
-  "evaluate_result",
-  "find_sessions",
-  "find_crossings",
-  "claim_status",
-];
+const SEVEN = LEDGER_TOOL_NAMES;
 let client: Client;
 let tools: Tool[] = [];
 
