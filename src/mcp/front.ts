@@ -49,6 +49,10 @@ export type FrontOptions = {
 
 type Id = string | number;
 
+type Incoming = { id?: Id; method?: string; params?: unknown };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
 // MCP 2026-07-28 (SEP-2549): these results are cacheable and must say for how long and for whom. A result that says
 // nothing valid gets the SDK's defaults (not cached, private), which is also right for a proxy whose lists may change.
 const CACHEABLE = new Set([
@@ -81,10 +85,6 @@ function modernResult(
   }
   return out;
 }
-
-type Incoming = { id?: Id; method?: string; params?: unknown };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The reply to a handler that threw, formatted as the SDK's Protocol formats it. */
 function errorReply(e: unknown): Reply {

@@ -186,8 +186,8 @@ export class GatewayProxy {
   /** The `x-mcp-header` declarations of an advertised tool, as the upstream serving it last listed it (SEP-2243). */
   headerScan(advertised: string): HeaderScan {
     const route = this.view.catalogue.toolRoutes.get(advertised);
-    const member = route === undefined ? undefined : this.byName.get(route.upstream);
-    return member === undefined ? NO_HEADERS : member.proxy.headerScan(route!.name);
+    const member = route && this.byName.get(route.upstream);
+    return route && member ? member.proxy.headerScan(route.name) : NO_HEADERS;
   }
 
   /** The upstreams not reachable at the last listing. */
