@@ -11,7 +11,7 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
 } from "@modelcontextprotocol/sdk/types.js";
-import { PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
+import { type CacheScope, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { MODERN_REVISION, unsupportedRevision } from "./standard-headers.js";
 import type { RpcError } from "./upstream-raw.js";
 
@@ -64,7 +64,7 @@ const CACHEABLE = new Set([
   "server/discover",
 ]);
 const DEFAULT_TTL_MS = 0;
-const DEFAULT_CACHE_SCOPE = "private";
+const DEFAULT_CACHE_SCOPE: CacheScope = "private";
 
 /** A 2026-07-28 result as that revision asks: `resultType`, cache fields where cacheable, the server in `_meta`. */
 function modernResult(
@@ -76,7 +76,7 @@ function modernResult(
   const out: Record<string, unknown> = {
     resultType: "complete",
     ...result,
-    _meta: { ...meta, "io.modelcontextprotocol/serverInfo": serverInfo },
+    _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo },
   };
   if (out.resultType === "complete" && CACHEABLE.has(method)) {
     const ttl = out.ttlMs;
@@ -212,16 +212,16 @@ export class FrontConnection {
       return;
     }
     // A 2026-07-28 request names its revision in `_meta`; on stdio both revisions share one connection.
-    const modern = this.options.modern === true || claimed === MODERN_REVISION ? m.method : null;
+    const modernMethod = this.options.modern === true || claimed === MODERN_REVISION ? m.method : null;
     const answer = this.answer(id, m.method, params, extra);
     if (!(answer instanceof Promise)) {
-      this.reply(id, answer, modern);
+      this.reply(id, answer, modernMethod);
       return;
     }
     this.inFlight.add(id);
     answer.then(
-      (r) => this.replyOnce(id, r, modern),
-      (e: unknown) => this.replyOnce(id, errorReply(e), modern),
+      (r) => this.replyOnce(id, r, modernMethod),
+      (e: unknown) => this.replyOnce(id, errorReply(e), modernMethod),
     );
   }
 
@@ -279,16 +279,16 @@ export class FrontConnection {
     return { result };
   }
 
-  private replyOnce(id: Id, r: Reply, modern: string | null): void {
+  private replyOnce(id: Id, r: Reply, modernMethod: string | null): void {
     this.inFlight.delete(id);
     if (this.cancelled.delete(id)) return;
-    this.reply(id, r, modern);
+    this.reply(id, r, modernMethod);
   }
 
-  /** Sends a reply; `modern` is the method of a request served in 2026-07-28, whose result that revision shapes. */
-  private reply(id: Id, r: Reply, modern: string | null = null): void {
-    if (modern !== null && r.error === undefined && isObject(r.result))
-      r = { result: modernResult(modern, r.result, this.options.serverInfo) };
+  /** Sends a reply; `modernMethod` names a request served in 2026-07-28, whose result that revision shapes. */
+  private reply(id: Id, r: Reply, modernMethod: string | null = null): void {
+    if (modernMethod !== null && r.error === undefined && isObject(r.result))
+      r = { result: modernResult(modernMethod, r.result, this.options.serverInfo) };
     const message = (
       r.error === undefined ? { jsonrpc: "2.0", id, result: r.result } : { jsonrpc: "2.0", id, error: r.error }
     ) as JSONRPCMessage;

@@ -14,7 +14,11 @@ export type HeaderDeclaration = { path: string[]; header: string; type: string }
 export type HeaderScan = { valid: boolean; declarations: HeaderDeclaration[] };
 
 /** The scan of a tool that declares no header (or is not listed). */
-export const NO_HEADERS: HeaderScan = { valid: true, declarations: [] };
+// Shared by every unlisted tool, so frozen: a caller that pushed to it would give every tool that declaration.
+export const NO_HEADERS: HeaderScan = Object.freeze({
+  valid: true,
+  declarations: Object.freeze([]) as unknown as HeaderDeclaration[],
+});
 
 const KEY = "x-mcp-header";
 const PREFIX = "Mcp-Param-";

@@ -272,8 +272,22 @@ describe.skipIf(!usable)("the MCP Inspector's CLI (skipped on Node 20: needs Nod
         (converted.out.result as { structuredContent?: { quantity?: { unit?: string } } }).structuredContent?.quantity
           ?.unit,
       ).toBe("m^3/s");
-      const refused = await inspector([serviceUrl, "--protocol-era", era, "--method", "tools/list"]);
-      expect(refused.code).not.toBe(0);
+      // Without the token: the Inspector's exit 3 (auth required); the 2025-11-25 client shows the service's error
+      // envelope, the 2026-07-28 one the 401 of its first request (server/discover).
+      const refused = await inspector([
+        serviceUrl,
+        "--protocol-era",
+        era,
+        "--method",
+        "tools/list",
+        "--stored-auth-only",
+      ]);
+      expect(refused.code).toBe(3);
+      expect(`${JSON.stringify(refused.out)}${refused.err}`).toContain(
+        era === "legacy"
+          ? "missing bearer token: send Authorization: Bearer <token>"
+          : "the server requires authorization (HTTP 401)",
+      );
     },
     60_000,
   );
