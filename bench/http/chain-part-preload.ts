@@ -1,0 +1,7 @@
+// Loaded with --import into one `serve` of bench:http:parts: leaves one part of the chain's append out for the whole
+// process (bench/guard/chain-parts.ts). A chain so written is broken, which is why only a benchmark loads this.
+import { type ChainPart, withoutChainPart } from "../guard/chain-parts.js";
+
+const part = process.env.BENCH_CHAIN_PART as ChainPart;
+// The round never ends: the part stays left out until the process exits.
+void withoutChainPart(part, () => new Promise(() => {}));
