@@ -4,95 +4,33 @@
 // connections each), every connection in its own session, against SQLite under the same per-connection workload.
 // Each row also gives the CPU per request of the server process(es), of PostgreSQL and of autocannon (this process),
 // read from /proc: on a shared machine the rates move with the neighbours' load, the CPU per request much less.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:net";
-import autocannon from "autocannon";
+import type autocannon from "autocannon";
 import { benchPg, isBenchPostgres, postmasterOf } from "../pg-server.js";
 import { measuredRow, type RowCpu } from "../proc-cpu.js";
+import {
+  CALL,
+  DECL,
+  DURATION,
+  freePort,
+  HEADERS,
+  json,
+  perSession,
+  prepare,
+  run,
+  start,
+  TOKEN,
+  waitHealthy,
+} from "./load.js";
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WARM_SECONDS = 2;
 const CONNECTIONS = 50;
 const CHAIN_ROUNDS = Number(process.env.BENCH_CHAIN_ROUNDS ?? 5);
 const CHAIN_SECONDS = 4;
-const TOKEN = "bench-admin-token-0123456789";
 const dir = mkdtempSync(join(tmpdir(), "bench-http-"));
-
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const onData = (d: Buffer) => {
-      if (ready.test(d.toString())) resolve(child);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-async function waitHealthy(url: string): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} never became healthy`);
-}
-
-async function json(url: string, method: string, body: unknown): Promise<{ id: string }> {
-  const r = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return (await r.json()) as { id: string };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const DECL = { params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } }, returns: { unit: "mm/day" } };
-const CALL = JSON.stringify({ tool: "runoff_depth", args: { discharge: "1250 cfs", area: 29000 } });
-const HEADERS = { "content-type": "application/json", authorization: `Bearer ${TOKEN}` };
-
-/** Declares the tool and opens `n` sessions on the server at `base`. */
-async function prepare(base: string, n: number): Promise<string[]> {
-  await json(`${base}/v1/tools/runoff_depth`, "PUT", DECL);
-  const ids: string[] = [];
-  for (let i = 0; i < n; i += 1) ids.push((await json(`${base}/v1/sessions`, "POST", { context: "bench" })).id);
-  return ids;
-}
-
-/** Guarded calls against `base` with each connection in its own session from `sessions`. */
-function perSession(base: string, sessions: string[], connections: number): autocannon.Options {
-  let next = 0;
-  type Ctx = { session?: string };
-  const setupRequest = ((req: autocannon.Request, ctx: Ctx) => {
-    ctx.session ??= sessions[next++ % sessions.length];
-    return { ...req, path: `/v1/sessions/${ctx.session}/calls` };
-  }) as unknown as NonNullable<autocannon.Request["setupRequest"]>;
-  return {
-    url: base,
-    connections,
-    duration: DURATION,
-    requests: [{ method: "POST", headers: HEADERS, body: CALL, setupRequest }],
-  };
-}
 
 /** Sums the throughput of runs that ran at the same time; latency is the worse of the two. */
 function combined(parts: autocannon.Result[]): autocannon.Result {
@@ -112,10 +50,6 @@ function combined(parts: autocannon.Result[]): autocannon.Result {
     non2xx: parts.reduce((n, r) => n + r.non2xx, 0),
     errors: parts.reduce((n, r) => n + r.errors, 0),
   };
-}
-
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => autocannon(opts, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
 /** Runs a row's load and measures the CPU per request of its servers, this run's PostgreSQL and autocannon. */
