@@ -57,24 +57,23 @@ const putNoKey = multiRow(noKey, "(?, ?, ?, ?, ?, ?, ?, ?, ?)");
 const block = open(join(dir, "block.db"), ", PRIMARY KEY (team_id, seq)");
 const putBlock = block.prepare("INSERT INTO ledger_blocks VALUES (?, ?, ?, ?)");
 
-/** Entry parameters as the service builds them: 9 a row, 64 rows a statement. */
-function entryRows(statement: (n: number) => Database.Statement, seq: number, at: string): void {
+/**
+ * Entry parameters as the service builds them, 64 rows a statement: 9 a row, or 7 when the team and the time are bound
+ * once per statement (`once`).
+ */
+function entryRows(statement: (n: number) => Database.Statement, seq: number, at: string, once = false): void {
   const params: unknown[] = [];
-  for (let i = 0; i < rows; i += 1)
-    params.push(
-      TEAM,
-      seq + i,
-      "crossings",
-      String(seq + i),
-      Buffer.from(DIGEST),
-      Buffer.from(DIGEST),
-      Buffer.from(DIGEST),
-      Buffer.from(FP),
-      at,
-    );
-  for (let i = 0; i < params.length; i += 64 * 9) {
-    const chunk = params.slice(i, i + 64 * 9);
-    statement(chunk.length / 9).run(...chunk);
+  for (let i = 0; i < rows; i += 1) {
+    if (!once) params.push(TEAM);
+    params.push(seq + i, "crossings", String(seq + i));
+    params.push(Buffer.from(DIGEST), Buffer.from(DIGEST), Buffer.from(DIGEST), Buffer.from(FP));
+    if (!once) params.push(at);
+  }
+  const width = once ? 7 : 9;
+  for (let i = 0; i < params.length; i += 64 * width) {
+    const chunk = params.slice(i, i + 64 * width);
+    if (once) statement(chunk.length / width).run({ team: TEAM, at }, ...chunk);
+    else statement(chunk.length / width).run(...chunk);
   }
 }
 
@@ -84,23 +83,7 @@ const shapes: Shape[] = [
   {
     name: "an entry row each, team and time bound once",
     db: shared,
-    write: (seq, at) => {
-      const params: unknown[] = [];
-      for (let i = 0; i < rows; i += 1)
-        params.push(
-          seq + i,
-          "crossings",
-          String(seq + i),
-          Buffer.from(DIGEST),
-          Buffer.from(DIGEST),
-          Buffer.from(DIGEST),
-          Buffer.from(FP),
-        );
-      for (let i = 0; i < params.length; i += 64 * 7) {
-        const chunk = params.slice(i, i + 64 * 7);
-        putShared(chunk.length / 7).run({ team: TEAM, at }, ...chunk);
-      }
-    },
+    write: (seq, at) => entryRows(putShared, seq, at, true),
   },
   { name: "an entry row each, no primary key", db: noKey, write: (seq, at) => entryRows(putNoKey, seq, at) },
   {
