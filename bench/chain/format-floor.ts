@@ -1,0 +1,161 @@
+// bench:chain:format — the hashing floor of the chain format that docs/DESIGN-NOTES.md ("Ledger chain", session 18)
+// names as the way to the append's 10 % target, against today's. The five rows one guarded call chains (the call, two
+// crossings, the result, the result's crossing), in group commits of 32 calls:
+//   today   each row's canonical JSON text, its SHA-256, its fingerprints and its link, as the append does it;
+//   values  each row's values written into one buffer per group, nothing else;
+//   encode  each row's values written into one buffer per group (a tag, then UTF-8 text or a double), with each
+//           value's 16-bit fingerprint taken over the bytes just written;
+//   block   encode, then one SHA-256 over the group's buffer and the previous digest: the group's one link.
+// Each mode runs in a process of its own (`node --import tsx bench/chain/format-floor.ts MODE`), so one's compiled
+// code does not slow another's; `npm run bench:chain:format` runs the three, one after another, twice.
+import { execFileSync } from "node:child_process";
+import { hash } from "node:crypto";
+import { linkBytes, printRowBytes } from "../../src/store/common/chain.js";
+import type { ChainTableName } from "../../src/store/common/chain-tables.js";
+
+const GROUP = 32;
+const N = 20_000;
+const team = "team_7f3c2a1b9d";
+const sess = "ses_01J8ZK3QW4X5Y6Z7A8B9C0D1E2";
+const call = "call_01J8ZK3QW4X5Y6Z7A8B9C0D1E3";
+const at = "2026-12-04T00:30:00.000Z";
+const cross = (id: number, p: string, raw: string, v: number, u: string, si: number, dir: string) => [
+  id,
+  team,
+  sess,
+  call,
+  3,
+  "runoff_depth",
+  dir,
+  p,
+  raw,
+  v,
+  u,
+  si,
+  "x",
+  0,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  "converted",
+  null,
+  at,
+  null,
+];
+const ROWS: [ChainTableName, unknown[]][] = [
+  [
+    "calls",
+    [call, team, sess, 3, "runoff_depth", 1, 1, '{"discharge":"1250 cfs","area":29000}', 1, "[]", at, "sha256:abc"],
+  ],
+  ["crossings", cross(1, "discharge", '"1250 cfs"', 1250, "cfs", 35.39605824, "in")],
+  ["crossings", cross(2, "area", "29000", 29000, "km**2", 2.9e10, "in")],
+  ["results", [call, team, '{"value":1.05}', 1, "[]", at]],
+  ["crossings", cross(3, "result", "1.05", 1.05, "mm/day", 1.2e-8, "out")],
+];
+
+/** FNV-1a (32-bit) of `buf[from, to)`, its low 16 bits. */
+function fnvBytes(buf: Buffer, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i += 1) {
+    h ^= buf[i]!;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h & 0xffff;
+}
+
+/**
+ * Writes one row's values into `buf` at `pos` and, when `fps` is given, their fingerprints into it at `fpAt`; the new
+ * end.
+ */
+function encodeRow(buf: Buffer, pos: number, values: readonly unknown[], fps: Buffer | null, fpAt: number): number {
+  let p = pos;
+  for (let i = 0; i < values.length; i += 1) {
+    const v = values[i];
+    const start = p;
+    if (typeof v === "string") {
+      buf[p] = 1;
+      const n = buf.write(v, p + 5, "utf8");
+      buf.writeUInt32LE(n, p + 1);
+      p += 5 + n;
+    } else if (typeof v === "number") {
+      buf[p] = 2;
+      buf.writeDoubleLE(v, p + 1);
+      p += 9;
+    } else {
+      buf[p] = 0;
+      p += 1;
+    }
+    fps?.writeUInt16BE(fnvBytes(buf, start, p), fpAt + i * 2);
+  }
+  return p;
+}
+
+const MODES: Record<string, () => void> = {
+  today: () => {
+    let prev: Buffer = Buffer.alloc(32);
+    for (let c = 0; c < GROUP; c += 1)
+      for (const [t, v] of ROWS) {
+        const { rowDigest } = printRowBytes(t, v);
+        prev = linkBytes(prev, rowDigest);
+      }
+  },
+  values: () => {
+    const buf = Buffer.allocUnsafe(GROUP * 4096);
+    let pos = 0;
+    for (let c = 0; c < GROUP; c += 1) for (const [, v] of ROWS) pos = encodeRow(buf, pos, v, null, 0);
+  },
+  encode: () => {
+    const buf = Buffer.allocUnsafe(GROUP * 4096);
+    const fps = Buffer.allocUnsafe(GROUP * ROWS.length * 64);
+    let pos = 0;
+    let fpAt = 0;
+    for (let c = 0; c < GROUP; c += 1)
+      for (const [, v] of ROWS) {
+        pos = encodeRow(buf, pos, v, fps, fpAt);
+        fpAt += v.length * 2;
+      }
+  },
+  block: () => {
+    const buf = Buffer.allocUnsafe(32 + GROUP * 4096);
+    const fps = Buffer.allocUnsafe(GROUP * ROWS.length * 64);
+    buf.fill(0, 0, 32); // the previous group's digest
+    let pos = 32;
+    let fpAt = 0;
+    for (let c = 0; c < GROUP; c += 1)
+      for (const [, v] of ROWS) {
+        pos = encodeRow(buf, pos, v, fps, fpAt);
+        fpAt += v.length * 2;
+      }
+    hash("sha256", buf.subarray(0, pos), "binary");
+  },
+};
+
+const mode = process.argv[2];
+if (mode && MODES[mode]) {
+  const run = MODES[mode]!;
+  for (let i = 0; i < N / 10; i += 1) run();
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < N; i += 1) run();
+  console.log((Number(process.hrtime.bigint() - t0) / 1e3 / N / GROUP).toFixed(2));
+} else {
+  const times: Record<string, number[]> = {};
+  for (let r = 0; r < 2; r += 1)
+    for (const m of Object.keys(MODES)) {
+      const out = execFileSync(process.execPath, ["--import", "tsx", process.argv[1]!, m], { encoding: "utf8" });
+      (times[m] ??= []).push(Number(out.trim()));
+    }
+  console.log(`the ${ROWS.length} rows of a guarded call, ${GROUP} calls a group, node ${process.version}\n`);
+  console.log("| hashing | us a call, run 1 | run 2 |\n|---|---|---|");
+  const label: Record<string, string> = {
+    today: "today: canonical JSON, SHA-256 and link per row",
+    values: "binary values only",
+    encode: "binary values and fingerprints, no hash",
+    block: "binary values, fingerprints, one SHA-256 per group",
+  };
+  for (const m of Object.keys(MODES))
+    console.log(`| ${label[m]} | ${times[m]!.map((x) => x.toFixed(2)).join(" | ")} |`);
+}
