@@ -19,32 +19,11 @@ const team = "team_7f3c2a1b9d";
 const sess = "ses_01J8ZK3QW4X5Y6Z7A8B9C0D1E2";
 const call = "call_01J8ZK3QW4X5Y6Z7A8B9C0D1E3";
 const at = "2026-12-04T00:30:00.000Z";
+// A crossing's chained columns (chain-tables.ts order): the datum, crs, tz, quality, source and observation times unset.
 const cross = (id: number, p: string, raw: string, v: number, u: string, si: number, dir: string) => [
-  id,
-  team,
-  sess,
-  call,
-  3,
-  "runoff_depth",
-  dir,
-  p,
-  raw,
-  v,
-  u,
-  si,
-  "x",
-  0,
-  null,
-  null,
-  null,
-  null,
-  null,
-  null,
-  null,
-  "converted",
-  null,
-  at,
-  null,
+  ...[id, team, sess, call, 3, "runoff_depth", dir, p, raw, v, u, si, "x", 0],
+  ...new Array<null>(7).fill(null),
+  ...["converted", null, at, null],
 ];
 const ROWS: [ChainTableName, unknown[]][] = [
   [
@@ -94,6 +73,19 @@ function encodeRow(buf: Buffer, pos: number, values: readonly unknown[], fps: Bu
   return p;
 }
 
+/** Writes a group's rows and their fingerprints into `buf` from `pos`; the end. */
+function encodeGroup(buf: Buffer, pos: number): number {
+  const fps = Buffer.allocUnsafe(GROUP * ROWS.length * 64);
+  let end = pos;
+  let fpAt = 0;
+  for (let c = 0; c < GROUP; c += 1)
+    for (const [, v] of ROWS) {
+      end = encodeRow(buf, end, v, fps, fpAt);
+      fpAt += v.length * 2;
+    }
+  return end;
+}
+
 const MODES: Record<string, () => void> = {
   today: () => {
     let prev: Buffer = Buffer.alloc(32);
@@ -109,28 +101,12 @@ const MODES: Record<string, () => void> = {
     for (let c = 0; c < GROUP; c += 1) for (const [, v] of ROWS) pos = encodeRow(buf, pos, v, null, 0);
   },
   encode: () => {
-    const buf = Buffer.allocUnsafe(GROUP * 4096);
-    const fps = Buffer.allocUnsafe(GROUP * ROWS.length * 64);
-    let pos = 0;
-    let fpAt = 0;
-    for (let c = 0; c < GROUP; c += 1)
-      for (const [, v] of ROWS) {
-        pos = encodeRow(buf, pos, v, fps, fpAt);
-        fpAt += v.length * 2;
-      }
+    encodeGroup(Buffer.allocUnsafe(GROUP * 4096), 0);
   },
   block: () => {
     const buf = Buffer.allocUnsafe(32 + GROUP * 4096);
-    const fps = Buffer.allocUnsafe(GROUP * ROWS.length * 64);
     buf.fill(0, 0, 32); // the previous group's digest
-    let pos = 32;
-    let fpAt = 0;
-    for (let c = 0; c < GROUP; c += 1)
-      for (const [, v] of ROWS) {
-        pos = encodeRow(buf, pos, v, fps, fpAt);
-        fpAt += v.length * 2;
-      }
-    hash("sha256", buf.subarray(0, pos), "binary");
+    hash("sha256", buf.subarray(0, encodeGroup(buf, 32)), "binary");
   },
 };
 
