@@ -15,9 +15,14 @@ const GROUPS = Number(process.env.BENCH_GROUPS ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TEAM = "team_7f3c2a1b9d";
 const DIGEST = Buffer.alloc(32, 3);
+/** The values of one plain row, the same for every shape. */
+const WORK = [TEAM, "x".repeat(40), "y".repeat(60), 1.5, "z".repeat(30), "2026-12-03T00:00:00.000Z"] as const;
 const FP = Buffer.alloc(50, 1);
 
-/** One file per table layout: the entries as today (with and without the primary key), and a block table. */
+/**
+ * A database file with the entry table as today (`entries`: its primary key, or none), a block table, and a table of
+ * plain rows standing in for a call's own writes.
+ */
 function open(file: string, entries: string): Database.Database {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -112,8 +117,7 @@ function round(shape: Shape, seq: { next: number }): number {
   const t0 = process.hrtime.bigint();
   for (let g = 0; g < GROUPS; g += 1) {
     begin.run();
-    for (let i = 0; i < CALLS * 3; i += 1)
-      work.run(TEAM, "x".repeat(40), "y".repeat(60), 1.5, "z".repeat(30), "2026-12-03T00:00:00.000Z");
+    for (let i = 0; i < CALLS * 3; i += 1) work.run(...WORK);
     shape.write(seq.next, new Date().toISOString());
     seq.next += rows;
     commit.run();

@@ -7,7 +7,7 @@
 //           value's 16-bit fingerprint taken over the bytes just written;
 //   block   encode, then one SHA-256 over the group's buffer and the previous digest: the group's one link.
 // Each mode runs in a process of its own (`node --import tsx bench/chain/format-floor.ts MODE`), so one's compiled
-// code does not slow another's; `npm run bench:chain:format` runs the three, one after another, twice.
+// code does not slow another's; `npm run bench:chain:format` runs the four, one after another, RUNS times.
 import { execFileSync } from "node:child_process";
 import { hash } from "node:crypto";
 import { linkBytes, printRowBytes } from "../../src/store/common/chain.js";
@@ -15,6 +15,7 @@ import type { ChainTableName } from "../../src/store/common/chain-tables.js";
 
 const GROUP = 32;
 const N = 20_000;
+const RUNS = 2;
 const team = "team_7f3c2a1b9d";
 const sess = "ses_01J8ZK3QW4X5Y6Z7A8B9C0D1E2";
 const call = "call_01J8ZK3QW4X5Y6Z7A8B9C0D1E3";
@@ -47,8 +48,8 @@ function fnvBytes(buf: Buffer, from: number, to: number): number {
 }
 
 /**
- * Writes one row's values into `buf` at `pos` and, when `fps` is given, their fingerprints into it at `fpAt`; the new
- * end.
+ * Writes one row's values into `buf` at `pos` and, when `fps` is given, each value's fingerprint into `fps` at `fpAt`;
+ * the new end.
  */
 function encodeRow(buf: Buffer, pos: number, values: readonly unknown[], fps: Buffer | null, fpAt: number): number {
   let p = pos;
@@ -86,52 +87,61 @@ function encodeGroup(buf: Buffer, pos: number): number {
   return end;
 }
 
-const MODES: Record<string, () => void> = {
-  today: () => {
-    let prev: Buffer = Buffer.alloc(32);
-    for (let c = 0; c < GROUP; c += 1)
-      for (const [t, v] of ROWS) {
-        const { rowDigest } = printRowBytes(t, v);
-        prev = linkBytes(prev, rowDigest);
-      }
+const MODES: Record<string, { label: string; run: () => void }> = {
+  today: {
+    label: "today: canonical JSON, SHA-256 and link per row",
+    run: () => {
+      let prev: Buffer = Buffer.alloc(32);
+      for (let c = 0; c < GROUP; c += 1)
+        for (const [t, v] of ROWS) {
+          const { rowDigest } = printRowBytes(t, v);
+          prev = linkBytes(prev, rowDigest);
+        }
+    },
   },
-  values: () => {
-    const buf = Buffer.allocUnsafe(GROUP * 4096);
-    let pos = 0;
-    for (let c = 0; c < GROUP; c += 1) for (const [, v] of ROWS) pos = encodeRow(buf, pos, v, null, 0);
+  values: {
+    label: "binary values only",
+    run: () => {
+      const buf = Buffer.allocUnsafe(GROUP * 4096);
+      let pos = 0;
+      for (let c = 0; c < GROUP; c += 1) for (const [, v] of ROWS) pos = encodeRow(buf, pos, v, null, 0);
+    },
   },
-  encode: () => {
-    encodeGroup(Buffer.allocUnsafe(GROUP * 4096), 0);
+  encode: {
+    label: "binary values and fingerprints, no hash",
+    run: () => {
+      encodeGroup(Buffer.allocUnsafe(GROUP * 4096), 0);
+    },
   },
-  block: () => {
-    const buf = Buffer.allocUnsafe(32 + GROUP * 4096);
-    buf.fill(0, 0, 32); // the previous group's digest
-    hash("sha256", buf.subarray(0, encodeGroup(buf, 32)), "binary");
+  block: {
+    label: "binary values, fingerprints, one SHA-256 per group",
+    run: () => {
+      const buf = Buffer.allocUnsafe(32 + GROUP * 4096);
+      buf.fill(0, 0, 32); // the previous group's digest
+      hash("sha256", buf.subarray(0, encodeGroup(buf, 32)), "binary");
+    },
   },
 };
 
 const mode = process.argv[2];
-if (mode && MODES[mode]) {
-  const run = MODES[mode]!;
+if (mode !== undefined && !MODES[mode])
+  throw new Error(`bench:chain:format has no mode '${mode}': send one of ${Object.keys(MODES).join(", ")}, or none`);
+if (mode !== undefined) {
+  const { run } = MODES[mode]!;
   for (let i = 0; i < N / 10; i += 1) run();
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < N; i += 1) run();
   console.log((Number(process.hrtime.bigint() - t0) / 1e3 / N / GROUP).toFixed(2));
 } else {
   const times: Record<string, number[]> = {};
-  for (let r = 0; r < 2; r += 1)
+  for (let r = 0; r < RUNS; r += 1)
     for (const m of Object.keys(MODES)) {
       const out = execFileSync(process.execPath, ["--import", "tsx", process.argv[1]!, m], { encoding: "utf8" });
       (times[m] ??= []).push(Number(out.trim()));
     }
+  const runs = Array.from({ length: RUNS }, (_, r) => `run ${r + 1}`);
   console.log(`the ${ROWS.length} rows of a guarded call, ${GROUP} calls a group, node ${process.version}\n`);
-  console.log("| hashing | us a call, run 1 | run 2 |\n|---|---|---|");
-  const label: Record<string, string> = {
-    today: "today: canonical JSON, SHA-256 and link per row",
-    values: "binary values only",
-    encode: "binary values and fingerprints, no hash",
-    block: "binary values, fingerprints, one SHA-256 per group",
-  };
-  for (const m of Object.keys(MODES))
-    console.log(`| ${label[m]} | ${times[m]!.map((x) => x.toFixed(2)).join(" | ")} |`);
+  console.log(`| hashing | us a call, ${runs.join(" | ")} |\n|---|${runs.map(() => "---|").join("")}`);
+  for (const [m, { label }] of Object.entries(MODES))
+    console.log(`| ${label} | ${times[m]!.map((x) => x.toFixed(2)).join(" | ")} |`);
 }

@@ -5,8 +5,11 @@
 import { CHAIN_TABLES, type ChainTableName } from "../../src/store/common/chain-tables.js";
 import { SqliteChain } from "../../src/store/sqlite/chain.js";
 
+/** The parts of the append a round can leave out. */
+export const CHAIN_PARTS = ["hashing", "entries", "both"] as const;
+
 /** Which of the append's parts a round leaves out. */
-export type ChainPart = "hashing" | "entries" | "both";
+export type ChainPart = (typeof CHAIN_PARTS)[number];
 
 type Row = readonly [ChainTableName, unknown, (readonly unknown[])?];
 type Tip = { seq: number; prev: Buffer };

@@ -13,7 +13,7 @@ import { sqliteChain } from "../../src/store/sqlite/chain.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
-import { type ChainPart, withoutChainPart } from "./chain-parts.js";
+import { CHAIN_PARTS, type ChainPart, withoutChainPart } from "./chain-parts.js";
 import { libraryCallUs, median } from "./library.js";
 
 const LENGTHS = (process.env.BENCH_LENGTHS ?? "1000,10000,100000").split(",").map(Number);
@@ -173,7 +173,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const PER_ROUND = 4_000;
 const batched: { wall: number; cpu: number }[] = [];
 const unchained: { wall: number; cpu: number }[] = [];
-const PARTS: ChainPart[] = ["hashing", "entries", "both"];
+const PARTS = CHAIN_PARTS;
 const partial = new Map<ChainPart, { wall: number; cpu: number }[]>(PARTS.map((p) => [p, []]));
 const alone: { wall: number; cpu: number }[] = [];
 const bareRounds: number[] = [];
