@@ -20,16 +20,16 @@ const WORK = [TEAM, "x".repeat(40), "y".repeat(60), 1.5, "z".repeat(30), "2026-1
 const FP = Buffer.alloc(50, 1);
 
 /**
- * A database file with the entry table as today (`entries`: its primary key, or none), a block table, and a table of
- * plain rows standing in for a call's own writes.
+ * A database file with the entry table as today (`entries`: its primary key, or none; `options`: after its columns),
+ * a block table, and a table of plain rows standing in for a call's own writes.
  */
-function open(file: string, entries: string): Database.Database {
+function open(file: string, entries: string, options = ""): Database.Database {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec(`CREATE TABLE ledger_entries (team_id text NOT NULL, seq integer NOT NULL, tbl text NOT NULL,
      row_id text NOT NULL, row_digest blob NOT NULL, prev blob NOT NULL, digest blob NOT NULL, fp blob NOT NULL,
-     at text NOT NULL${entries});
+     at text NOT NULL${entries})${options};
    CREATE TABLE ledger_blocks (team_id text NOT NULL, seq integer NOT NULL, at text NOT NULL, entries blob NOT NULL,
      PRIMARY KEY (team_id, seq));
    CREATE TABLE work (id integer PRIMARY KEY, team_id text, a text, b text, c real, d text, e text);`);
@@ -57,6 +57,8 @@ const today = open(join(dir, "today.db"), ", PRIMARY KEY (team_id, seq)");
 const put = multiRow(today, "(?, ?, ?, ?, ?, ?, ?, ?, ?)");
 const shared = open(join(dir, "shared.db"), ", PRIMARY KEY (team_id, seq)");
 const putShared = multiRow(shared, "(@team, ?, ?, ?, ?, ?, ?, ?, @at)");
+const clustered = open(join(dir, "clustered.db"), ", PRIMARY KEY (team_id, seq)", " WITHOUT ROWID");
+const putClustered = multiRow(clustered, "(?, ?, ?, ?, ?, ?, ?, ?, ?)");
 const noKey = open(join(dir, "nokey.db"), "");
 const putNoKey = multiRow(noKey, "(?, ?, ?, ?, ?, ?, ?, ?, ?)");
 const block = open(join(dir, "block.db"), ", PRIMARY KEY (team_id, seq)");
@@ -89,6 +91,11 @@ const shapes: Shape[] = [
     name: "an entry row each, team and time bound once",
     db: shared,
     write: (seq, at) => entryRows(putShared, seq, at, true),
+  },
+  {
+    name: "an entry row each, WITHOUT ROWID (the key is the table)",
+    db: clustered,
+    write: (seq, at) => entryRows(putClustered, seq, at),
   },
   { name: "an entry row each, no primary key", db: noKey, write: (seq, at) => entryRows(putNoKey, seq, at) },
   {

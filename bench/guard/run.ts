@@ -14,6 +14,7 @@ import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
 import { CHAIN_PARTS, type ChainPart, withoutChainPart } from "./chain-parts.js";
+import { type CommitTimes, timedCommits, walFrames } from "./commit-share.js";
 import { libraryCallUs, median } from "./library.js";
 
 const LENGTHS = (process.env.BENCH_LENGTHS ?? "1000,10000,100000").split(",").map(Number);
@@ -270,6 +271,35 @@ console.log(
     const c = costOf(partial.get(part)!);
     console.log(`  ${label[part]}: ${c.wall.toFixed(1)} % by wall time, ${c.cpu.toFixed(1)} % by CPU time`);
   }
+}
+// What the chain's pages cost at COMMIT (bench/guard/commit-share.ts): the COMMITs timed, chain on and off, in rounds
+// of their own (the timer wraps every statement's run, so it stays out of the figures above), and the WAL frames a
+// call writes either way.
+{
+  const COMMIT_ROUNDS = 3;
+  const calls = PER_ROUND;
+  const times = { on: [] as CommitTimes[], off: [] as CommitTimes[] };
+  for (let r = 0; r < COMMIT_ROUNDS; r += 1)
+    for (const on of r % 2 === 0 ? [true, false] : [false, true]) {
+      chainSettings.enabled = on;
+      times[on ? "on" : "off"].push(await timedCommits(store, () => libraryCallUs(store, AGENTS, calls / AGENTS)));
+      chainSettings.enabled = true;
+    }
+  const frames = { on: 0, off: 0 };
+  for (const on of [true, false]) {
+    chainSettings.enabled = on;
+    frames[on ? "on" : "off"] = (await walFrames(store, () => libraryCallUs(store, AGENTS, 1000 / AGENTS))) / 1000;
+    chainSettings.enabled = true;
+  }
+  const perCall = (xs: CommitTimes[], k: "us" | "checkpointUs") => median(xs.map((x) => x[k] / calls));
+  const line = (on: "on" | "off") =>
+    `chain ${on}: ${perCall(times[on], "us").toFixed(1)} us a call (checkpoints ${perCall(times[on], "checkpointUs").toFixed(1)}), ${frames[on].toFixed(2)} WAL frames a call`;
+  const extraUs = perCall(times.on, "us") - perCall(times.off, "us");
+  const extraFrames = frames.on - frames.off;
+  console.log(
+    `COMMIT of the batched call, ${COMMIT_ROUNDS} rounds each way: ${line("on")}; ${line("off")}; ` +
+      `the chain's pages: ${extraFrames.toFixed(2)} frames and ${extraUs.toFixed(1)} us a call at COMMIT`,
+  );
 }
 // The floor of any append that hashes each row's canonical form: the rows one library call chains (the call, its two
 // crossings, its result and the result's crossing) made canonical and hashed, with nothing read or written; and the
