@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import { hash } from "node:crypto";
 import { linkBytes, printRowBytes } from "../../src/store/common/chain.js";
 import type { ChainTableName } from "../../src/store/common/chain-tables.js";
+import { encodeRow } from "./binary-encoding.js";
 
 const GROUP = 32;
 const N = 20_000;
@@ -36,43 +37,6 @@ const ROWS: [ChainTableName, unknown[]][] = [
   ["results", [call, team, '{"value":1.05}', 1, "[]", at]],
   ["crossings", cross(3, "result", "1.05", 1.05, "mm/day", 1.2e-8, "out")],
 ];
-
-/** FNV-1a (32-bit) of `buf[from, to)`, its low 16 bits. */
-function fnvBytes(buf: Buffer, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i += 1) {
-    h ^= buf[i]!;
-    h = Math.imul(h, 0x01000193);
-  }
-  return h & 0xffff;
-}
-
-/**
- * Writes one row's values into `buf` at `pos` and, when `fps` is given, each value's fingerprint into `fps` at `fpAt`;
- * the new end.
- */
-function encodeRow(buf: Buffer, pos: number, values: readonly unknown[], fps: Buffer | null, fpAt: number): number {
-  let p = pos;
-  for (let i = 0; i < values.length; i += 1) {
-    const v = values[i];
-    const start = p;
-    if (typeof v === "string") {
-      buf[p] = 1;
-      const n = buf.write(v, p + 5, "utf8");
-      buf.writeUInt32LE(n, p + 1);
-      p += 5 + n;
-    } else if (typeof v === "number") {
-      buf[p] = 2;
-      buf.writeDoubleLE(v, p + 1);
-      p += 9;
-    } else {
-      buf[p] = 0;
-      p += 1;
-    }
-    fps?.writeUInt16BE(fnvBytes(buf, start, p), fpAt + i * 2);
-  }
-  return p;
-}
 
 /** Writes a group's rows and their fingerprints into `buf` from `pos`; the end. */
 function encodeGroup(buf: Buffer, pos: number): number {

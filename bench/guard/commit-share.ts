@@ -3,9 +3,8 @@
 // are paid again at COMMIT (each page written to the log) and at the checkpoint that copies the log back, which the
 // parts measured by chain-parts.ts do not separate from the rest of the call.
 import { statSync } from "node:fs";
-import type { Statement } from "better-sqlite3";
+import Database, { type Statement } from "better-sqlite3";
 import type { LedgerDb } from "../../src/store/sqlite/db.js";
-import { WAL_AUTOCHECKPOINT_PAGES } from "../../src/store/sqlite/db.js";
 
 /** A commit slower than this ran the autocheckpoint (an ordinary group commit takes 0.3-1.5 ms here, one that
  * checkpoints 25-35 ms). */
@@ -44,17 +43,21 @@ export async function timedCommits(db: LedgerDb, fn: () => Promise<unknown>): Pr
   return out;
 }
 
-/** WAL frames `fn` writes (the log emptied first, its autocheckpoint off while `fn` runs so that none is copied back). */
+/**
+ * WAL frames `fn` writes: the log emptied first, then held by a reader on a connection of its own while `fn` runs, so
+ * that no checkpoint (the connection's own or the background one's) can restart it and every frame stays counted.
+ */
 export async function walFrames(db: LedgerDb, fn: () => Promise<unknown>): Promise<number> {
   db.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-  db.sqlite.pragma("wal_autocheckpoint = 0");
+  const reader = new Database(db.sqlite.name, { readonly: true });
   try {
+    reader.prepare("BEGIN").run();
+    reader.prepare("SELECT count(*) FROM sqlite_schema").get();
     await fn();
     const pageSize = db.sqlite.pragma("page_size", { simple: true }) as number;
     // The log: a 32-byte header, then each frame's 24-byte header and its page.
     return (statSync(`${db.sqlite.name}-wal`).size - 32) / (pageSize + 24);
   } finally {
-    db.sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-    db.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    reader.close();
   }
 }

@@ -265,8 +265,10 @@ console.log(
     hashing: "rows hashed elsewhere for free (constant digests), entries written",
     entries: "rows hashed, no entry rows written",
     both: "neither: only the head read and moved",
+    block: "entries as one block row per group commit (rows hashed as today)",
+    planned: "the planned format: binary values hashed once per group commit, one block row",
   };
-  console.log("the chain's cost with a part of the append left out (a broken chain; a benchmark only):");
+  console.log("the chain's cost with a part of the append left out or reshaped (a broken chain; a benchmark only):");
   for (const part of PARTS) {
     const c = costOf(partial.get(part)!);
     console.log(`  ${label[part]}: ${c.wall.toFixed(1)} % by wall time, ${c.cpu.toFixed(1)} % by CPU time`);
