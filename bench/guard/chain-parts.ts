@@ -5,6 +5,8 @@
 // values in a binary encoding hashed once per flush, the entries as one block row). Each part is switched by
 // replacing SqliteChain methods for the round only, so the service's code carries no benchmark switch; a chain
 // written so is broken (a block row is written to a table of the benchmark's own), which is why only a benchmark does it.
+// The planned format also runs without its per-column fingerprints, the one piece of it that only serves to name a
+// changed column.
 import { hash } from "node:crypto";
 import type { Database, Statement } from "better-sqlite3";
 import { CHAIN_NAMES } from "../../src/store/sqlite/chain-rows.js";
@@ -13,7 +15,7 @@ import { SqliteChain } from "../../src/store/sqlite/chain.js";
 import { encodeRow } from "../chain/binary-encoding.js";
 
 /** The parts of the append a round can leave out, or write in another shape. */
-export const CHAIN_PARTS = ["hashing", "entries", "both", "block", "planned"] as const;
+export const CHAIN_PARTS = ["hashing", "entries", "both", "block", "planned", "planned-no-fp"] as const;
 
 /** Which of the append's parts a round leaves out or reshapes. */
 export type ChainPart = (typeof CHAIN_PARTS)[number];
@@ -65,23 +67,26 @@ const encoded = new WeakMap<unknown[], { buf: Buffer; end: number }>();
 const SCRATCH = Buffer.allocUnsafe(1024 * 1024);
 
 /**
- * The planned format's link step: each row's values written into the flush's buffer with their fingerprints (the
- * fingerprints stand where an entry's digests stood), no hash per row; the flush's one hash is taken as it is written.
+ * The planned format's link step: each row's values written into the flush's buffer, with their fingerprints when
+ * `fingerprints` (they stand where an entry's digests stood), no hash per row; the flush's one hash is taken as it is
+ * written. Without fingerprints, verify could name a changed row but not its column.
  */
-function linkEncoded(this: Internals, teamId: string, rows: readonly Row[], tip: Tip, at: string, params: unknown[]) {
-  let group = encoded.get(params);
-  if (group === undefined) {
-    group = { buf: SCRATCH, end: 32 };
-    tip.prev.copy(group.buf, 0, 0, 32);
-    encoded.set(params, group);
-  }
-  for (const [table, id, bound] of rows) {
-    const values = valuesOf(this, teamId, table, id, bound);
-    const fp = Buffer.allocUnsafe(values.length * 2);
-    group.end = encodeRow(group.buf, group.end, values, fp, 0);
-    tip.seq += 1;
-    params.push(teamId, tip.seq, table, String(id), null, null, null, fp, at);
-  }
+function encodedLink(fingerprints: boolean): Internals["link"] {
+  return function (this: Internals, teamId, rows, tip, at, params) {
+    let group = encoded.get(params);
+    if (group === undefined) {
+      group = { buf: SCRATCH, end: 32 };
+      tip.prev.copy(group.buf, 0, 0, 32);
+      encoded.set(params, group);
+    }
+    for (const [table, id, bound] of rows) {
+      const values = valuesOf(this, teamId, table, id, bound);
+      const fp = fingerprints ? Buffer.allocUnsafe(values.length * 2) : null;
+      group.end = encodeRow(group.buf, group.end, values, fp, 0);
+      tip.seq += 1;
+      params.push(teamId, tip.seq, table, String(id), null, null, null, fp, at);
+    }
+  };
 }
 
 const blockPuts = new WeakMap<Database, Statement>();
@@ -131,7 +136,8 @@ const SWITCHES: Record<ChainPart, { link?: Internals["link"]; write?: Internals[
   entries: { write: () => undefined },
   both: { link: linkUnhashed, write: () => undefined },
   block: { write: writeBlocks },
-  planned: { link: linkEncoded, write: writeBlocks },
+  planned: { link: encodedLink(true), write: writeBlocks },
+  "planned-no-fp": { link: encodedLink(false), write: writeBlocks },
 };
 
 /** Runs `fn` with `part` of the append left out or reshaped, then puts the real methods back. */

@@ -267,6 +267,7 @@ console.log(
     both: "neither: only the head read and moved",
     block: "entries as one block row per group commit (rows hashed as today)",
     planned: "the planned format: binary values hashed once per group commit, one block row",
+    "planned-no-fp": "the planned format without per-column fingerprints",
   };
   console.log("the chain's cost with a part of the append left out or reshaped (a broken chain; a benchmark only):");
   for (const part of PARTS) {
