@@ -2,15 +2,18 @@
 // per value a tag, then UTF-8 text (its byte length first) or a double; each value's 16-bit fingerprint taken over the
 // bytes just written. Shared by bench:chain:format (its floor) and bench:guard's "planned" part (in the append).
 
-/** FNV-1a (32-bit) of `buf[from, to)`, its low 16 bits. */
-function fnvBytes(buf: Buffer, from: number, to: number): number {
+/** FNV-1a (32-bit) of `buf[from, to)`, as an unsigned number. */
+export function fnv32(buf: Buffer, from: number, to: number): number {
   let h = 0x811c9dc5;
   for (let i = from; i < to; i += 1) {
     h ^= buf[i]!;
     h = Math.imul(h, 0x01000193);
   }
-  return h & 0xffff;
+  return h >>> 0;
 }
+
+/** FNV-1a (32-bit) of `buf[from, to)`, its low 16 bits. */
+const fnvBytes = (buf: Buffer, from: number, to: number): number => fnv32(buf, from, to) & 0xffff;
 
 /**
  * Writes one row's values into `buf` at `pos` and, when `fps` is given, each value's fingerprint into `fps` at `fpAt`;

@@ -5,17 +5,27 @@
 // values in a binary encoding hashed once per flush, the entries as one block row). Each part is switched by
 // replacing SqliteChain methods for the round only, so the service's code carries no benchmark switch; a chain
 // written so is broken (a block row is written to a table of the benchmark's own), which is why only a benchmark does it.
-// The planned format also runs without its per-column fingerprints, the one piece of it that only serves to name a
-// changed column.
+// The planned format also runs with one check per row instead of its per-column fingerprints, and with neither: the
+// pieces of it that only serve to name what changed.
 import { hash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import type { Database, Statement } from "better-sqlite3";
 import { CHAIN_NAMES } from "../../src/store/sqlite/chain-rows.js";
 import { CHAIN_TABLES, type ChainTableName } from "../../src/store/common/chain-tables.js";
 import { SqliteChain } from "../../src/store/sqlite/chain.js";
-import { encodeRow } from "../chain/binary-encoding.js";
+import { encodeRow, fnv32 } from "../chain/binary-encoding.js";
 
 /** The parts of the append a round can leave out, or write in another shape. */
-export const CHAIN_PARTS = ["hashing", "entries", "both", "block", "planned", "planned-no-fp"] as const;
+export const CHAIN_PARTS = [
+  "hashing",
+  "entries",
+  "both",
+  "block",
+  "planned",
+  "planned-row-check",
+  "planned-row-crc",
+  "planned-no-fp",
+] as const;
 
 /** Which of the append's parts a round leaves out or reshapes. */
 export type ChainPart = (typeof CHAIN_PARTS)[number];
@@ -67,11 +77,17 @@ const encoded = new WeakMap<unknown[], { buf: Buffer; end: number }>();
 const SCRATCH = Buffer.allocUnsafe(1024 * 1024);
 
 /**
- * The planned format's link step: each row's values written into the flush's buffer, with their fingerprints when
- * `fingerprints` (they stand where an entry's digests stood), no hash per row; the flush's one hash is taken as it is
- * written. Without fingerprints, verify could name a changed row but not its column.
+ * What the planned format keeps per row to name what changed: a fingerprint per column (verify names the row and the
+ * column), one 32-bit check over the row's bytes (the row, not the column: FNV-1a in JavaScript, or zlib's native
+ * CRC-32), or nothing (only the flush whose hash failed).
  */
-function encodedLink(fingerprints: boolean): Internals["link"] {
+type Naming = "columns" | "row" | "row-crc" | "none";
+
+/**
+ * The planned format's link step: each row's values written into the flush's buffer with what `naming` keeps (where an
+ * entry's digests stood), no hash per row; the flush's one hash is taken as it is written.
+ */
+function encodedLink(naming: Naming): Internals["link"] {
   return function (this: Internals, teamId, rows, tip, at, params) {
     let group = encoded.get(params);
     if (group === undefined) {
@@ -81,10 +97,16 @@ function encodedLink(fingerprints: boolean): Internals["link"] {
     }
     for (const [table, id, bound] of rows) {
       const values = valuesOf(this, teamId, table, id, bound);
-      const fp = fingerprints ? Buffer.allocUnsafe(values.length * 2) : null;
-      group.end = encodeRow(group.buf, group.end, values, fp, 0);
+      const start = group.end;
+      let check: Buffer | null = naming === "columns" ? Buffer.allocUnsafe(values.length * 2) : null;
+      group.end = encodeRow(group.buf, start, values, check, 0);
+      if (naming === "row" || naming === "row-crc") {
+        check = Buffer.allocUnsafe(4);
+        const bytes = group.buf.subarray(start, group.end);
+        check.writeUInt32BE(naming === "row" ? fnv32(group.buf, start, group.end) : crc32(bytes));
+      }
       tip.seq += 1;
-      params.push(teamId, tip.seq, table, String(id), null, null, null, fp, at);
+      params.push(teamId, tip.seq, table, String(id), null, null, null, check, at);
     }
   };
 }
@@ -136,8 +158,10 @@ const SWITCHES: Record<ChainPart, { link?: Internals["link"]; write?: Internals[
   entries: { write: () => undefined },
   both: { link: linkUnhashed, write: () => undefined },
   block: { write: writeBlocks },
-  planned: { link: encodedLink(true), write: writeBlocks },
-  "planned-no-fp": { link: encodedLink(false), write: writeBlocks },
+  planned: { link: encodedLink("columns"), write: writeBlocks },
+  "planned-row-check": { link: encodedLink("row"), write: writeBlocks },
+  "planned-row-crc": { link: encodedLink("row-crc"), write: writeBlocks },
+  "planned-no-fp": { link: encodedLink("none"), write: writeBlocks },
 };
 
 /** Runs `fn` with `part` of the append left out or reshaped, then puts the real methods back. */

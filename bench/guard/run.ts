@@ -267,7 +267,9 @@ console.log(
     both: "neither: only the head read and moved",
     block: "entries as one block row per group commit (rows hashed as today)",
     planned: "the planned format: binary values hashed once per group commit, one block row",
-    "planned-no-fp": "the planned format without per-column fingerprints",
+    "planned-row-check": "the planned format, one 32-bit check a row instead of a fingerprint a column",
+    "planned-row-crc": "the same, the row's check a native CRC-32",
+    "planned-no-fp": "the planned format with neither (a changed row could not be named)",
   };
   console.log("the chain's cost with a part of the append left out or reshaped (a broken chain; a benchmark only):");
   for (const part of PARTS) {

@@ -1,9 +1,9 @@
-// bench:http:parts — the chain's append over HTTP taken apart (issue 29): eight `serve` processes on SQLite files, the
+// bench:http:parts — the chain's append over HTTP taken apart (issue 29): ten `serve` processes on SQLite files, the
 // whole chain, no entry rows written, the rows' hashing left out (constant digests), neither, the entries as one block
-// row per group commit, the planned format (binary values hashed once per group commit, a block row) with and without
-// its per-column fingerprints, and the chain off, each part left out or reshaped by bench/http/chain-part-preload.ts.
-// Alternating rounds of the same per-session guarded calls; medians of the rate and of the server's CPU per request,
-// and each one's cost against the chain-off server of the same run.
+// row per group commit, the planned format (binary values hashed once per group commit, a block row) with its
+// per-column fingerprints, one check a row (in JavaScript or a native CRC-32), or neither, and the chain off, each
+// part left out or reshaped by bench/http/chain-part-preload.ts. Alternating rounds of the same per-session guarded
+// calls; medians of the rate and of the server's CPU per request, and each one's cost against the chain-off server.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,8 @@ const modes: [string, string[], Record<string, string>][] = [
   ["neither: head moved only", PRELOAD, { BENCH_CHAIN_PART: "both" }],
   ["entries as one block row per group commit", PRELOAD, { BENCH_CHAIN_PART: "block" }],
   ["planned format: binary values hashed per group, a block row", PRELOAD, { BENCH_CHAIN_PART: "planned" }],
+  ["planned format, one check a row, no column fingerprints", PRELOAD, { BENCH_CHAIN_PART: "planned-row-check" }],
+  ["the same, the check a native CRC-32", PRELOAD, { BENCH_CHAIN_PART: "planned-row-crc" }],
   ["planned format without column fingerprints", PRELOAD, { BENCH_CHAIN_PART: "planned-no-fp" }],
   ["chain off", [], { AGENT_LEDGER_CHAIN: "off" }],
 ];
