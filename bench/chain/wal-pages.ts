@@ -1,12 +1,13 @@
 // bench:chain:pages — which pages the batched library call writes to the WAL, by table and index, with the ledger
-// chain on and off: 32 agents in group commits on a fresh file, the log emptied first and its autocheckpoint off for
-// the run, then every frame's page number looked up in `dbstat`. The chain's pages are paid at each COMMIT (written
-// to the log) and again at the checkpoint that copies them back.
+// chain on and off: 32 agents in group commits on a fresh file, the log emptied first and held by a reader for the
+// run (bench/guard/commit-share.ts), then every frame's page number looked up in `dbstat`. The chain's pages are paid
+// at each COMMIT (written to the log) and again at the checkpoint that copies them back.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chainSettings } from "../../src/store/common/chain.js";
-import { openDb, WAL_AUTOCHECKPOINT_PAGES } from "../../src/store/sqlite/db.js";
+import { openDb } from "../../src/store/sqlite/db.js";
+import { withHeldLog } from "../guard/commit-share.js";
 import { libraryCallUs } from "../guard/library.js";
 
 const AGENTS = 32;
@@ -20,14 +21,16 @@ await libraryCallUs(store, AGENTS, 200); // a file of some size, so that a group
 /** Frames a group commit writes per b-tree (table or index), over the run's commits. */
 async function pagesOf(on: boolean): Promise<{ frames: number; commits: number; by: Map<string, number> }> {
   chainSettings.enabled = on;
-  store.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-  store.sqlite.pragma("wal_autocheckpoint = 0");
+  let wal: Buffer;
   try {
-    await libraryCallUs(store, AGENTS, PER_AGENT);
+    wal = await withHeldLog(
+      store,
+      () => libraryCallUs(store, AGENTS, PER_AGENT),
+      (path) => readFileSync(path),
+    );
   } finally {
     chainSettings.enabled = true;
   }
-  const wal = readFileSync(`${file}-wal`);
   const pageSize = wal.readUInt32BE(8);
   const names = new Map<number, string>();
   for (const r of store.sqlite.prepare("SELECT name, pageno FROM dbstat").all() as { name: string; pageno: number }[])
@@ -42,7 +45,6 @@ async function pagesOf(on: boolean): Promise<{ frames: number; commits: number; 
     frames += 1;
     if (wal.readUInt32BE(o + 4) !== 0) commits += 1;
   }
-  store.sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   return { frames, commits, by };
 }
 

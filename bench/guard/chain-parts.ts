@@ -30,6 +30,18 @@ export const CHAIN_PARTS = [
 /** Which of the append's parts a round leaves out or reshapes. */
 export type ChainPart = (typeof CHAIN_PARTS)[number];
 
+/** What each part does to the append, as bench:guard and bench:http:parts print it. */
+export const CHAIN_PART_LABELS: Record<ChainPart, string> = {
+  hashing: "rows hashed elsewhere for free (constant digests), entries written",
+  entries: "rows hashed, no entry rows written",
+  both: "neither: only the head read and moved",
+  block: "entries as one block row per group commit (rows hashed as today)",
+  planned: "the planned format: binary values hashed once per group commit, one block row",
+  "planned-row-check": "the planned format, one 32-bit check a row instead of a fingerprint a column",
+  "planned-row-crc": "the same, the row's check a native CRC-32",
+  "planned-no-fp": "the planned format with neither (a changed row could not be named)",
+};
+
 type Row = readonly [ChainTableName, unknown, (readonly unknown[])?];
 type Tip = { seq: number; prev: Buffer };
 type Internals = {
@@ -102,8 +114,8 @@ function encodedLink(naming: Naming): Internals["link"] {
       group.end = encodeRow(group.buf, start, values, check, 0);
       if (naming === "row" || naming === "row-crc") {
         check = Buffer.allocUnsafe(4);
-        const bytes = group.buf.subarray(start, group.end);
-        check.writeUInt32BE(naming === "row" ? fnv32(group.buf, start, group.end) : crc32(bytes));
+        const end = group.end;
+        check.writeUInt32BE(naming === "row" ? fnv32(group.buf, start, end) : crc32(group.buf.subarray(start, end)));
       }
       tip.seq += 1;
       params.push(teamId, tip.seq, table, String(id), null, null, null, check, at);
@@ -127,6 +139,13 @@ function blockPut(sqlite: Database): Statement {
 
 const TABLE_INDEX = new Map<string, number>(CHAIN_NAMES.map((n, i) => [n, i]));
 
+/** Writes `d`, when it is bytes, into `buf` at `o` after its length; the new end. */
+function putBytes(buf: Buffer, o: number, d: unknown): number {
+  if (!(d instanceof Buffer)) return o;
+  buf[o] = d.length;
+  return o + 1 + d.copy(buf, o + 1);
+}
+
 /**
  * Writes a flush's entries as one block row per team: per entry its table's index, its row id, the digests it has
  * (none in the planned format, which appends the flush's one digest) and its fingerprints.
@@ -141,11 +160,10 @@ function writeBlocks(this: Internals, params: unknown[]) {
     const id = params[i + 3] as string;
     buf[o] = id.length;
     o += 1 + buf.write(id, o + 1, "latin1");
-    for (const d of [params[i + 4], params[i + 6], params[i + 7]])
-      if (d instanceof Buffer) {
-        buf[o++] = d.length;
-        o += d.copy(buf, o);
-      }
+    // The row digest, the digest and the fingerprints, those the entry has (no array per entry on this path).
+    o = putBytes(buf, o, params[i + 4]);
+    o = putBytes(buf, o, params[i + 6]);
+    o = putBytes(buf, o, params[i + 7]);
   }
   if (digest) o += digest.copy(buf, o);
   if (params.length)

@@ -44,20 +44,26 @@ export async function timedCommits(db: LedgerDb, fn: () => Promise<unknown>): Pr
 }
 
 /**
- * WAL frames `fn` writes: the log emptied first, then held by a reader on a connection of its own while `fn` runs, so
- * that no checkpoint (the connection's own or the background one's) can restart it and every frame stays counted.
+ * Runs `fn` with the log emptied first and then held by a reader on a connection of its own, so that no checkpoint
+ * (the connection's own or another thread's) can restart it: every frame `fn` writes stays in the log until `read`
+ * has looked at it.
  */
-export async function walFrames(db: LedgerDb, fn: () => Promise<unknown>): Promise<number> {
+export async function withHeldLog<T>(db: LedgerDb, fn: () => Promise<unknown>, read: (wal: string) => T): Promise<T> {
   db.sqlite.pragma("wal_checkpoint(TRUNCATE)");
   const reader = new Database(db.sqlite.name, { readonly: true });
   try {
     reader.prepare("BEGIN").run();
     reader.prepare("SELECT count(*) FROM sqlite_schema").get();
     await fn();
-    const pageSize = db.sqlite.pragma("page_size", { simple: true }) as number;
-    // The log: a 32-byte header, then each frame's 24-byte header and its page.
-    return (statSync(`${db.sqlite.name}-wal`).size - 32) / (pageSize + 24);
+    return read(`${db.sqlite.name}-wal`);
   } finally {
     reader.close();
   }
+}
+
+/** WAL frames `fn` writes, counted from the size of the held log. */
+export function walFrames(db: LedgerDb, fn: () => Promise<unknown>): Promise<number> {
+  const pageSize = db.sqlite.pragma("page_size", { simple: true }) as number;
+  // The log: a 32-byte header, then each frame's 24-byte header and its page.
+  return withHeldLog(db, fn, (wal) => (statSync(wal).size - 32) / (pageSize + 24));
 }

@@ -13,7 +13,7 @@ import { sqliteChain } from "../../src/store/sqlite/chain.js";
 import { openDb } from "../../src/store/sqlite/db.js";
 import { Ledger } from "../../src/store/sqlite/ledger.js";
 import { ensureDefaultTeam } from "../../src/store/sqlite/teams.js";
-import { CHAIN_PARTS, type ChainPart, withoutChainPart } from "./chain-parts.js";
+import { CHAIN_PART_LABELS, CHAIN_PARTS, type ChainPart, withoutChainPart } from "./chain-parts.js";
 import { type CommitTimes, timedCommits, walFrames } from "./commit-share.js";
 import { libraryCallUs, median } from "./library.js";
 
@@ -261,20 +261,10 @@ console.log(
   `ledger chain's cost to the batched call's throughput: ${summary.chain_cost_wall_pct} % by wall time, ${summary.chain_cost_cpu_pct} % by CPU time (target <= 10 %)`,
 );
 {
-  const label: Record<ChainPart, string> = {
-    hashing: "rows hashed elsewhere for free (constant digests), entries written",
-    entries: "rows hashed, no entry rows written",
-    both: "neither: only the head read and moved",
-    block: "entries as one block row per group commit (rows hashed as today)",
-    planned: "the planned format: binary values hashed once per group commit, one block row",
-    "planned-row-check": "the planned format, one 32-bit check a row instead of a fingerprint a column",
-    "planned-row-crc": "the same, the row's check a native CRC-32",
-    "planned-no-fp": "the planned format with neither (a changed row could not be named)",
-  };
   console.log("the chain's cost with a part of the append left out or reshaped (a broken chain; a benchmark only):");
   for (const part of PARTS) {
     const c = costOf(partial.get(part)!);
-    console.log(`  ${label[part]}: ${c.wall.toFixed(1)} % by wall time, ${c.cpu.toFixed(1)} % by CPU time`);
+    console.log(`  ${CHAIN_PART_LABELS[part]}: ${c.wall.toFixed(1)} % by wall time, ${c.cpu.toFixed(1)} % by CPU time`);
   }
 }
 // What the chain's pages cost at COMMIT (bench/guard/commit-share.ts): the COMMITs timed, chain on and off, in rounds
@@ -291,9 +281,12 @@ console.log(
       chainSettings.enabled = true;
     }
   const frames = { on: 0, off: 0 };
+  // Whole calls per agent: libraryCallUs makes ceil(perAgent) calls each, so the count is the calls it really made.
+  const framePerAgent = Math.ceil(1000 / AGENTS);
   for (const on of [true, false]) {
     chainSettings.enabled = on;
-    frames[on ? "on" : "off"] = (await walFrames(store, () => libraryCallUs(store, AGENTS, 1000 / AGENTS))) / 1000;
+    const written = await walFrames(store, () => libraryCallUs(store, AGENTS, framePerAgent));
+    frames[on ? "on" : "off"] = written / (framePerAgent * AGENTS);
     chainSettings.enabled = true;
   }
   const perCall = (xs: CommitTimes[], k: "us" | "checkpointUs") => median(xs.map((x) => x[k] / calls));

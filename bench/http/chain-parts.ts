@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CHAIN_PART_LABELS, CHAIN_PARTS } from "../guard/chain-parts.js";
 import { measuredRow } from "../proc-cpu.js";
 import { freePort, perSession, prepare, run, start, TOKEN } from "./load.js";
 
@@ -16,16 +17,11 @@ const CONNECTIONS = 50;
 const dir = mkdtempSync(join(tmpdir(), "bench-http-parts-"));
 
 const PRELOAD = ["--import", "./bench/http/chain-part-preload.ts"];
-const modes: [string, string[], Record<string, string>][] = [
+/** A server of the run: its label, the arguments before the CLI's, its environment. */
+type Mode = [string, string[], Record<string, string>];
+const modes: Mode[] = [
   ["whole chain", [], {}],
-  ["rows hashed, no entry rows", PRELOAD, { BENCH_CHAIN_PART: "entries" }],
-  ["entry rows, hashing left out", PRELOAD, { BENCH_CHAIN_PART: "hashing" }],
-  ["neither: head moved only", PRELOAD, { BENCH_CHAIN_PART: "both" }],
-  ["entries as one block row per group commit", PRELOAD, { BENCH_CHAIN_PART: "block" }],
-  ["planned format: binary values hashed per group, a block row", PRELOAD, { BENCH_CHAIN_PART: "planned" }],
-  ["planned format, one check a row, no column fingerprints", PRELOAD, { BENCH_CHAIN_PART: "planned-row-check" }],
-  ["the same, the check a native CRC-32", PRELOAD, { BENCH_CHAIN_PART: "planned-row-crc" }],
-  ["planned format without column fingerprints", PRELOAD, { BENCH_CHAIN_PART: "planned-no-fp" }],
+  ...CHAIN_PARTS.map((part): Mode => [CHAIN_PART_LABELS[part], PRELOAD, { BENCH_CHAIN_PART: part }]),
   ["chain off", [], { AGENT_LEDGER_CHAIN: "off" }],
 ];
 const ports: number[] = [];
