@@ -1,6 +1,7 @@
 // Group commit: writes that arrive in the same turn of the event loop share one transaction and one commit.
 import type { Database } from "better-sqlite3";
 import { beginImmediate, commitOrRollback, type JobOutcome, rollback, runEach, runOptimistic } from "./atomic.js";
+import { afterHold, writesHeld } from "./write-hold.js";
 
 type Job = { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; alone: boolean };
 
@@ -40,7 +41,7 @@ export class WriteBatcher {
    * accepted call upstream from inside it, CallOptions.decided), the turn would only delay the upstream's start.
    */
   runNow<T>(fn: () => T, options: { alone?: boolean } = {}): Promise<T> {
-    if (this.queue.length > 0 || this.sqlite.inTransaction) return this.run(fn, options);
+    if (this.queue.length > 0 || this.sqlite.inTransaction || writesHeld(this.sqlite)) return this.run(fn, options);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, alone: options.alone === true });
       this.flush();
@@ -48,6 +49,12 @@ export class WriteBatcher {
   }
 
   private flush(): void {
+    if (writesHeld(this.sqlite)) {
+      // The checkpointer is closing the log (write-hold.ts): the jobs wait, and `scheduled` stays set so that no
+      // other flush is planned meanwhile.
+      afterHold(this.sqlite, () => this.flush());
+      return;
+    }
     this.scheduled = false;
     const next = this.queue.findIndex((j, i) => j.alone || i >= this.maxBatch);
     const jobs = this.queue.splice(0, next === 0 ? 1 : next < 0 ? this.maxBatch : next);

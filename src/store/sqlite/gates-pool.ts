@@ -64,7 +64,8 @@ export class GatesPool {
   }
 
   private spawn(): Worker {
-    const w = new Worker(new URL("./gates-worker.mjs", import.meta.url));
+    // No inherited execArgv: the entry registers tsx itself, and a process's `--import` of TypeScript would not load here.
+    const w = new Worker(new URL("./gates-worker.mjs", import.meta.url), { execArgv: [] });
     this.started++;
     w.on("message", (m: Reply) => {
       const p = this.busy.get(w);

@@ -55,7 +55,8 @@ export class WorkerLink<J extends object, R extends object, A> {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const w = new Worker(this.url);
+    // No inherited execArgv: the entry registers tsx itself, and a process's `--import` of TypeScript would not load here.
+    const w = new Worker(this.url, { execArgv: [] });
     w.on("message", (m: WorkerReply<R>) => {
       const job = this.waiting.get(m.n);
       this.waiting.delete(m.n);

@@ -1,17 +1,27 @@
 // While `serve` runs, WAL checkpoints happen on a worker thread (src/store/sqlite/checkpointer.ts), not inside a
 // request's commit: the serving connection's autocheckpoint is raised to a backstop, the worker copies the log back
 // once it passes CHECKPOINT_BYTES, and stopping gives the connection its own checkpoints back.
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BACKSTOP_PAGES, startCheckpointer } from "../../../src/store/sqlite/checkpointer.js";
+import { WriteBatcher } from "../../../src/store/sqlite/batch.js";
+import { BACKSTOP_PAGES, CLOSE_PAGES, startCheckpointer } from "../../../src/store/sqlite/checkpointer.js";
 import { openDb, WAL_AUTOCHECKPOINT_PAGES } from "../../../src/store/sqlite/db.js";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+
+/** The log's length in frames, as the wal-index header in `-shm` holds it (mxFrame, at byte 16): read, not copied. */
+function logFrames(file: string): number {
+  const fd = openSync(`${file}-shm`, "r");
+  const b = Buffer.alloc(20);
+  readSync(fd, b, 0, 20, 0);
+  closeSync(fd);
+  return b.readUInt32LE(16);
+}
 
 const autocheckpoint = (db: ReturnType<typeof openDb>) => db.sqlite.pragma("wal_autocheckpoint", { simple: true });
 
@@ -35,6 +45,37 @@ describe("the WAL checkpointer", () => {
     await cp.stop();
     expect(autocheckpoint(db)).toBe(WAL_AUTOCHECKPOINT_PAGES);
     expect(db.sqlite.prepare("SELECT count(*) FROM filler").pluck().get()).toBe(12_000);
+    db.close();
+  });
+
+  it("closes a long log while commits keep landing, so the next group commit starts it again from the beginning", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "checkpointer-"));
+    dirs.push(dir);
+    const file = join(dir, "ledger.db");
+    const db = openDb(file);
+    const cp = startCheckpointer(db.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
+    db.sqlite.exec("CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL)");
+    const add = db.sqlite.prepare("INSERT INTO filler (text) VALUES (?)");
+    // A log longer than CLOSE_PAGES, then a writer that commits on every turn, as a busy `serve` does: a checkpoint
+    // that copies only what the log held when it began can never catch its end.
+    db.sqlite.transaction(() => {
+      for (let i = 0; i < 40_000; i += 1) add.run(`${i} ${"x".repeat(900)}`);
+    })();
+    expect(logFrames(file)).toBeGreaterThan(CLOSE_PAGES);
+    const b = new WriteBatcher(db.sqlite);
+    let writes = 0;
+    const deadline = Date.now() + 20_000;
+    while (cp.closed() === 0 && Date.now() < deadline) {
+      await b.run(() => add.run(`busy ${writes}`));
+      writes += 1;
+    }
+    expect(cp.closed()).toBe(1);
+    await b.run(() => add.run("after the close"));
+    // The log restarted: it holds the last commit's pages, not the tens of thousands written before.
+    expect(logFrames(file)).toBeLessThan(100);
+    expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(CLOSE_PAGES * 4096);
+    expect(db.sqlite.prepare("SELECT count(*) FROM filler").pluck().get()).toBe(40_000 + writes + 1);
+    await cp.stop();
     db.close();
   });
 
