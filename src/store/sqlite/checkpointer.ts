@@ -41,10 +41,10 @@ const LOOK_MS = 250;
 type Answer = { ok: true; log: number; checkpointed: number } | { ok: false; message: string };
 
 /**
- * A running checkpointer: `checkpoints` counts its checkpoints, `closed` those that copied the whole log while the
- * group commits were held; `stop` ends its thread and gives the connection its autocheckpoint back.
+ * A running checkpointer: `checkpoints` counts its checkpoints, `closes` the times it held the group commits to close
+ * the log; `stop` ends its thread and gives the connection its autocheckpoint back.
  */
-export type Checkpointer = { stop(): Promise<void>; checkpoints(): number; closed(): number };
+export type Checkpointer = { stop(): Promise<void>; checkpoints(): number; closes(): number };
 
 /** Starts checkpointing `sqlite`'s file on a worker thread; null for a database with no WAL file (":memory:"). */
 export function startCheckpointer(sqlite: Database, restorePages: number): Checkpointer | null {
@@ -60,7 +60,7 @@ export function startCheckpointer(sqlite: Database, restorePages: number): Check
   let asked = false;
   let closing: NodeJS.Timeout | null = null;
   let done = 0;
-  let closed = 0;
+  let closes = 0;
   let failed = false;
   let lastSeen = "";
   const release = () => {
@@ -76,7 +76,6 @@ export function startCheckpointer(sqlite: Database, restorePages: number): Check
     asked = false;
     if (m.ok) done += 1;
     if (closing) {
-      if (m.ok && m.checkpointed === m.log) closed += 1;
       release();
       return;
     }
@@ -85,9 +84,12 @@ export function startCheckpointer(sqlite: Database, restorePages: number): Check
     const seen = m.ok ? `${m.log}/${m.checkpointed}` : "";
     const idle = seen === lastSeen;
     lastSeen = seen;
-    if (!m.ok || idle || m.log < CLOSE_PAGES || failed || !checkpointSettings.closeLog) return;
+    // A checkpoint that stopped short of what it saw was held back by a reader's snapshot: a close would stop there too.
+    if (!m.ok || idle || m.checkpointed < m.log || m.log < CLOSE_PAGES || failed || !checkpointSettings.closeLog)
+      return;
     // Hold the next commits (never longer than CLOSE_WAIT_MS) while the tail is copied.
     holdWrites(sqlite);
+    closes += 1;
     closing = setTimeout(release, CLOSE_WAIT_MS);
     closing.unref();
     ask();
@@ -115,7 +117,7 @@ export function startCheckpointer(sqlite: Database, restorePages: number): Check
   timer.unref();
   return {
     checkpoints: () => done,
-    closed: () => closed,
+    closes: () => closes,
     stop: async () => {
       clearInterval(timer);
       release();
