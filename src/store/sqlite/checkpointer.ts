@@ -6,8 +6,8 @@
 //
 // A checkpoint copies the log only up to where it ended when the checkpoint began, and SQLite restarts the log only
 // once all of it is copied. Under sustained writes commits always land meanwhile, so the log would grow to the
-// backstop (session 19). So when a checkpoint leaves a tail, the group commits are held (write-hold.ts, no thread
-// waits) while a second checkpoint copies that tail, and the next commit starts the log from the beginning again.
+// backstop (session 19). So once the log holds CLOSE_PAGES, a checkpoint is followed by a second one while the group
+// commits are held (write-hold.ts, no thread waits): it copies the tail, and the next commit starts the log again.
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";

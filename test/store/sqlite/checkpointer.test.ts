@@ -1,7 +1,7 @@
 // While `serve` runs, WAL checkpoints happen on a worker thread (src/store/sqlite/checkpointer.ts), not inside a
 // request's commit: the serving connection's autocheckpoint is raised to a backstop, the worker copies the log back
 // once it passes CHECKPOINT_BYTES, and stopping gives the connection its own checkpoints back.
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -9,35 +9,29 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WriteBatcher } from "../../../src/store/sqlite/batch.js";
 import { BACKSTOP_PAGES, CLOSE_PAGES, startCheckpointer } from "../../../src/store/sqlite/checkpointer.js";
 import { openDb, WAL_AUTOCHECKPOINT_PAGES } from "../../../src/store/sqlite/db.js";
+import { fillLog, logFrames } from "./wal-log.js";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** The log's length in frames, as the wal-index header in `-shm` holds it (mxFrame, at byte 16): read, not copied. */
-function logFrames(file: string): number {
-  const fd = openSync(`${file}-shm`, "r");
-  const b = Buffer.alloc(20);
-  readSync(fd, b, 0, 20, 0);
-  closeSync(fd);
-  return b.readUInt32LE(16);
+/** A database file in a directory of its own, removed after the test. */
+function fileDb(): { file: string; db: ReturnType<typeof openDb> } {
+  const dir = mkdtempSync(join(tmpdir(), "checkpointer-"));
+  dirs.push(dir);
+  const file = join(dir, "ledger.db");
+  return { file, db: openDb(file) };
 }
 
 const autocheckpoint = (db: ReturnType<typeof openDb>) => db.sqlite.pragma("wal_autocheckpoint", { simple: true });
 
 describe("the WAL checkpointer", () => {
   it("checkpoints a log past 4 MiB on its own thread, and hands checkpoints back to the connection when stopped", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "checkpointer-"));
-    dirs.push(dir);
-    const db = openDb(join(dir, "ledger.db"));
+    const { db } = fileDb();
     const cp = startCheckpointer(db.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
     expect(autocheckpoint(db)).toBe(BACKSTOP_PAGES);
-    db.sqlite.exec("CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL)");
-    const add = db.sqlite.prepare("INSERT INTO filler (text) VALUES (?)");
-    db.sqlite.transaction(() => {
-      for (let i = 0; i < 12_000; i += 1) add.run(`${i} ${"x".repeat(500)}`);
-    })();
+    fillLog(db.sqlite, 12_000, 500);
     for (let i = 0; i < 100 && cp.checkpoints() === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(cp.checkpoints()).toBeGreaterThanOrEqual(1);
     // Everything the log held is in the file: a PASSIVE checkpoint of what is left copies nothing more.
@@ -50,18 +44,11 @@ describe("the WAL checkpointer", () => {
   });
 
   it("closes a long log while commits keep landing, so the next group commit starts it again from the beginning", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "checkpointer-"));
-    dirs.push(dir);
-    const file = join(dir, "ledger.db");
-    const db = openDb(file);
+    const { file, db } = fileDb();
     const cp = startCheckpointer(db.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
-    db.sqlite.exec("CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL)");
-    const add = db.sqlite.prepare("INSERT INTO filler (text) VALUES (?)");
     // A log longer than CLOSE_PAGES, then a writer that commits on every turn, as a busy `serve` does: a checkpoint
     // that copies only what the log held when it began can never catch its end.
-    db.sqlite.transaction(() => {
-      for (let i = 0; i < 40_000; i += 1) add.run(`${i} ${"x".repeat(900)}`);
-    })();
+    const add = fillLog(db.sqlite, 40_000, 900);
     expect(logFrames(file)).toBeGreaterThan(CLOSE_PAGES);
     const b = new WriteBatcher(db.sqlite);
     let writes = 0;
@@ -81,20 +68,13 @@ describe("the WAL checkpointer", () => {
   });
 
   it("does not hold the commits while a reader's snapshot keeps the log from being copied to its end", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "checkpointer-"));
-    dirs.push(dir);
-    const file = join(dir, "ledger.db");
-    const db = openDb(file);
-    db.sqlite.exec("CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL)");
+    const { file, db } = fileDb();
     // A long read (a verify, a backup) that began before the writes: no checkpoint can copy past its snapshot.
     const reader = new Database(file, { readonly: true });
     reader.prepare("BEGIN").run();
-    reader.prepare("SELECT count(*) FROM filler").get();
+    reader.prepare("SELECT count(*) FROM sqlite_schema").get();
     const cp = startCheckpointer(db.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
-    const add = db.sqlite.prepare("INSERT INTO filler (text) VALUES (?)");
-    db.sqlite.transaction(() => {
-      for (let i = 0; i < 40_000; i += 1) add.run(`${i} ${"x".repeat(900)}`);
-    })();
+    const add = fillLog(db.sqlite, 40_000, 900);
     const b = new WriteBatcher(db.sqlite);
     let writes = 0;
     while (cp.checkpoints() < 3) {
