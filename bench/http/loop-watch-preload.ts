@@ -1,6 +1,7 @@
 // Loaded with --import into a `serve` of bench:http:sustained: watches its event loop and its garbage collector, and
-// on SIGUSR2 prints one line, `loop-watch {...}`, of the largest loop delay and the largest GC pause since the last
-// signal (then starts again), so the benchmark can tell a request's wait on the loop from a wait elsewhere.
+// on SIGUSR2 prints one line, `loop-watch {...}`, of the largest loop delay, the largest GC pause and the longest
+// request inside the process since the last signal (then starts again), so the benchmark can tell a request's wait on
+// the loop from a wait elsewhere.
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHistogram, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
@@ -8,12 +9,8 @@ import { createHistogram, monitorEventLoopDelay, PerformanceObserver } from "nod
 const delay = monitorEventLoopDelay({ resolution: 10 });
 delay.enable();
 let gcMax = 0;
-let gcTotal = 0;
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    gcMax = Math.max(gcMax, e.duration);
-    gcTotal += e.duration;
-  }
+  for (const e of list.getEntries()) gcMax = Math.max(gcMax, e.duration);
 }).observe({ entryTypes: ["gc"] });
 // A request's time inside this process, from its headers' arrival to its response's end: a wait the client saw that
 // is not here was on the client's side or in the network.
@@ -29,17 +26,9 @@ subscribe("http.server.response.finish", (m) => {
 });
 process.on("SIGUSR2", () => {
   const ms = (ns: number) => Number((ns / 1e6).toFixed(1));
-  const line = {
-    loopMax: ms(delay.max),
-    loopP99: ms(delay.percentile(99)),
-    gcMax: +gcMax.toFixed(1),
-    gcTotal: +gcTotal.toFixed(0),
-    servedP99: ms(served.percentile(99)),
-    servedMax: ms(served.max),
-  };
+  const line = { loopMax: ms(delay.max), gcMax: +gcMax.toFixed(1), servedMax: ms(served.max) };
   console.log(`loop-watch ${JSON.stringify(line)}`);
   delay.reset();
   served.reset();
   gcMax = 0;
-  gcTotal = 0;
 });

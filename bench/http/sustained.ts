@@ -1,12 +1,14 @@
 // bench:http:sustained — guarded calls without a pause against `serve` on a file database, for long enough that the
-// WAL checkpointer must keep up with a log that never stops growing: the largest `-wal` file seen (sampled every
-// 20 ms), the request tail (p99, p99.9, the largest), the rate, and the server's CPU a request. Two servers in the
+// WAL checkpointer must keep up with a log that never stops growing: the longest log and the largest `-wal` file seen
+// (sampled every 20 ms), the request tail (p99, p99.9, the largest), the rate, the server's CPU a request, and from
+// inside the server its largest loop delay, GC pause and longest request. Two servers in the
 // same run, in alternating rounds: today's `serve`, and one whose checkpointer never closes the log (the preload
 // bench/http/no-close-preload.ts), which is how `serve` checkpointed before session 20.
 import type { ChildProcess } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { walIndex } from "../../test/store/sqlite/wal-log.js";
 import { measuredRow } from "../proc-cpu.js";
 import { freePort, perSession, prepare, run, start, TOKEN, waitHealthy } from "./load.js";
 
@@ -22,8 +24,7 @@ type Server = {
   label: string;
   child: ChildProcess;
   base: string;
-  wal: string;
-  shm: string;
+  db: string;
   sessions: string[];
   watched: Watch[];
 };
@@ -49,15 +50,17 @@ async function serve(label: string, name: string, preload?: string): Promise<Ser
     label,
     child,
     base,
-    wal: `${db}-wal`,
-    shm: `${db}-shm`,
+    db,
     sessions: await prepare(base, CONNECTIONS),
     watched,
   };
 }
 
-/** The server's largest event-loop delay and GC pause over the last round, in ms (bench/http/loop-watch-preload.ts). */
-type Watch = { loopMax: number; loopP99: number; gcMax: number; gcTotal: number; servedP99: number; servedMax: number };
+/**
+ * The server's largest event-loop delay, largest GC pause and longest request inside it over the last round, in ms
+ * (bench/http/loop-watch-preload.ts).
+ */
+type Watch = { loopMax: number; gcMax: number; servedMax: number };
 
 /** Asks `s` for its loop-watch line and waits for it. */
 async function watch(s: Server): Promise<Watch> {
@@ -78,17 +81,11 @@ function walSize(file: string): number {
   }
 }
 
-/**
- * The log's length in bytes, read from the `-shm` file's wal-index header (mxFrame, a native u32 at byte 16, times the
- * page size, a u16 at byte 14): a restarted log is rewritten from the start of a file that keeps its size.
- */
-function logLength(shm: string): number {
+/** The log's length in bytes (test/store/sqlite/wal-log.ts), 0 while there is no `-shm` file. */
+function logLength(db: string): number {
   try {
-    const fd = openSync(shm, "r");
-    const b = Buffer.alloc(20);
-    readSync(fd, b, 0, 20, 0);
-    closeSync(fd);
-    return b.readUInt32LE(16) * b.readUInt16LE(14);
+    const { frames, pageSize } = walIndex(db);
+    return frames * pageSize;
   } catch {
     return 0;
   }
@@ -114,8 +111,8 @@ async function round(s: Server): Promise<Round> {
   let logMax = 0;
   await watch(s);
   const sampler = setInterval(() => {
-    walMax = Math.max(walMax, walSize(s.wal));
-    logMax = Math.max(logMax, logLength(s.shm));
+    walMax = Math.max(walMax, walSize(`${s.db}-wal`));
+    logMax = Math.max(logMax, logLength(s.db));
   }, SAMPLE_MS);
   const [r, cpu] = await measuredRow(
     [s.child.pid],
