@@ -131,6 +131,10 @@ export { InvalidArguments } from "./quantity/errors.js";
 export { openDb } from "./store/sqlite/db.js";
 /** An open ledger database. */
 export type { LedgerDb } from "./store/sqlite/db.js";
+/** Checkpoints a database file's WAL on a worker thread until `stop()`, as `serve` does. */
+export { checkpointInBackground } from "./store/sqlite/db.js";
+/** A running background checkpointer: `stop()`, and counts of its checkpoints. */
+export type { Checkpointer } from "./store/sqlite/checkpointer.js";
 
 // The USGS pack on the Water Data OGC API, and the revision watch
 

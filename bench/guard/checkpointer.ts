@@ -1,19 +1,19 @@
 // bench:guard:checkpointer — the batched library call on two file stores in one run: one with SQLite's own
 // checkpoints inside its commits (the library's default), one with serve's WAL checkpointer thread
-// (src/store/sqlite/checkpointer.ts), each with the ledger chain on and off, interleaved; prints the medians and the
-// chain's cost to each (issue 29: how much of the chain's in-process cost is its share of the checkpoints).
+// (`checkpointInBackground`, src/store/sqlite/checkpointer.ts), each with the ledger chain on and off, interleaved;
+// prints the medians and the chain's cost to each (issue 29: how much of the chain's in-process cost is its share of
+// the checkpoints).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chainSettings } from "../../src/store/common/chain.js";
-import { startCheckpointer } from "../../src/store/sqlite/checkpointer.js";
-import { openDb, WAL_AUTOCHECKPOINT_PAGES } from "../../src/store/sqlite/db.js";
+import { checkpointInBackground, openDb } from "../../src/store/sqlite/db.js";
 import { libraryCallUs } from "./library.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bench-guard-checkpointer-"));
 const plain = openDb(join(dir, "plain.db"));
 const threaded = openDb(join(dir, "threaded.db"));
-const cp = startCheckpointer(threaded.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
+const cp = checkpointInBackground(threaded)!;
 const AGENTS = 32;
 const PER = 4000 / AGENTS;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);

@@ -2,7 +2,7 @@
 // file costs the schema alone, so `migrate`, `backup` and the CLI's --help start fast; the first query loads the rest.
 import type { UndeclaredTools } from "../../guard/verdict.js";
 import { systemClock, type Clock } from "../../clock.js";
-import { openDb, type LedgerDb, WAL_AUTOCHECKPOINT_PAGES } from "./db.js";
+import { checkpointInBackground, openDb, type LedgerDb } from "./db.js";
 import type { LedgerStore, SeedSummary, StoreInfo } from "../port.js";
 import { sqliteBenchRuns } from "./bench-runs.js";
 import type { RevisionsRepo } from "../port.js";
@@ -14,7 +14,7 @@ import type { SqliteRepos } from "./repos.js";
 import type { DashboardRepo } from "../dashboard.js";
 import { StoreRepos } from "../common/store-repos.js";
 import { lazyDashboard, lazyRepos, type LoadRepos } from "./lazy-repos.js";
-import { type Checkpointer, startCheckpointer } from "./checkpointer.js";
+import type { Checkpointer } from "./checkpointer.js";
 
 /** How a SQLite store is built. */
 export type SqliteStoreOptions = {
@@ -105,7 +105,7 @@ export class SqliteStore extends StoreRepos implements LedgerStore {
    * the chain on the verify worker (src/store/sqlite/verify-pool.ts).
    */
   startBackground(): void {
-    this.checkpointer ??= startCheckpointer(this.db.sqlite, WAL_AUTOCHECKPOINT_PAGES);
+    this.checkpointer ??= checkpointInBackground(this.db);
   }
 
   async close(): Promise<void> {
