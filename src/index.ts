@@ -134,7 +134,7 @@ export type { LedgerDb } from "./store/sqlite/db.js";
 /** Checkpoints a database file's WAL on a worker thread until `stop()`, as `serve` does. */
 export { checkpointInBackground } from "./store/sqlite/db.js";
 /** A running background checkpointer: `stop()`, and counts of its checkpoints. */
-export type { Checkpointer } from "./store/sqlite/checkpointer.js";
+export type { Checkpointer } from "./store/sqlite/db.js";
 
 // The USGS pack on the Water Data OGC API, and the revision watch
 

@@ -13,6 +13,8 @@ import { MigrationError } from "../common/errors.js";
 import { PAGE_CACHE_KIB } from "./page-cache.js";
 import { type Checkpointer, startCheckpointer } from "./checkpointer.js";
 
+export type { Checkpointer } from "./checkpointer.js";
+
 /** The drizzle handle every repository takes: the database or a transaction on it. */
 export type Db = BaseSQLiteDatabase<"sync", RunResult, typeof schema>;
 
