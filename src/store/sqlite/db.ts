@@ -48,8 +48,8 @@ const background = new WeakMap<Database.Database, Checkpointer>();
 
 /**
  * Checkpoints a file database's WAL on a worker thread until `stop()`, as `serve` does, so no commit copies the log
- * back on the caller's thread (about 100 ms every 16 MiB of log here) and group commits run about a fifth faster
- * (bench:guard:checkpointer). Null for ":memory:". Asked again before `stop()`, it answers the one already running.
+ * back on the caller's thread (about 100 ms every 16 MiB of log here) and group commits run a sixth to a fifth
+ * faster (bench:guard:checkpointer). Null for ":memory:". Asked again before `stop()`, it answers the one running.
  */
 export function checkpointInBackground(ledger: Pick<LedgerDb, "sqlite">): Checkpointer | null {
   const running = background.get(ledger.sqlite);
