@@ -1,8 +1,5 @@
 // A process of many agents writing through a library store can checkpoint its WAL on a worker thread, as `serve`
 // does, so no agent's commit copies the log back into the file on the event loop.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   checkpointInBackground,
@@ -14,20 +11,9 @@ import {
 } from "../../src/index.js";
 import { BACKSTOP_PAGES } from "../../src/store/sqlite/checkpointer.js";
 import { WAL_AUTOCHECKPOINT_PAGES } from "../../src/store/sqlite/db.js";
+import { autocheckpoint, ledgerFile, removeLedgerFiles } from "../store/sqlite/ledger-files.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A ledger file in a directory of its own, removed after the test. */
-function fileDb(): ReturnType<typeof openDb> {
-  const dir = mkdtempSync(join(tmpdir(), "library-checkpoint-"));
-  dirs.push(dir);
-  return openDb(join(dir, "ledger.db"));
-}
-
-const autocheckpoint = (db: ReturnType<typeof openDb>) => db.sqlite.pragma("wal_autocheckpoint", { simple: true });
+afterEach(removeLedgerFiles);
 
 const runoff = quantityTool(
   { name: "runoff_depth", params: { discharge: { unit: "m**3/s" }, area: { unit: "km**2" } } },
@@ -51,7 +37,7 @@ async function agentsCall(db: ReturnType<typeof openDb>, agents: number, calls: 
 
 describe("checkpointInBackground", () => {
   it("checkpoints a library store's log on its own thread while agents call, and hands checkpoints back when stopped", async () => {
-    const db = fileDb();
+    const { db } = ledgerFile();
     const cp = checkpointInBackground(db)!;
     // The connection's own autocheckpoint is only a backstop while the thread runs.
     expect(autocheckpoint(db)).toBe(BACKSTOP_PAGES);
@@ -65,7 +51,7 @@ describe("checkpointInBackground", () => {
   });
 
   it("answers the running checkpointer when asked again, and a new one after stop", async () => {
-    const db = fileDb();
+    const { db } = ledgerFile();
     const first = checkpointInBackground(db)!;
     expect(checkpointInBackground(db)).toBe(first);
     await first.stop();

@@ -1,34 +1,20 @@
 // While `serve` runs, WAL checkpoints happen on a worker thread (src/store/sqlite/checkpointer.ts), not inside a
 // request's commit: the serving connection's autocheckpoint is raised to a backstop, the worker copies the log back
 // once it passes CHECKPOINT_BYTES, and stopping gives the connection its own checkpoints back.
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { WriteBatcher } from "../../../src/store/sqlite/batch.js";
 import { BACKSTOP_PAGES, CLOSE_PAGES, startCheckpointer } from "../../../src/store/sqlite/checkpointer.js";
 import { openDb, WAL_AUTOCHECKPOINT_PAGES } from "../../../src/store/sqlite/db.js";
+import { autocheckpoint, ledgerFile, removeLedgerFiles } from "./ledger-files.js";
 import { fillLog, logFrames } from "./wal-log.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A database file in a directory of its own, removed after the test. */
-function fileDb(): { file: string; db: ReturnType<typeof openDb> } {
-  const dir = mkdtempSync(join(tmpdir(), "checkpointer-"));
-  dirs.push(dir);
-  const file = join(dir, "ledger.db");
-  return { file, db: openDb(file) };
-}
-
-const autocheckpoint = (db: ReturnType<typeof openDb>) => db.sqlite.pragma("wal_autocheckpoint", { simple: true });
+afterEach(removeLedgerFiles);
 
 describe("the WAL checkpointer", () => {
   it("checkpoints a log past 4 MiB on its own thread, and hands checkpoints back to the connection when stopped", async () => {
-    const { db } = fileDb();
+    const { db } = ledgerFile();
     const cp = startCheckpointer(db.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
     expect(autocheckpoint(db)).toBe(BACKSTOP_PAGES);
     fillLog(db.sqlite, 12_000, 500);
@@ -44,7 +30,7 @@ describe("the WAL checkpointer", () => {
   });
 
   it("closes a long log while commits keep landing, so the next group commit starts it again from the beginning", async () => {
-    const { file, db } = fileDb();
+    const { file, db } = ledgerFile();
     const cp = startCheckpointer(db.sqlite, WAL_AUTOCHECKPOINT_PAGES)!;
     // A log longer than CLOSE_PAGES, then a writer that commits on every turn, as a busy `serve` does: a checkpoint
     // that copies only what the log held when it began can never catch its end.
@@ -68,7 +54,7 @@ describe("the WAL checkpointer", () => {
   });
 
   it("does not hold the commits while a reader's snapshot keeps the log from being copied to its end", async () => {
-    const { file, db } = fileDb();
+    const { file, db } = ledgerFile();
     // A long read (a verify, a backup) that began before the writes: no checkpoint can copy past its snapshot.
     const reader = new Database(file, { readonly: true });
     reader.prepare("BEGIN").run();
